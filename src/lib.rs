@@ -1,0 +1,2 @@
+//! memplan: declare a CUDA transfer plan once, have it checked while the
+//! program compiles, and run it as plain driver calls.

@@ -1,0 +1,58 @@
+//! `cargo xtask <task>`: everything memplan needs beyond plain cargo.
+//!
+//! Every task that builds runs `setup` first, so on a fresh machine
+//! `cargo xtask test` and `cargo xtask demo` are the only commands needed.
+
+mod bundle;
+mod demo;
+mod process;
+mod setup;
+mod stub;
+mod test;
+mod toolkit;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// A task's failure: one message for the person at the terminal.
+pub type Result<T = ()> = std::result::Result<T, String>;
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  setup        find or install the CUDA 13.0 compiler and make the driver stub (idempotent)
+  test         setup, then every test, lint and format check (what CI runs)
+  demo         setup, then build and run every example
+  gpu-bundle   setup, then build every GPU test, example and benchmark into
+               target/gpu-bundle, with a run.sh for a host that has only a driver
+  bench        setup, then run the benchmarks on this machine";
+
+fn main() -> ExitCode {
+    let task = std::env::args().nth(1);
+    let result = match task.as_deref() {
+        Some("setup") => setup::run().map(|_| ()),
+        Some("test") => test::run(),
+        Some("demo") => demo::run(),
+        Some("gpu-bundle") => bundle::run(),
+        Some("bench") => bundle::bench(),
+        Some("help" | "--help" | "-h") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown task `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The repository root: the folder above `xtask/`.
+pub fn root() -> PathBuf {
+    let xtask = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().expect("xtask/ has a parent").to_path_buf()
+}

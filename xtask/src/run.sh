@@ -1,0 +1,56 @@
+#!/bin/sh
+# Runs every GPU test, example and benchmark of this bundle. Needs only an
+# NVIDIA driver (580 or newer): no Rust, no CUDA toolkit. The last line it
+# prints is "N passed, N failed"; it exits non-zero if anything failed.
+#
+#   ./run.sh                    everything
+#   ./run.sh tests              one kind only (tests, examples or benches)
+#   SANITIZE=1 ./run.sh tests   each program under compute-sanitizer --leak-check full
+#
+# Test binaries count one per test; examples and benchmarks one per program.
+cd "$(dirname "$0")" || exit 2
+
+# A GPU test that finds no GPU fails here, instead of reporting itself ignored.
+export MEMPLAN_REQUIRE_GPU=1
+
+passed=0
+failed=0
+log=$(mktemp)
+
+under_sanitizer() {
+    if [ -n "$SANITIZE" ]; then
+        compute-sanitizer --leak-check full --error-exitcode 99 "$@"
+    else
+        "$@"
+    fi
+}
+
+for kind in ${1:-tests examples benches}; do
+    [ -d "$kind" ] || continue
+    for program in "$kind"/*; do
+        echo "=== $program"
+        under_sanitizer "./$program" >"$log" 2>&1
+        status=$?
+        cat "$log"
+        summary=$(grep '^test result:' "$log" | tail -n 1)
+        if [ "$kind" = tests ] && [ -n "$summary" ]; then
+            p=$(echo "$summary" | sed -n 's/.* \([0-9][0-9]*\) passed.*/\1/p')
+            f=$(echo "$summary" | sed -n 's/.* \([0-9][0-9]*\) failed.*/\1/p')
+            passed=$((passed + ${p:-0}))
+            failed=$((failed + ${f:-0}))
+            # A crash after the summary, or a sanitizer finding, fails too.
+            if [ "$status" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+                failed=$((failed + 1))
+                echo "FAILED: $program (exit $status)"
+            fi
+        elif [ "$status" -eq 0 ]; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "FAILED: $program (exit $status)"
+        fi
+    done
+done
+rm -f "$log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,26 @@
+//! `cargo xtask test`: what CI runs. Setup, then formatting, lints and every
+//! test of the workspace and of xtask itself.
+//!
+//! GPU tests need no flag: their harness looks for a GPU and reports each one
+//! as ignored, with the reason, when there is none.
+
+use crate::Result;
+use crate::process::{cargo, run as run_command};
+
+pub fn run() -> Result {
+    crate::setup::run()?;
+    run_command(cargo().args(["fmt", "--all", "--", "--check"]))
+        .map_err(|e| format!("{e}: run `cargo fmt --all`"))?;
+    run_command(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run_command(cargo().args(["test", "--workspace"]))?;
+    run_command(cargo().args(["test", "--manifest-path", "xtask/Cargo.toml"]))?;
+    println!("xtask test: all passed");
+    Ok(())
+}
