@@ -1,0 +1,101 @@
+//! Stream-ordered device memory (`cuMemAllocAsync` / `cuMemFreeAsync`): the
+//! allocation and the free are operations on a stream, served from the
+//! device's memory pool without synchronizing the device.
+
+use crate::context::{Context, bind_quietly};
+use crate::driver::{byte_len, check};
+use crate::error::Fault;
+use crate::memory::{DeviceMemory, DevicePtr, Element};
+use crate::stream::Stream;
+use cust::sys as cu;
+
+/// Device memory allocated in stream order. It exists for work ordered
+/// after its allocation and before its free; using it outside that window
+/// is a bug the driver does not catch. memplan's plans check the window at
+/// compile time; by hand, the two operations are `unsafe`.
+///
+/// Dropping a buffer that was never freed synchronizes the context and then
+/// frees it, so an early return (an error between allocation and free)
+/// leaks nothing.
+pub struct StreamOrderedBuffer<T: Element> {
+    ptr: DevicePtr<T>,
+    len: usize,
+    context: Context,
+}
+
+impl<T: Element> StreamOrderedBuffer<T> {
+    /// Allocates `len` elements as an operation on `stream`.
+    ///
+    /// # Safety
+    /// Work that uses the buffer must be ordered after this allocation: on
+    /// `stream`, or on a stream that waited for an event recorded on
+    /// `stream` after this call.
+    pub unsafe fn alloc_async(stream: &Stream, len: usize) -> Result<Self, Fault> {
+        let bytes = byte_len::<T>(len)?;
+        let mut address = 0;
+        if bytes > 0 {
+            // SAFETY: writes the address of `bytes` bytes that become valid
+            // in stream order; freed by `free_async` or `Drop`.
+            check(unsafe { cu::cuMemAllocAsync(&mut address, bytes, stream.raw()) })?;
+        }
+        // SAFETY: the address cuMemAllocAsync returned (or 0 for no elements).
+        let ptr = unsafe { DevicePtr::from_raw(address) };
+        Ok(Self {
+            ptr,
+            len,
+            context: stream.context().clone(),
+        })
+    }
+
+    /// Frees the buffer as an operation on `stream`.
+    ///
+    /// # Safety
+    /// Every operation that uses the buffer must be ordered before this
+    /// point of `stream`.
+    pub unsafe fn free_async(mut self, stream: &Stream) -> Result<(), Fault> {
+        let address = self.ptr.as_raw();
+        if address == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller orders every use before this free.
+        check(unsafe { cu::cuMemFreeAsync(address, stream.raw()) })?;
+        // Freed: leave `Drop` nothing to free. (On failure above, `Drop`
+        // synchronizes and frees instead.)
+        // SAFETY: a null pointer to no elements.
+        self.ptr = unsafe { DevicePtr::from_raw(0) };
+        Ok(())
+    }
+
+    pub fn device_ptr(&self) -> DevicePtr<T> {
+        self.ptr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: Element> Drop for StreamOrderedBuffer<T> {
+    fn drop(&mut self) {
+        if self.ptr.as_raw() == 0 {
+            return;
+        }
+        bind_quietly(&self.context);
+        // SAFETY: cuMemFree does not wait for stream-ordered memory, so wait
+        // for all work first; then nothing can still use it.
+        unsafe {
+            cu::cuCtxSynchronize();
+            cu::cuMemFree_v2(self.ptr.as_raw());
+        }
+    }
+}
+
+unsafe impl<T: Element> DeviceMemory<T> for StreamOrderedBuffer<T> {
+    fn device_parts(&self) -> Result<(DevicePtr<T>, usize), Fault> {
+        Ok((self.ptr, self.len))
+    }
+}

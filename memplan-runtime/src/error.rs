@@ -1,0 +1,261 @@
+//! One error type for everything that can go wrong at run time: it says
+//! what failed (the CUDA error, a range outside a buffer...), which
+//! operation it was, and where that operation is in your source.
+
+use cust::sys::{cuGetErrorString, cudaError_enum};
+use std::ffi::CStr;
+use std::fmt;
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where an operation was written: a plan op's line, or the caller of a
+/// runtime function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: &'static str,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Location {
+    /// The location of the caller of a `#[track_caller]` function.
+    #[track_caller]
+    pub fn caller() -> Self {
+        Self::from(std::panic::Location::caller())
+    }
+}
+
+impl From<&'static std::panic::Location<'static>> for Location {
+    fn from(location: &'static std::panic::Location<'static>) -> Self {
+        Self {
+            file: location.file(),
+            line: location.line(),
+            column: location.column(),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// An error code the CUDA driver returned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct DriverError(pub cudaError_enum);
+
+impl DriverError {
+    /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`.
+    pub fn name(self) -> String {
+        format!("{:?}", self.0)
+    }
+
+    /// The driver's own description, when the driver can give one.
+    pub fn description(self) -> Option<String> {
+        let mut text = std::ptr::null();
+        // SAFETY: on success the driver points `text` at a static C string.
+        let status = unsafe { cuGetErrorString(self.0, &mut text) };
+        if status != cudaError_enum::CUDA_SUCCESS || text.is_null() {
+            return None;
+        }
+        // SAFETY: checked non-null above; the string is static and NUL-terminated.
+        Some(
+            unsafe { CStr::from_ptr(text) }
+                .to_string_lossy()
+                .into_owned(),
+        )
+    }
+}
+
+impl fmt::Debug for DriverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.name())
+    }
+}
+
+impl fmt::Display for DriverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.description() {
+            Some(description) => write!(f, "{} ({description})", self.name()),
+            None => write!(f, "{}", self.name()),
+        }
+    }
+}
+
+/// What went wrong, without where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fault {
+    /// The driver refused the call.
+    Driver(DriverError),
+    /// A range reaches past the end of a buffer.
+    OutOfBounds {
+        start: usize,
+        end: usize,
+        len: usize,
+    },
+    /// A range whose start is after its end.
+    ReversedRange { start: usize, end: usize },
+    /// A copy between ranges of different lengths.
+    LengthMismatch { source: usize, destination: usize },
+    /// A byte count that does not fit in `usize`.
+    SizeOverflow { len: usize, element_size: usize },
+    /// `fill` with a value the driver's memset cannot write.
+    UnsupportedFill { element_size: usize },
+    /// A buffer that cannot do what was asked of it, and why.
+    Unsupported(&'static str),
+    /// A module without a kernel of this name.
+    KernelNotFound(String),
+    /// The driver is a stub or sees no GPU.
+    NoDevice(String),
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Driver(error) => write!(f, "{error}"),
+            Fault::OutOfBounds { start, end, len } => {
+                write!(
+                    f,
+                    "range {start}..{end} is outside a buffer of {len} elements"
+                )
+            }
+            Fault::ReversedRange { start, end } => {
+                write!(f, "range {start}..{end} starts after it ends")
+            }
+            Fault::LengthMismatch {
+                source,
+                destination,
+            } => write!(
+                f,
+                "the source has {source} elements and the destination {destination}"
+            ),
+            Fault::SizeOverflow { len, element_size } => write!(
+                f,
+                "{len} elements of {element_size} bytes overflow the address space"
+            ),
+            Fault::UnsupportedFill { element_size } => write!(
+                f,
+                "fill of {element_size}-byte elements: the driver's memset writes 1, 2 or 4-byte \
+                 patterns, so this value can only be written by a kernel"
+            ),
+            Fault::Unsupported(why) => write!(f, "{why}"),
+            Fault::KernelNotFound(name) => write!(
+                f,
+                "the module has no kernel named `{name}` (is it declared extern \"C\" __global__?)"
+            ),
+            Fault::NoDevice(why) => write!(f, "no CUDA device: {why}"),
+        }
+    }
+}
+
+impl From<DriverError> for Fault {
+    fn from(error: DriverError) -> Self {
+        Fault::Driver(error)
+    }
+}
+
+/// A failed operation: what went wrong, which operation, and where.
+///
+/// ```
+/// use memplan_runtime::{Error, Fault, Location};
+/// let location = Location { file: "src/main.rs", line: 14, column: 13 };
+/// let error = Error::new(
+///     Fault::OutOfBounds { start: 0, end: 8, len: 4 },
+///     "copy dc -> c",
+///     location,
+/// )
+/// .in_plan("VectorAdd");
+/// assert_eq!(
+///     error.to_string(),
+///     "plan VectorAdd: copy dc -> c at src/main.rs:14:13: range 0..8 is outside a buffer of 4 elements"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    fault: Fault,
+    operation: &'static str,
+    location: Location,
+    plan: Option<&'static str>,
+}
+
+impl Error {
+    pub fn new(fault: Fault, operation: &'static str, location: Location) -> Self {
+        Self {
+            fault,
+            operation,
+            location,
+            plan: None,
+        }
+    }
+
+    /// The same error, naming the plan it happened in.
+    pub fn in_plan(mut self, plan: &'static str) -> Self {
+        self.plan = Some(plan);
+        self
+    }
+
+    pub fn fault(&self) -> &Fault {
+        &self.fault
+    }
+
+    /// The operation, `copy dc -> c` or `cuMemAlloc`.
+    pub fn operation(&self) -> &'static str {
+        self.operation
+    }
+
+    pub fn location(&self) -> Location {
+        self.location
+    }
+
+    pub fn plan(&self) -> Option<&'static str> {
+        self.plan
+    }
+
+    /// The CUDA error code, if the driver refused the call.
+    pub fn driver_error(&self) -> Option<DriverError> {
+        match self.fault {
+            Fault::Driver(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Whether this machine simply has no usable GPU (no driver, a stub
+    /// driver, or no device): programs that can run without one check this.
+    pub fn is_no_device(&self) -> bool {
+        use cudaError_enum::*;
+        match &self.fault {
+            Fault::NoDevice(_) => true,
+            Fault::Driver(DriverError(code)) => matches!(
+                code,
+                CUDA_ERROR_NO_DEVICE | CUDA_ERROR_STUB_LIBRARY | CUDA_ERROR_NOT_INITIALIZED
+            ),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(plan) = self.plan {
+            write!(f, "plan {plan}: ")?;
+        }
+        write!(f, "{} at {}: {}", self.operation, self.location, self.fault)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Attaches an operation and its location to a [`Fault`].
+pub trait ResultExt<T> {
+    /// The error names `operation`, written at `location`.
+    fn at(self, operation: &'static str, location: Location) -> Result<T>;
+}
+
+impl<T, F: Into<Fault>> ResultExt<T> for Result<T, F> {
+    fn at(self, operation: &'static str, location: Location) -> Result<T> {
+        self.map_err(|fault| Error::new(fault.into(), operation, location))
+    }
+}

@@ -1,0 +1,122 @@
+//! Events: points in a stream that other streams can wait for, that the
+//! host can wait for, and (for timed events) that carry a GPU timestamp.
+
+use crate::context::{Context, bind_quietly};
+use crate::driver::check;
+use crate::error::{Location, Result, ResultExt};
+use crate::stream::Stream;
+use cust::sys::{self as cu, CUevent, CUevent_flags, CUstream};
+
+/// A CUDA event.
+///
+/// Unlike cust's `Stream::wait_event`, [`Stream::wait`] borrows the event, so
+/// one event can be recorded and waited for as often as a plan needs.
+pub struct Event {
+    raw: CUevent,
+    context: Context,
+}
+
+// SAFETY: event handles may be used from any thread of the process.
+unsafe impl Send for Event {}
+unsafe impl Sync for Event {}
+
+impl Event {
+    /// An event for ordering only (`CU_EVENT_DISABLE_TIMING`): the cheapest
+    /// to record and wait for.
+    #[track_caller]
+    pub fn new(context: &Context) -> Result<Self> {
+        Self::create(
+            context,
+            CUevent_flags::CU_EVENT_DISABLE_TIMING as u32,
+            Location::caller(),
+        )
+    }
+
+    /// An event that records a timestamp, for [`Event::elapsed_ms`].
+    #[track_caller]
+    pub fn timed(context: &Context) -> Result<Self> {
+        Self::create(
+            context,
+            CUevent_flags::CU_EVENT_DEFAULT as u32,
+            Location::caller(),
+        )
+    }
+
+    fn create(context: &Context, flags: u32, at: Location) -> Result<Self> {
+        context.bind_to_thread()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: writes the new event's handle, destroyed in `Drop`.
+        check(unsafe { cu::cuEventCreate(&mut raw, flags) }).at("cuEventCreate", at)?;
+        Ok(Self {
+            raw,
+            context: context.clone(),
+        })
+    }
+
+    pub fn raw(&self) -> CUevent {
+        self.raw
+    }
+
+    /// Records the event at the current end of `stream`.
+    #[track_caller]
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        self.record_on(stream.raw())
+            .at("cuEventRecord", Location::caller())
+    }
+
+    /// Records on a raw stream handle (0 is the legacy default stream).
+    pub(crate) fn record_on(&self, stream: CUstream) -> Result<(), crate::DriverError> {
+        // SAFETY: live event and stream handles.
+        check(unsafe { cu::cuEventRecord(self.raw, stream) })
+    }
+
+    /// Whether the work before the last record has finished, without waiting.
+    #[track_caller]
+    pub fn is_complete(&self) -> Result<bool> {
+        // SAFETY: a live event handle.
+        match unsafe { cu::cuEventQuery(self.raw) } {
+            cu::cudaError_enum::CUDA_ERROR_NOT_READY => Ok(false),
+            status => check(status)
+                .map(|()| true)
+                .at("cuEventQuery", Location::caller()),
+        }
+    }
+
+    /// Waits on the host until the work before the last record has finished.
+    #[track_caller]
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: a live event handle.
+        check(unsafe { cu::cuEventSynchronize(self.raw) })
+            .at("cuEventSynchronize", Location::caller())
+    }
+
+    /// Milliseconds from `start` to this event; both must be timed events
+    /// whose records have completed.
+    #[track_caller]
+    pub fn elapsed_ms(&self, start: &Event) -> Result<f32> {
+        self.elapsed_ms_raw(start)
+            .at("cuEventElapsedTime", Location::caller())
+    }
+
+    pub(crate) fn elapsed_ms_raw(&self, start: &Event) -> Result<f32, crate::DriverError> {
+        let mut ms = 0.0;
+        // SAFETY: writes the time between two live events.
+        check(unsafe { cu::cuEventElapsedTime(&mut ms, start.raw, self.raw) })?;
+        Ok(ms)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        bind_quietly(&self.context);
+        // SAFETY: created in `create`, destroyed once; the driver keeps a
+        // recorded event alive until its work completes.
+        unsafe { cu::cuEventDestroy_v2(self.raw) };
+    }
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Event({:p})", self.raw)
+    }
+}

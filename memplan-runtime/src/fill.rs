@@ -1,0 +1,155 @@
+//! Filling device memory with one value (`cuMemsetD8/16/32`).
+
+use crate::copy::device_part;
+use crate::driver::check;
+use crate::error::Fault;
+use crate::memory::{DeviceMemory, Element};
+use crate::stream::Stream;
+use bytemuck::NoUninit;
+use cust::sys::{self as cu, CUdeviceptr, CUresult, CUstream};
+use std::ops::RangeBounds;
+
+/// Sets `range` of a device buffer to `value`; returns when done.
+pub fn fill<T, D>(dst: &D, range: impl RangeBounds<usize>, value: T) -> Result<(), Fault>
+where
+    T: Element + NoUninit,
+    D: DeviceMemory<T> + ?Sized,
+{
+    let legacy_stream = std::ptr::null_mut();
+    // SAFETY: memset of the legacy stream, waited for before we return.
+    unsafe {
+        memset(dst, range, value, legacy_stream)?;
+        check(cu::cuStreamSynchronize(legacy_stream))?;
+    }
+    Ok(())
+}
+
+/// Queues a fill of `range` of a device buffer with `value` on `stream`.
+///
+/// # Safety
+/// `dst` stays allocated until `stream` has finished the fill.
+pub unsafe fn fill_async<T, D>(
+    stream: &Stream,
+    dst: &D,
+    range: impl RangeBounds<usize>,
+    value: T,
+) -> Result<(), Fault>
+where
+    T: Element + NoUninit,
+    D: DeviceMemory<T> + ?Sized,
+{
+    // SAFETY: forwarded to the caller.
+    unsafe { memset(dst, range, value, stream.raw()) }
+}
+
+/// # Safety
+/// `dst` stays allocated until `stream` has finished the memset.
+unsafe fn memset<T, D>(
+    dst: &D,
+    range: impl RangeBounds<usize>,
+    value: T,
+    stream: CUstream,
+) -> Result<(), Fault>
+where
+    T: Element + NoUninit,
+    D: DeviceMemory<T> + ?Sized,
+{
+    let (to, len) = device_part(dst, range)?;
+    let pattern = Pattern::of(bytemuck::bytes_of(&value)).ok_or(Fault::UnsupportedFill {
+        element_size: size_of::<T>(),
+    })?;
+    let count = len * pattern.repeats_per_element(size_of::<T>());
+    // SAFETY: `count` units of the pattern cover exactly `range`, which is
+    // inside the buffer; its lifetime is the caller's promise.
+    check(unsafe { pattern.write(to.as_raw(), count, stream) })?;
+    Ok(())
+}
+
+/// The smallest unit the driver can memset that repeats to an element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pattern {
+    Byte(u8),
+    Half(u16),
+    Word(u32),
+}
+
+impl Pattern {
+    fn of(bytes: &[u8]) -> Option<Pattern> {
+        let repeats = |unit: usize| {
+            bytes.len().is_multiple_of(unit) && bytes.chunks(unit).all(|c| c == &bytes[..unit])
+        };
+        if bytes.is_empty() {
+            None
+        } else if repeats(1) {
+            Some(Pattern::Byte(bytes[0]))
+        } else if repeats(2) {
+            Some(Pattern::Half(u16::from_ne_bytes([bytes[0], bytes[1]])))
+        } else if repeats(4) {
+            Some(Pattern::Word(u32::from_ne_bytes([
+                bytes[0], bytes[1], bytes[2], bytes[3],
+            ])))
+        } else {
+            None
+        }
+    }
+
+    fn repeats_per_element(self, element_size: usize) -> usize {
+        match self {
+            Pattern::Byte(_) => element_size,
+            Pattern::Half(_) => element_size / 2,
+            Pattern::Word(_) => element_size / 4,
+        }
+    }
+
+    /// # Safety
+    /// `count` units from `to` are device memory that stays allocated until
+    /// `stream` has finished the memset.
+    unsafe fn write(self, to: CUdeviceptr, count: usize, stream: CUstream) -> CUresult {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            match self {
+                Pattern::Byte(value) => cu::cuMemsetD8Async(to, value, count, stream),
+                Pattern::Half(value) => cu::cuMemsetD16Async(to, value, count, stream),
+                Pattern::Word(value) => cu::cuMemsetD32Async(to, value, count, stream),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_smallest_repeating_unit() {
+        assert_eq!(Pattern::of(&0f64.to_ne_bytes()), Some(Pattern::Byte(0)));
+        assert_eq!(Pattern::of(&[7u8]), Some(Pattern::Byte(7)));
+        assert_eq!(
+            Pattern::of(&0x0102u16.to_ne_bytes()),
+            Some(Pattern::Half(0x0102))
+        );
+        assert_eq!(
+            Pattern::of(&1.5f32.to_ne_bytes()),
+            Some(Pattern::Word(1.5f32.to_bits()))
+        );
+        let pair = [
+            1.5f32.to_bits().to_ne_bytes(),
+            1.5f32.to_bits().to_ne_bytes(),
+        ]
+        .concat();
+        assert_eq!(Pattern::of(&pair), Some(Pattern::Word(1.5f32.to_bits())));
+    }
+
+    #[test]
+    fn refuses_values_the_driver_cannot_repeat() {
+        assert_eq!(Pattern::of(&1.5f64.to_ne_bytes()), None);
+        assert_eq!(Pattern::of(&[1, 2, 3]), None);
+    }
+
+    #[test]
+    fn counts_units_per_element() {
+        assert_eq!(Pattern::Byte(0).repeats_per_element(8), 8);
+        assert_eq!(Pattern::Half(1).repeats_per_element(4), 2);
+        assert_eq!(Pattern::Word(1).repeats_per_element(8), 2);
+    }
+}

@@ -1,0 +1,56 @@
+//! The options of a page-locked host allocation (`cuMemHostAlloc`).
+
+use cust::sys::{
+    CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE, CU_MEMHOSTALLOC_WRITECOMBINED,
+};
+use std::ops::BitOr;
+
+/// How a [`PinnedBuffer`](crate::PinnedBuffer) is allocated. Combine with `|`:
+///
+/// ```
+/// use memplan_runtime::HostAlloc;
+/// let flags = HostAlloc::MAPPED | HostAlloc::WRITE_COMBINED;
+/// assert!(flags.is_mapped() && flags.is_write_combined() && !flags.is_portable());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HostAlloc(u32);
+
+impl HostAlloc {
+    /// Plain page-locked memory (`cuMemAllocHost`).
+    pub const PINNED: Self = Self(0);
+    /// Pinned for every CUDA context, not only the one that allocated it.
+    pub const PORTABLE: Self = Self(CU_MEMHOSTALLOC_PORTABLE);
+    /// Mapped into the device's address space: kernels read and write it
+    /// directly over the bus ("zero-copy").
+    pub const MAPPED: Self = Self(CU_MEMHOSTALLOC_DEVICEMAP);
+    /// Write-combined: faster for the host to write and the device to read,
+    /// but host reads are uncached and very slow. For upload buffers only.
+    pub const WRITE_COMBINED: Self = Self(CU_MEMHOSTALLOC_WRITECOMBINED);
+
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub const fn is_mapped(self) -> bool {
+        self.contains(Self::MAPPED)
+    }
+
+    pub const fn is_write_combined(self) -> bool {
+        self.contains(Self::WRITE_COMBINED)
+    }
+
+    pub const fn is_portable(self) -> bool {
+        self.contains(Self::PORTABLE)
+    }
+}
+
+impl BitOr for HostAlloc {
+    type Output = Self;
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}

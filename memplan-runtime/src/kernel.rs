@@ -1,0 +1,296 @@
+//! Kernels: loading compiled modules, and launching their functions.
+
+use crate::context::{Context, bind_quietly};
+use crate::driver::check;
+use crate::error::{Fault, Location, Result, ResultExt};
+use crate::stream::Stream;
+use cust::memory::DeviceCopy;
+use cust::sys::{self as cu, CUfunction, CUmodule, CUstream};
+use std::ffi::{CString, c_void};
+use std::sync::Arc;
+
+/// A loaded module of GPU code (a fatbin, cubin or PTX image).
+///
+/// ```no_run
+/// use memplan_runtime::{Context, Module};
+/// # fn main() -> memplan_runtime::Result<()> {
+/// let ctx = Context::new(0)?;
+/// let module = Module::from_fatbin(&ctx, memplan_kernels::VECTOR_ADD)?;
+/// let vadd = module.kernel("vadd")?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Module(Arc<Loaded>);
+
+struct Loaded {
+    raw: CUmodule,
+    context: Context,
+}
+
+// SAFETY: module handles may be used from any thread of the process.
+unsafe impl Send for Loaded {}
+unsafe impl Sync for Loaded {}
+
+impl Module {
+    /// Loads a fatbin or cubin image (`cuModuleLoadData`). The driver picks
+    /// the machine code for this GPU, or compiles the image's PTX for it.
+    #[track_caller]
+    pub fn from_fatbin(context: &Context, image: &[u8]) -> Result<Module> {
+        Self::load(context, image.as_ptr().cast(), Location::caller())
+    }
+
+    /// Loads PTX source (`cuModuleLoadData`), compiling it for this GPU.
+    #[track_caller]
+    pub fn from_ptx(context: &Context, ptx: &str) -> Result<Module> {
+        let at = Location::caller();
+        let ptx = CString::new(ptx).map_err(|_| Fault::Unsupported("PTX text contains a NUL byte"));
+        let ptx = ptx.at("cuModuleLoadData", at)?;
+        Self::load(context, ptx.as_ptr().cast(), at)
+    }
+
+    fn load(context: &Context, image: *const c_void, at: Location) -> Result<Module> {
+        context.bind_to_thread()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: `image` points to a complete image; the driver reads it
+        // during this call only.
+        check(unsafe { cu::cuModuleLoadData(&mut raw, image) }).at("cuModuleLoadData", at)?;
+        Ok(Module(Arc::new(Loaded {
+            raw,
+            context: context.clone(),
+        })))
+    }
+
+    /// The kernel named `name` (its `extern "C"` name).
+    #[track_caller]
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let at = Location::caller();
+        let c_name = CString::new(name)
+            .map_err(|_| Fault::Unsupported("kernel name contains a NUL byte"))
+            .at("cuModuleGetFunction", at)?;
+        let mut raw = std::ptr::null_mut();
+        self.0.context.bind_to_thread()?;
+        // SAFETY: writes the function handle, which lives as long as the module.
+        match unsafe { cu::cuModuleGetFunction(&mut raw, self.0.raw, c_name.as_ptr()) } {
+            cu::cudaError_enum::CUDA_ERROR_NOT_FOUND => {
+                Err(Fault::KernelNotFound(name.to_owned())).at("cuModuleGetFunction", at)
+            }
+            status => check(status).at("cuModuleGetFunction", at),
+        }?;
+        Ok(Kernel {
+            raw,
+            _module: self.clone(),
+        })
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        bind_quietly(&self.context);
+        // SAFETY: loaded in `load`, unloaded once; every kernel holds the module.
+        unsafe { cu::cuModuleUnload(self.raw) };
+    }
+}
+
+/// A kernel function of a loaded [`Module`]; keeps its module loaded.
+#[derive(Clone)]
+pub struct Kernel {
+    raw: CUfunction,
+    _module: Module,
+}
+
+// SAFETY: function handles may be used from any thread of the process.
+unsafe impl Send for Kernel {}
+unsafe impl Sync for Kernel {}
+
+impl Kernel {
+    pub fn raw(&self) -> CUfunction {
+        self.raw
+    }
+
+    /// Queues the kernel on `stream` (`cuLaunchKernel`).
+    ///
+    /// `args` is a tuple of the kernel's arguments in order: [`DevicePtr`]s
+    /// for pointer parameters, plain values for the rest.
+    ///
+    /// # Safety
+    /// The tuple's types match the kernel's C++ parameters. The kernel only
+    /// touches memory inside the buffers its pointers point to, and that
+    /// memory stays allocated, and untouched by the host, until `stream`
+    /// has finished the kernel.
+    ///
+    /// [`DevicePtr`]: crate::DevicePtr
+    pub unsafe fn launch<A: KernelArgs>(
+        &self,
+        stream: &Stream,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<(), Fault> {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.launch_on(stream.raw(), config, args) }
+    }
+
+    /// [`launch`](Self::launch) on a raw stream handle; 0 is the legacy
+    /// default stream, which plans use for their synchronous launches.
+    ///
+    /// # Safety
+    /// As for [`launch`](Self::launch).
+    pub unsafe fn launch_on<A: KernelArgs>(
+        &self,
+        stream: CUstream,
+        config: LaunchConfig,
+        mut args: A,
+    ) -> Result<(), Fault> {
+        let LaunchConfig {
+            grid,
+            block,
+            shared_bytes,
+        } = config;
+        args.with_pointers(|pointers| {
+            // SAFETY: `pointers` point to the argument values, which live
+            // until the driver has copied them during this call; the caller
+            // vouches for their types and for the memory they reach.
+            check(unsafe {
+                cu::cuLaunchKernel(
+                    self.raw,
+                    grid.x,
+                    grid.y,
+                    grid.z,
+                    block.x,
+                    block.y,
+                    block.z,
+                    shared_bytes,
+                    stream,
+                    pointers.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            })
+        })?;
+        Ok(())
+    }
+}
+
+/// Grid or block dimensions. Converts from `u32` and from tuples of two or
+/// three `u32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Self {
+        Dim3 { x, y: 1, z: 1 }
+    }
+}
+
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Self {
+        Dim3 { x, y, z: 1 }
+    }
+}
+
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Self {
+        Dim3 { x, y, z }
+    }
+}
+
+/// A launch's grid, block and dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared_bytes: u32,
+}
+
+impl LaunchConfig {
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_bytes: u32) -> Self {
+        Self {
+            grid: grid.into(),
+            block: block.into(),
+            shared_bytes,
+        }
+    }
+}
+
+/// Blocks of `per_block` threads needed to cover `n` elements (rounded up).
+/// A count above `u32::MAX` saturates, and the launch then fails with the
+/// driver's error instead of silently covering too little.
+///
+/// ```
+/// assert_eq!(memplan_runtime::blocks(1000, 256), 4);
+/// assert_eq!(memplan_runtime::blocks(1024, 256), 4);
+/// assert_eq!(memplan_runtime::blocks(0, 256), 0);
+/// ```
+pub fn blocks(n: usize, per_block: u32) -> u32 {
+    let per_block = per_block.max(1) as usize;
+    u32::try_from(n.div_ceil(per_block)).unwrap_or(u32::MAX)
+}
+
+/// A tuple of kernel arguments.
+///
+/// # Safety
+/// `with_pointers` passes one pointer per argument, in order, each to a
+/// value of that argument's type.
+pub unsafe trait KernelArgs {
+    fn with_pointers<R>(&mut self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R;
+}
+
+macro_rules! kernel_args {
+    ($($name:ident . $index:tt),*) => {
+        // SAFETY: one pointer per tuple field, in order.
+        unsafe impl<$($name: DeviceCopy),*> KernelArgs for ($($name,)*) {
+            fn with_pointers<R>(&mut self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
+                let mut pointers = [$((&raw mut self.$index).cast::<c_void>()),*];
+                f(&mut pointers)
+            }
+        }
+    };
+}
+
+// SAFETY: a kernel without parameters gets an empty argument array.
+unsafe impl KernelArgs for () {
+    fn with_pointers<R>(&mut self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
+        f(&mut [])
+    }
+}
+kernel_args!(A.0);
+kernel_args!(A.0, B.1);
+kernel_args!(A.0, B.1, C.2);
+kernel_args!(A.0, B.1, C.2, D.3);
+kernel_args!(A.0, B.1, C.2, D.3, E.4);
+kernel_args!(A.0, B.1, C.2, D.3, E.4, F.5);
+kernel_args!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
+kernel_args!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
+kernel_args!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8);
+kernel_args!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9);
+kernel_args!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10);
+kernel_args!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_pointers_point_at_the_values_in_order() {
+        let mut args = (7u64, 2.5f32, -3i32);
+        args.with_pointers(|pointers| {
+            assert_eq!(pointers.len(), 3);
+            // SAFETY: the pointers point into `args`, typed as listed.
+            unsafe {
+                assert_eq!(*pointers[0].cast::<u64>(), 7);
+                assert_eq!(*pointers[1].cast::<f32>(), 2.5);
+                assert_eq!(*pointers[2].cast::<i32>(), -3);
+            }
+        });
+    }
+
+    #[test]
+    fn launch_dimensions_convert_from_scalars_and_tuples() {
+        assert_eq!(Dim3::from(256), Dim3 { x: 256, y: 1, z: 1 });
+        assert_eq!(Dim3::from((16, 8)), Dim3 { x: 16, y: 8, z: 1 });
+        let config = LaunchConfig::new(blocks(1 << 20, 256), 256, 0);
+        assert_eq!(config.grid.x, 4096);
+    }
+}

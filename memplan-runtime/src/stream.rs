@@ -1,0 +1,137 @@
+//! Streams: ordered queues of GPU work. memplan's streams are always
+//! non-blocking (they never wait for the legacy default stream), which cust's
+//! `Stream::new` silently drops, so they are created here directly.
+
+use crate::context::{Context, bind_quietly};
+use crate::driver::check;
+use crate::error::{Location, Result, ResultExt};
+use crate::event::Event;
+use cust::sys::{self as cu, CUstream, CUstream_flags};
+
+/// A stream's scheduling priority. CUDA counts priorities down (0 is the
+/// lowest, -5 the highest on an H200); these names spare you the sign.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Priority {
+    /// The device's default, which is also its lowest.
+    #[default]
+    Normal,
+    /// The highest priority the device offers.
+    High,
+    /// A raw CUDA priority; the driver clamps it to the device's range.
+    Level(i32),
+}
+
+/// A non-blocking CUDA stream.
+///
+/// ```no_run
+/// use memplan_runtime::{Context, Event, Priority, Stream};
+/// # fn main() -> memplan_runtime::Result<()> {
+/// let ctx = Context::new(0)?;
+/// let copies = Stream::new(&ctx)?;
+/// let compute = Stream::with_priority(&ctx, Priority::High)?;
+/// let loaded = Event::new(&ctx)?;
+/// loaded.record(&copies)?;
+/// compute.wait(&loaded)?; // later work on `compute` waits for `copies`
+/// compute.synchronize()?;
+/// # Ok(()) }
+/// ```
+pub struct Stream {
+    raw: CUstream,
+    context: Context,
+}
+
+// SAFETY: stream handles may be used from any thread of the process.
+unsafe impl Send for Stream {}
+unsafe impl Sync for Stream {}
+
+impl Stream {
+    /// A non-blocking stream of normal priority.
+    #[track_caller]
+    pub fn new(context: &Context) -> Result<Self> {
+        Self::with_priority(context, Priority::Normal)
+    }
+
+    /// A non-blocking stream of the given priority.
+    #[track_caller]
+    pub fn with_priority(context: &Context, priority: Priority) -> Result<Self> {
+        let at = Location::caller();
+        let level = match priority {
+            Priority::Normal => 0,
+            Priority::High => context.stream_priority_range()?.1,
+            Priority::Level(level) => level,
+        };
+        context.bind_to_thread()?;
+        let mut raw = std::ptr::null_mut();
+        let flags = CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
+        // SAFETY: writes the new stream's handle, destroyed in `Drop`.
+        check(unsafe { cu::cuStreamCreateWithPriority(&mut raw, flags, level) })
+            .at("cuStreamCreateWithPriority", at)?;
+        Ok(Self {
+            raw,
+            context: context.clone(),
+        })
+    }
+
+    /// The driver's handle, for calls memplan does not wrap.
+    pub fn raw(&self) -> CUstream {
+        self.raw
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// Waits until all work queued on this stream has finished.
+    #[track_caller]
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: a live stream handle.
+        check(unsafe { cu::cuStreamSynchronize(self.raw) })
+            .at("cuStreamSynchronize", Location::caller())
+    }
+
+    /// Whether all work queued so far has finished, without waiting.
+    #[track_caller]
+    pub fn is_idle(&self) -> Result<bool> {
+        // SAFETY: a live stream handle.
+        match unsafe { cu::cuStreamQuery(self.raw) } {
+            cu::cudaError_enum::CUDA_ERROR_NOT_READY => Ok(false),
+            status => check(status)
+                .map(|()| true)
+                .at("cuStreamQuery", Location::caller()),
+        }
+    }
+
+    /// Makes work queued on this stream from now on wait until `event`
+    /// (as last recorded) has completed. The event stays usable.
+    #[track_caller]
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        // SAFETY: live stream and event handles; flags must be 0.
+        check(unsafe { cu::cuStreamWaitEvent(self.raw, event.raw(), 0) })
+            .at("cuStreamWaitEvent", Location::caller())
+    }
+
+    /// The stream's priority as CUDA counts it.
+    #[track_caller]
+    pub fn priority(&self) -> Result<i32> {
+        let mut level = 0;
+        // SAFETY: writes the priority.
+        check(unsafe { cu::cuStreamGetPriority(self.raw, &mut level) })
+            .at("cuStreamGetPriority", Location::caller())?;
+        Ok(level)
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        bind_quietly(&self.context);
+        // SAFETY: created in `with_priority`, destroyed once. Work still
+        // queued completes; the driver frees the stream afterwards.
+        unsafe { cu::cuStreamDestroy_v2(self.raw) };
+    }
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream({:p})", self.raw)
+    }
+}

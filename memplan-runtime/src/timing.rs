@@ -1,0 +1,371 @@
+//! Timing a plan's operations with CUDA events, and the report of a run.
+
+use crate::context::Context;
+use crate::error::{DriverError, Error, Fault, Location, Result};
+use crate::event::Event;
+use cust::sys::CUstream;
+use std::fmt;
+use std::time::Duration;
+
+/// What kind of operation an op is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    CopyHostToDevice,
+    CopyDeviceToHost,
+    CopyDeviceToDevice,
+    CopyHostToHost,
+    Fill,
+    Launch,
+    Record,
+    Wait,
+    Sync,
+    Host,
+    Alloc,
+    Free,
+}
+
+/// An operation of a plan, as written: the macro makes one per op, as a
+/// `static`, so that errors and reports can name it.
+#[derive(Debug)]
+pub struct OpInfo {
+    pub plan: &'static str,
+    /// The op as written, `copy dc -> c`.
+    pub label: &'static str,
+    pub kind: OpKind,
+    /// The stream it runs on; `None` for synchronous ops and host steps.
+    pub stream: Option<&'static str>,
+    pub location: Location,
+}
+
+impl OpInfo {
+    /// An error of this op.
+    pub fn error(&'static self, fault: impl Into<Fault>) -> Error {
+        Error::new(fault.into(), self.label, self.location).in_plan(self.plan)
+    }
+}
+
+/// Attaches a plan's op to a failure.
+pub trait OpResultExt<T> {
+    fn at_op(self, op: &'static OpInfo) -> Result<T>;
+}
+
+impl<T, F: Into<Fault>> OpResultExt<T> for Result<T, F> {
+    #[inline]
+    fn at_op(self, op: &'static OpInfo) -> Result<T> {
+        self.map_err(|fault| op.error(fault))
+    }
+}
+
+/// Times each op with a pair of timed events around it, when switched on.
+/// Off, each `start`/`end` is one untaken branch and no driver call.
+#[derive(Default)]
+pub struct Timer {
+    events: Option<TimerEvents>,
+}
+
+struct TimerEvents {
+    /// Recorded when a run begins; op times count from it.
+    origin: Event,
+    marks: Vec<(Event, Event)>,
+    bytes: Vec<u64>,
+    ran: Vec<bool>,
+}
+
+impl Timer {
+    /// Creates the events for `op_count` ops, once; later runs reuse them.
+    #[track_caller]
+    pub fn enable(&mut self, context: &Context, op_count: usize) -> Result<()> {
+        if self
+            .events
+            .as_ref()
+            .is_some_and(|e| e.marks.len() == op_count)
+        {
+            return Ok(());
+        }
+        let marks = (0..op_count)
+            .map(|_| Ok((Event::timed(context)?, Event::timed(context)?)))
+            .collect::<Result<Vec<_>>>()?;
+        self.events = Some(TimerEvents {
+            origin: Event::timed(context)?,
+            marks,
+            bytes: vec![0; op_count],
+            ran: vec![false; op_count],
+        });
+        Ok(())
+    }
+
+    pub fn disable(&mut self) {
+        self.events = None;
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.events.is_some()
+    }
+
+    /// Marks the start of a run.
+    #[inline]
+    pub fn begin(&mut self) -> Result<(), DriverError> {
+        let Some(events) = &mut self.events else {
+            return Ok(());
+        };
+        events.ran.fill(false);
+        events.origin.record_on(std::ptr::null_mut())
+    }
+
+    /// Marks the start of op `index` on `stream` (0: the legacy stream).
+    #[inline]
+    pub fn start(&self, index: usize, stream: CUstream) -> Result<(), DriverError> {
+        let Some(events) = &self.events else {
+            return Ok(());
+        };
+        events.marks[index].0.record_on(stream)
+    }
+
+    /// Marks the end of op `index`, which moved `bytes`.
+    #[inline]
+    pub fn end(&mut self, index: usize, stream: CUstream, bytes: usize) -> Result<(), DriverError> {
+        let Some(events) = &mut self.events else {
+            return Ok(());
+        };
+        events.bytes[index] = bytes as u64;
+        events.ran[index] = true;
+        events.marks[index].1.record_on(stream)
+    }
+
+    /// The report of the run that just finished (its streams synchronized).
+    pub fn report(
+        &self,
+        plan: &'static str,
+        ops: &'static [OpInfo],
+        wall: Duration,
+    ) -> Result<RunReport> {
+        let mut report = RunReport {
+            plan,
+            wall,
+            ops: Vec::new(),
+        };
+        let Some(events) = &self.events else {
+            return Ok(report);
+        };
+        for (index, op) in ops.iter().enumerate() {
+            if !events.ran.get(index).copied().unwrap_or(false) {
+                continue;
+            }
+            let (start, end) = &events.marks[index];
+            let start_ms = start
+                .elapsed_ms_raw(&events.origin)
+                .map_err(|e| op.error(e))?;
+            let end_ms = end
+                .elapsed_ms_raw(&events.origin)
+                .map_err(|e| op.error(e))?;
+            report.ops.push(OpTiming {
+                op,
+                start_ms: f64::from(start_ms.max(0.0)),
+                end_ms: f64::from(end_ms.max(start_ms).max(0.0)),
+                bytes: events.bytes[index],
+            });
+        }
+        Ok(report)
+    }
+}
+
+/// One op's time on the GPU.
+#[derive(Clone, Debug)]
+pub struct OpTiming {
+    pub op: &'static OpInfo,
+    /// Milliseconds from the start of the run.
+    pub start_ms: f64,
+    pub end_ms: f64,
+    /// Bytes the op moved (0 for launches).
+    pub bytes: u64,
+}
+
+impl OpTiming {
+    pub fn duration_ms(&self) -> f64 {
+        self.end_ms - self.start_ms
+    }
+
+    /// Bytes per second over the op's duration, in GB/s (10^9 bytes).
+    pub fn gb_per_s(&self) -> Option<f64> {
+        let seconds = self.duration_ms() / 1e3;
+        (self.bytes > 0 && seconds > 0.0).then(|| self.bytes as f64 / seconds / 1e9)
+    }
+}
+
+/// What one run of a plan did and how long it took. Op timings are there
+/// when timing is on (`set_timing(true)` on the plan); the wall time always.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub plan: &'static str,
+    /// Host time from the start of `run` to the end of its wait.
+    pub wall: Duration,
+    pub ops: Vec<OpTiming>,
+}
+
+impl RunReport {
+    /// From the first op's start to the last op's end.
+    pub fn gpu_ms(&self) -> f64 {
+        let start = self
+            .ops
+            .iter()
+            .map(|t| t.start_ms)
+            .fold(f64::INFINITY, f64::min);
+        let end = self.ops.iter().map(|t| t.end_ms).fold(0.0, f64::max);
+        if self.ops.is_empty() {
+            0.0
+        } else {
+            end - start
+        }
+    }
+
+    /// The sum of all ops' durations.
+    pub fn busy_ms(&self) -> f64 {
+        self.ops.iter().map(OpTiming::duration_ms).sum()
+    }
+
+    /// Time saved by ops running at once: busy time minus the time during
+    /// which at least one op ran. Zero for a plan that overlaps nothing.
+    pub fn overlap_ms(&self) -> f64 {
+        let mut spans: Vec<(f64, f64)> = self.ops.iter().map(|t| (t.start_ms, t.end_ms)).collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut covered = 0.0;
+        let mut current: Option<(f64, f64)> = None;
+        for (start, end) in spans {
+            current = match current {
+                Some((s, e)) if start <= e => Some((s, e.max(end))),
+                Some((s, e)) => {
+                    covered += e - s;
+                    Some((start, end))
+                }
+                None => Some((start, end)),
+            };
+        }
+        if let Some((s, e)) = current {
+            covered += e - s;
+        }
+        (self.busy_ms() - covered).max(0.0)
+    }
+
+    /// The timing of the first op labelled `label`.
+    pub fn op(&self, label: &str) -> Option<&OpTiming> {
+        self.ops.iter().find(|t| t.op.label == label)
+    }
+}
+
+impl fmt::Display for RunReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "plan {}: {:.3} ms wall",
+            self.plan,
+            self.wall.as_secs_f64() * 1e3
+        )?;
+        if self.ops.is_empty() {
+            return writeln!(f, " (op timing off)");
+        }
+        writeln!(
+            f,
+            ", {:.3} ms on the GPU, {:.3} ms of it overlapped",
+            self.gpu_ms(),
+            self.overlap_ms()
+        )?;
+        writeln!(
+            f,
+            "  {:<36} {:<8} {:>10} {:>10} {:>9}",
+            "op", "stream", "start ms", "time ms", "GB/s"
+        )?;
+        for timing in &self.ops {
+            let bandwidth = timing
+                .gb_per_s()
+                .map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
+            writeln!(
+                f,
+                "  {:<36} {:<8} {:>10.3} {:>10.3} {:>9}",
+                timing.op.label,
+                timing.op.stream.unwrap_or("sync"),
+                timing.start_ms,
+                timing.duration_ms(),
+                bandwidth
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static COPY: OpInfo = op("copy a -> da", OpKind::CopyHostToDevice, "s1");
+    static LAUNCH: OpInfo = op("launch k", OpKind::Launch, "s2");
+
+    const fn op(label: &'static str, kind: OpKind, stream: &'static str) -> OpInfo {
+        OpInfo {
+            plan: "P",
+            label,
+            kind,
+            stream: Some(stream),
+            location: Location {
+                file: "p.rs",
+                line: 1,
+                column: 1,
+            },
+        }
+    }
+
+    fn report(spans: &[(&'static OpInfo, f64, f64, u64)]) -> RunReport {
+        RunReport {
+            plan: "P",
+            wall: Duration::from_millis(5),
+            ops: spans
+                .iter()
+                .map(|&(op, start_ms, end_ms, bytes)| OpTiming {
+                    op,
+                    start_ms,
+                    end_ms,
+                    bytes,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn overlap_is_busy_time_beyond_the_covered_time() {
+        let overlapping = report(&[(&COPY, 0.0, 2.0, 0), (&LAUNCH, 1.0, 3.0, 0)]);
+        assert_eq!(overlapping.busy_ms(), 4.0);
+        assert_eq!(overlapping.gpu_ms(), 3.0);
+        assert_eq!(overlapping.overlap_ms(), 1.0);
+        let serial = report(&[(&COPY, 0.0, 1.0, 0), (&LAUNCH, 2.0, 3.0, 0)]);
+        assert_eq!(serial.overlap_ms(), 0.0);
+    }
+
+    #[test]
+    fn bandwidth_counts_bytes_over_the_op_time() {
+        let timing = OpTiming {
+            op: &COPY,
+            start_ms: 0.0,
+            end_ms: 2.0,
+            bytes: 100_000_000,
+        };
+        assert_eq!(timing.gb_per_s(), Some(50.0));
+        let launch = OpTiming {
+            op: &LAUNCH,
+            start_ms: 0.0,
+            end_ms: 2.0,
+            bytes: 0,
+        };
+        assert_eq!(launch.gb_per_s(), None);
+    }
+
+    #[test]
+    fn the_table_lists_every_op() {
+        let text = report(&[(&COPY, 0.0, 2.0, 100_000_000), (&LAUNCH, 1.0, 3.0, 0)]).to_string();
+        assert!(
+            text.starts_with(
+                "plan P: 5.000 ms wall, 3.000 ms on the GPU, 1.000 ms of it overlapped"
+            )
+        );
+        assert!(text.contains("copy a -> da"), "{text}");
+        assert!(text.contains("50.0"), "{text}");
+    }
+}
