@@ -1,11 +1,22 @@
 //! GPU integration tests. One binary with its own harness (see harness.rs):
 //! on a machine without a GPU every test shows as ignored, with the reason.
 
+#[macro_use]
 mod harness;
+mod data;
+mod runtime_errors;
+mod runtime_memory;
+mod runtime_streams;
 mod smoke;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
-    let tests = [smoke::TESTS].concat();
+    let tests = [
+        smoke::TESTS,
+        runtime_memory::TESTS,
+        runtime_streams::TESTS,
+        runtime_errors::TESTS,
+    ]
+    .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();
 }

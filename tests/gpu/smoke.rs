@@ -3,7 +3,6 @@
 //! program linked against the stub loads the real driver, and the classic
 //! add-one program gives the right answer.
 
-use crate::ensure;
 use crate::harness::GpuTest;
 use cust::memory::{DeviceBuffer, LockedBuffer};
 use cust::module::Module;
