@@ -133,7 +133,7 @@ fn measure<H: HostMemoryMut<u8> + ?Sized>(
                     Direction::DeviceToHost => copy::dtoh_async(stream, device, .., &mut *host, ..),
                 }
             };
-            queued.at("memplan copy", at)
+            queued.map(drop).at("memplan copy", at)
         })?;
         // The first two of each are warm-up.
         if rep >= 2 {

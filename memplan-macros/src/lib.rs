@@ -1,10 +1,11 @@
-//! The `memplan!` macro.
+//! The `memplan!` macro. This crate is a shell: the language lives in
+//! `memplan-macros-core`, a plain library that is tested without a compiler.
+//! See the `memplan` crate for the language reference.
 
 use proc_macro::TokenStream;
 
-/// Declares a transfer plan (placeholder until the language lands).
+/// Declares one or more transfer plans; see the `memplan` crate's docs.
 #[proc_macro]
 pub fn memplan(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    memplan_macros_core::expand(input.into()).into()
 }

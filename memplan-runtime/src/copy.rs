@@ -7,6 +7,8 @@
 //! safe way to queue copies by hand, and memplan's plans prove these
 //! conditions at compile time before they call the `_async` functions.
 //!
+//! Each returns the number of bytes it moved (or queued).
+//!
 //! Ranges are anything `a[range]` accepts (`..`, `2..`, `..n`, `i..j`); a
 //! range outside its buffer, or two ranges of different lengths, is a
 //! [`Fault`], never a panic.
@@ -27,7 +29,7 @@ pub fn htod<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: HostMemory<T> + ?Sized,
@@ -45,7 +47,7 @@ where
         // SAFETY: the legacy stream needs no handle.
         check(unsafe { cu::cuStreamSynchronize(LEGACY_STREAM) })?;
     }
-    Ok(())
+    Ok(bytes)
 }
 
 /// Device to host; returns when the data is in host memory.
@@ -54,7 +56,7 @@ pub fn dtoh<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &mut D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: DeviceMemory<T> + ?Sized,
@@ -66,7 +68,7 @@ where
     // SAFETY: both ranges are inside their buffers; `&mut` keeps the host
     // side ours; cuMemcpyDtoH returns once the copy is complete.
     check(unsafe { cu::cuMemcpyDtoH_v2(to.cast(), from.as_raw(), bytes) })?;
-    Ok(())
+    Ok(bytes)
 }
 
 /// Device to device; returns when the copy has finished.
@@ -75,7 +77,7 @@ pub fn dtod<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: DeviceMemory<T> + ?Sized,
@@ -90,7 +92,7 @@ where
         check(cu::cuMemcpyDtoD_v2(to.as_raw(), from.as_raw(), bytes))?;
         check(cu::cuStreamSynchronize(LEGACY_STREAM))?;
     }
-    Ok(())
+    Ok(bytes)
 }
 
 /// Host to host, by the CPU.
@@ -99,7 +101,7 @@ pub fn htoh<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &mut D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: HostMemory<T> + ?Sized,
@@ -107,15 +109,15 @@ where
 {
     let (from, len) = host_part(src, src_range)?;
     let (to, dst_len) = host_part_mut(dst, dst_range)?;
-    same_bytes::<T>(len, dst_len)?;
+    let bytes = same_bytes::<T>(len, dst_len)?;
     // SAFETY: both ranges are inside their buffers; `&` and `&mut` of two
     // different values cannot overlap.
     unsafe { std::ptr::copy_nonoverlapping(from, to, len) };
-    Ok(())
+    Ok(bytes)
 }
 
 /// Sets every byte of a device buffer to zero; returns when done.
-pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<(), Fault> {
+pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<usize, Fault> {
     let (to, len) = device_part(dst, ..)?;
     let bytes = byte_len::<T>(len)?;
     // SAFETY: the whole buffer; the memset is asynchronous for device memory,
@@ -124,7 +126,7 @@ pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<(), Faul
         check(cu::cuMemsetD8_v2(to.as_raw(), 0, bytes))?;
         check(cu::cuStreamSynchronize(LEGACY_STREAM))?;
     }
-    Ok(())
+    Ok(bytes)
 }
 
 /// Queues a host-to-device copy on `stream`.
@@ -138,7 +140,7 @@ pub unsafe fn htod_async<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: HostMemory<T> + ?Sized,
@@ -149,7 +151,7 @@ where
     let bytes = same_bytes::<T>(len, dst_len)?;
     // SAFETY: ranges checked above; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyHtoDAsync_v2(to.as_raw(), from.cast(), bytes, stream.raw()) })?;
-    Ok(())
+    Ok(bytes)
 }
 
 /// Queues a device-to-host copy on `stream`.
@@ -163,7 +165,7 @@ pub unsafe fn dtoh_async<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &mut D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: DeviceMemory<T> + ?Sized,
@@ -174,7 +176,7 @@ where
     let bytes = same_bytes::<T>(len, dst_len)?;
     // SAFETY: ranges checked above; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyDtoHAsync_v2(to.cast(), from.as_raw(), bytes, stream.raw()) })?;
-    Ok(())
+    Ok(bytes)
 }
 
 /// Queues a device-to-device copy on `stream`.
@@ -187,7 +189,7 @@ pub unsafe fn dtod_async<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: DeviceMemory<T> + ?Sized,
@@ -198,7 +200,7 @@ where
     let bytes = same_bytes::<T>(len, dst_len)?;
     // SAFETY: ranges checked above; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyDtoDAsync_v2(to.as_raw(), from.as_raw(), bytes, stream.raw()) })?;
-    Ok(())
+    Ok(bytes)
 }
 
 /// Queues a host-to-host copy on `stream` (`cuMemcpyAsync`), for ordering a
@@ -213,7 +215,7 @@ pub unsafe fn htoh_async<T, S, D>(
     src_range: impl RangeBounds<usize>,
     dst: &mut D,
     dst_range: impl RangeBounds<usize>,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element,
     S: HostMemory<T> + ?Sized,
@@ -225,7 +227,7 @@ where
     // SAFETY: ranges checked above; with unified addressing host pointers
     // are valid `CUdeviceptr`s; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyAsync(to as u64, from as u64, bytes, stream.raw()) })?;
-    Ok(())
+    Ok(bytes)
 }
 
 fn host_part<T: Element, M: HostMemory<T> + ?Sized>(

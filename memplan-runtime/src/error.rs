@@ -98,6 +98,8 @@ pub enum Fault {
     },
     /// A range whose start is after its end.
     ReversedRange { start: usize, end: usize },
+    /// A caller's slice whose length is not the one the plan declares.
+    WrongLength { expected: usize, actual: usize },
     /// A copy between ranges of different lengths.
     LengthMismatch { source: usize, destination: usize },
     /// A byte count that does not fit in `usize`.
@@ -125,6 +127,10 @@ impl fmt::Display for Fault {
             Fault::ReversedRange { start, end } => {
                 write!(f, "range {start}..{end} starts after it ends")
             }
+            Fault::WrongLength { expected, actual } => write!(
+                f,
+                "the slice has {actual} elements, and the plan declares {expected}"
+            ),
             Fault::LengthMismatch {
                 source,
                 destination,
@@ -177,6 +183,8 @@ impl From<DriverError> for Fault {
 pub struct Error {
     fault: Fault,
     operation: &'static str,
+    /// The runtime call that failed, when `operation` is a plan's op.
+    call: Option<&'static str>,
     location: Location,
     plan: Option<&'static str>,
 }
@@ -186,8 +194,21 @@ impl Error {
         Self {
             fault,
             operation,
+            call: None,
             location,
             plan: None,
+        }
+    }
+
+    /// The same error, reported as part of `operation` of `plan`, written at
+    /// `location`; the call that failed stays in the message.
+    pub fn within(self, plan: &'static str, operation: &'static str, location: Location) -> Self {
+        Self {
+            call: Some(self.operation),
+            operation,
+            location,
+            plan: Some(plan),
+            ..self
         }
     }
 
@@ -212,6 +233,11 @@ impl Error {
 
     pub fn plan(&self) -> Option<&'static str> {
         self.plan
+    }
+
+    /// The runtime call that failed, when the error names a plan's op.
+    pub fn call(&self) -> Option<&'static str> {
+        self.call
     }
 
     /// The CUDA error code, if the driver refused the call.
@@ -242,7 +268,11 @@ impl fmt::Display for Error {
         if let Some(plan) = self.plan {
             write!(f, "plan {plan}: ")?;
         }
-        write!(f, "{} at {}: {}", self.operation, self.location, self.fault)
+        write!(f, "{} at {}: ", self.operation, self.location)?;
+        if let Some(call) = self.call {
+            write!(f, "{call}: ")?;
+        }
+        write!(f, "{}", self.fault)
     }
 }
 

@@ -10,7 +10,7 @@ use cust::sys::{self as cu, CUdeviceptr, CUresult, CUstream};
 use std::ops::RangeBounds;
 
 /// Sets `range` of a device buffer to `value`; returns when done.
-pub fn fill<T, D>(dst: &D, range: impl RangeBounds<usize>, value: T) -> Result<(), Fault>
+pub fn fill<T, D>(dst: &D, range: impl RangeBounds<usize>, value: T) -> Result<usize, Fault>
 where
     T: Element + NoUninit,
     D: DeviceMemory<T> + ?Sized,
@@ -18,10 +18,10 @@ where
     let legacy_stream = std::ptr::null_mut();
     // SAFETY: memset of the legacy stream, waited for before we return.
     unsafe {
-        memset(dst, range, value, legacy_stream)?;
+        let bytes = memset(dst, range, value, legacy_stream)?;
         check(cu::cuStreamSynchronize(legacy_stream))?;
+        Ok(bytes)
     }
-    Ok(())
 }
 
 /// Queues a fill of `range` of a device buffer with `value` on `stream`.
@@ -33,7 +33,7 @@ pub unsafe fn fill_async<T, D>(
     dst: &D,
     range: impl RangeBounds<usize>,
     value: T,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element + NoUninit,
     D: DeviceMemory<T> + ?Sized,
@@ -49,7 +49,7 @@ unsafe fn memset<T, D>(
     range: impl RangeBounds<usize>,
     value: T,
     stream: CUstream,
-) -> Result<(), Fault>
+) -> Result<usize, Fault>
 where
     T: Element + NoUninit,
     D: DeviceMemory<T> + ?Sized,
@@ -62,7 +62,7 @@ where
     // SAFETY: `count` units of the pattern cover exactly `range`, which is
     // inside the buffer; its lifetime is the caller's promise.
     check(unsafe { pattern.write(to.as_raw(), count, stream) })?;
-    Ok(())
+    crate::driver::byte_len::<T>(len)
 }
 
 /// The smallest unit the driver can memset that repeats to an element.

@@ -5,7 +5,7 @@ use crate::driver::check;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::stream::Stream;
-use cust::sys::{self as cu, CUgraph, CUgraphExec, CUstreamCaptureMode_enum};
+use cust::sys::{self as cu, CUgraph, CUgraphExec, CUstream, CUstreamCaptureMode_enum};
 
 /// An instantiated CUDA graph: work captured from streams, replayed with a
 /// single launch (one driver call instead of one per operation).
@@ -20,9 +20,8 @@ unsafe impl Send for Graph {}
 unsafe impl Sync for Graph {}
 
 impl Graph {
-    /// Captures the work that `record` queues on `streams` (the first one
-    /// starts the capture; the others join it and are joined back at the
-    /// end), and instantiates it. Nothing runs while capturing.
+    /// Captures the work that `record` queues on `streams` and instantiates
+    /// it; see [`Capture`]. Nothing runs while capturing.
     ///
     /// # Safety
     /// Every buffer the captured work touches stays allocated for as long as
@@ -32,57 +31,10 @@ impl Graph {
         streams: &[&Stream],
         record: impl FnOnce() -> Result<()>,
     ) -> Result<Graph> {
-        let at = Location::caller();
-        let Some((origin, others)) = streams.split_first() else {
-            return Err(Fault::Unsupported("a capture needs at least one stream"))
-                .at("Graph::capture", at);
-        };
-        let context = origin.context().clone();
-        context.bind_to_thread()?;
-        let mode = CUstreamCaptureMode_enum::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
-        // SAFETY: a live stream; the capture ends below on every path.
-        check(unsafe { cu::cuStreamBeginCapture_v2(origin.raw(), mode) })
-            .at("cuStreamBeginCapture", at)?;
-
-        // Forks the other streams off the origin, runs `record`, joins them
-        // back: a capture must end on the stream that began it.
-        let captured = (|| {
-            let fork = Event::new(&context)?;
-            fork.record(origin)?;
-            for stream in others {
-                stream.wait(&fork)?;
-            }
-            record()?;
-            let joins = others
-                .iter()
-                .map(|_| Event::new(&context))
-                .collect::<Result<Vec<_>>>()?;
-            for (stream, join) in others.iter().zip(&joins) {
-                join.record(stream)?;
-                origin.wait(join)?;
-            }
-            Ok::<_, crate::Error>(joins)
-        })();
-
-        let mut graph = std::ptr::null_mut();
-        // SAFETY: ends the capture begun above; writes the captured graph.
-        let ended = check(unsafe { cu::cuStreamEndCapture(origin.raw(), &mut graph) });
-        let _events = captured?;
-        ended.at("cuStreamEndCapture", at)?;
-
-        let mut exec = std::ptr::null_mut();
-        // SAFETY: a complete graph; writes the executable graph.
-        let instantiated = check(unsafe { cu::cuGraphInstantiateWithFlags(&mut exec, graph, 0) });
-        if let Err(error) = instantiated {
-            // SAFETY: the graph from above, not used again.
-            unsafe { cu::cuGraphDestroy(graph) };
-            return Err(error).at("cuGraphInstantiate", at);
-        }
-        Ok(Graph {
-            graph,
-            exec,
-            context,
-        })
+        // SAFETY: the streams are borrowed past `end`; buffers are the
+        // caller's promise.
+        let capture = unsafe { Capture::begin(streams)? };
+        capture.end(record())
     }
 
     /// Queues one replay of the graph on `stream`.
@@ -101,10 +53,127 @@ impl Graph {
 impl Drop for Graph {
     fn drop(&mut self) {
         bind_quietly(&self.context);
-        // SAFETY: made in `capture`, destroyed once each.
+        // SAFETY: made by `Capture::end`, destroyed once each.
         unsafe {
             cu::cuGraphExecDestroy(self.exec);
             cu::cuGraphDestroy(self.graph);
+        }
+    }
+}
+
+/// A capture in progress: work queued on its streams is recorded into a
+/// graph instead of running. The first stream begins the capture; the
+/// others join it through an event and are joined back at the end, since a
+/// capture must end on the stream that began it.
+pub struct Capture {
+    origin: CUstream,
+    others: Vec<CUstream>,
+    /// Recorded on each other stream and waited for by the origin at the end.
+    joins: Vec<Event>,
+    /// Kept alive until the capture ends.
+    _fork: Event,
+    context: Context,
+    active: bool,
+}
+
+impl Capture {
+    /// Begins capturing `streams` (at least one).
+    ///
+    /// # Safety
+    /// The streams outlive the capture, and every buffer the captured work
+    /// touches outlives the graph made from it.
+    #[track_caller]
+    pub unsafe fn begin(streams: &[&Stream]) -> Result<Capture> {
+        let at = Location::caller();
+        let Some((origin, others)) = streams.split_first() else {
+            return Err(Fault::Unsupported("a capture needs at least one stream"))
+                .at("Capture::begin", at);
+        };
+        let context = origin.context().clone();
+        context.bind_to_thread()?;
+        let fork = Event::new(&context)?;
+        let joins = others
+            .iter()
+            .map(|_| Event::new(&context))
+            .collect::<Result<Vec<_>>>()?;
+        let mode = CUstreamCaptureMode_enum::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        // SAFETY: a live stream; `Drop` or `end` ends the capture.
+        check(unsafe { cu::cuStreamBeginCapture_v2(origin.raw(), mode) })
+            .at("cuStreamBeginCapture", at)?;
+        let capture = Capture {
+            origin: origin.raw(),
+            others: others.iter().map(|s| s.raw()).collect(),
+            joins,
+            _fork: fork,
+            context,
+            active: true,
+        };
+        capture._fork.record(origin)?;
+        for stream in others {
+            stream.wait(&capture._fork)?;
+        }
+        Ok(capture)
+    }
+
+    /// Ends the capture and instantiates the graph. `queued` is how queuing
+    /// the work went: if it failed, the capture is discarded and that error
+    /// returned.
+    #[track_caller]
+    pub fn end(mut self, queued: Result<()>) -> Result<Graph> {
+        let at = Location::caller();
+        let joined = self.join_others();
+        let graph = self.stop().at("cuStreamEndCapture", at);
+        if let Err(error) = queued.and(joined) {
+            if let Ok(graph) = graph {
+                // SAFETY: the captured graph, not used again.
+                unsafe { cu::cuGraphDestroy(graph) };
+            }
+            return Err(error);
+        }
+        let graph = graph?;
+        let mut exec = std::ptr::null_mut();
+        // SAFETY: a complete graph; writes the executable graph.
+        if let Err(error) = check(unsafe { cu::cuGraphInstantiateWithFlags(&mut exec, graph, 0) }) {
+            // SAFETY: the graph from above, not used again.
+            unsafe { cu::cuGraphDestroy(graph) };
+            return Err(error).at("cuGraphInstantiate", at);
+        }
+        Ok(Graph {
+            graph,
+            exec,
+            context: self.context.clone(),
+        })
+    }
+
+    fn join_others(&self) -> Result<()> {
+        for (stream, join) in self.others.iter().zip(&self.joins) {
+            join.record_on(*stream)
+                .at("cuEventRecord", Location::caller())?;
+            // SAFETY: live handles: the origin stream and the join event.
+            check(unsafe { cu::cuStreamWaitEvent(self.origin, join.raw(), 0) })
+                .at("cuStreamWaitEvent", Location::caller())?;
+        }
+        Ok(())
+    }
+
+    /// Ends the capture, once, and returns what was captured.
+    fn stop(&mut self) -> Result<CUgraph, crate::DriverError> {
+        self.active = false;
+        let mut graph = std::ptr::null_mut();
+        // SAFETY: ends the capture this value began.
+        check(unsafe { cu::cuStreamEndCapture(self.origin, &mut graph) })?;
+        Ok(graph)
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        if self.active {
+            bind_quietly(&self.context);
+            if let Ok(graph) = self.stop() {
+                // SAFETY: the captured graph, never instantiated.
+                unsafe { cu::cuGraphDestroy(graph) };
+            }
         }
     }
 }

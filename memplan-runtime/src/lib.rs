@@ -51,13 +51,13 @@ pub use context::Context;
 pub use device::{DeviceBuffer, StreamOrderedBuffer};
 pub use error::{DriverError, Error, Fault, Location, Result, ResultExt};
 pub use event::Event;
-pub use graph::Graph;
+pub use graph::{Capture, Graph};
 pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
 pub use kernel::{Dim3, Kernel, KernelArgs, LaunchConfig, Module, blocks};
 pub use memory::{DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve};
 pub use scope::{Lent, Scope, Source, Target, scope};
 pub use stream::{Priority, Stream};
-pub use timing::{OpInfo, OpKind, OpResultExt, OpTiming, RunReport, Timer};
+pub use timing::{IntoOpError, OpInfo, OpKind, OpResultExt, OpTiming, RunReport, Timer};
 
 /// The traits behind [`Element`].
 pub use bytemuck;

@@ -5,9 +5,15 @@
 //! (which you can read, see `tests/expand/`) only uses public API.
 
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::copy::device_part;
+use crate::driver::check;
+use crate::error::{DriverError, Error, Fault, Location, Result};
+use crate::graph::Graph;
+use crate::memory::{DeviceMemory, DevicePtr, Element, HostMemoryMut, resolve};
+use crate::stream::Stream;
 use crate::timing::{OpInfo, RunReport, Timer};
 use std::cell::{Cell, RefCell};
+use std::ops::RangeBounds;
 use std::time::Instant;
 
 /// A plan type, as `memplan!` generates it.
@@ -18,6 +24,11 @@ pub trait Plan {
     /// Keeps an error that could not be returned (from a dropped
     /// [`InFlight`]) for the plan's next call to return.
     fn defer(&mut self, error: Error);
+
+    fn core_mut(&mut self) -> &mut PlanCore;
+
+    /// The stream a captured graph of the plan is launched on.
+    fn launch_stream(&self) -> Option<&Stream>;
 }
 
 /// The state every generated plan carries besides its buffers.
@@ -95,6 +106,17 @@ impl PlanCore {
     pub fn defer(&mut self, error: Error) {
         self.deferred.get_mut().get_or_insert(error);
     }
+
+    /// Switches event timing of the plan's `op_count` ops on or off.
+    #[track_caller]
+    pub fn set_timing(&mut self, on: bool, op_count: usize) -> Result<()> {
+        if on {
+            self.timer.enable(&self.context, op_count)
+        } else {
+            self.timer.disable();
+            Ok(())
+        }
+    }
 }
 
 /// A run of a plan that is queued on the GPU and not yet waited for.
@@ -133,5 +155,108 @@ impl<P: Plan + ?Sized> Drop for InFlight<'_, P> {
         {
             self.plan.defer(error);
         }
+    }
+}
+
+/// A plan captured as a CUDA graph ([`Graph`]): each run replays all of its
+/// stream work with one launch. It borrows the plan; reach the plan's host
+/// buffers between runs through [`plan`](Self::plan).
+pub struct PlanGraph<'p, P: Plan> {
+    plan: &'p mut P,
+    graph: Graph,
+}
+
+impl<'p, P: Plan> PlanGraph<'p, P> {
+    /// Wraps the graph captured from `plan`'s work.
+    pub fn new(plan: &'p mut P, graph: Graph) -> Self {
+        Self { plan, graph }
+    }
+
+    /// Replays the plan and waits for it.
+    pub fn run(&mut self) -> Result<RunReport> {
+        let launched = self.launch();
+        let report = self.plan.finish();
+        launched?;
+        report
+    }
+
+    /// Replays the plan; the guard waits for it.
+    pub fn enqueue(&mut self) -> Result<InFlight<'_, P>> {
+        self.launch()?;
+        Ok(InFlight::new(&mut *self.plan))
+    }
+
+    /// The plan, to read or change its host buffers between replays.
+    pub fn plan(&mut self) -> &mut P {
+        self.plan
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        let core = self.plan.core_mut();
+        core.begin()?;
+        core.set_in_flight();
+        let name = core.name();
+        let Some(stream) = self.plan.launch_stream() else {
+            let fault = Fault::Unsupported("the plan has no stream to launch its graph on");
+            return Err(Error::new(fault, "graph launch", Location::caller()).in_plan(name));
+        };
+        // SAFETY: the graph holds addresses of the plan's own buffers, which
+        // the plan (borrowed by `self`) keeps alive; the host reaches them
+        // only through the plan, which waits first.
+        unsafe { self.graph.launch(stream) }
+            .map_err(|e| e.within(name, "graph launch", Location::caller()))
+    }
+}
+
+/// Waits for every stream; the first failure, after waiting for all.
+pub fn wait_all(streams: &[&Stream]) -> Result<()> {
+    let mut first = Ok(());
+    for stream in streams {
+        if let Err(error) = stream.synchronize() {
+            first = first.and(Err(error));
+        }
+    }
+    first
+}
+
+/// Waits for the legacy default stream, on which synchronous launches run.
+pub fn sync_legacy_stream() -> Result<(), DriverError> {
+    // SAFETY: the legacy stream needs no handle.
+    check(unsafe { cust::sys::cuStreamSynchronize(std::ptr::null_mut()) })
+}
+
+/// The device address of `range` of `memory`, as a kernel argument.
+pub fn device_arg<T: Element, M: DeviceMemory<T> + ?Sized>(
+    memory: &M,
+    range: impl RangeBounds<usize>,
+) -> Result<DevicePtr<T>, Fault> {
+    Ok(device_part(memory, range)?.0)
+}
+
+/// Fills `range` of host memory with `value`, on the CPU.
+pub fn fill_host<T: Element, M: HostMemoryMut<T> + ?Sized>(
+    memory: &mut M,
+    range: impl RangeBounds<usize>,
+    value: T,
+) -> Result<usize, Fault> {
+    let (ptr, len) = memory.host_parts_mut();
+    let range = resolve(range, len)?;
+    // SAFETY: `len` initialized elements owned by `memory`, borrowed mutably.
+    let slice = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
+    slice[range.clone()].fill(value);
+    Ok(range.len() * size_of::<T>())
+}
+
+/// `len` zeroed elements of pageable host memory.
+pub fn pageable<T: Element>(len: usize) -> Vec<T> {
+    vec![T::zeroed(); len]
+}
+
+/// Checks that a caller's slice has the length the plan declares for it.
+pub fn expect_len(actual: usize, expected: usize) -> Result<(), Fault> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(Fault::WrongLength { expected, actual })
     }
 }

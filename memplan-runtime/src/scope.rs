@@ -110,7 +110,7 @@ impl<'env> Scope<'env> {
                 }
             }
         };
-        queued.at("Scope::copy", at)
+        queued.map(drop).at("Scope::copy", at)
     }
 
     /// Queues a fill of all of `dst` with `value` on `stream`.
@@ -123,7 +123,9 @@ impl<'env> Scope<'env> {
     ) -> Result<()> {
         self.uses(stream);
         // SAFETY: `dst` is borrowed for `'env`, past the wait.
-        unsafe { fill::fill_async(stream, dst, .., value) }.at("Scope::fill", Location::caller())
+        unsafe { fill::fill_async(stream, dst, .., value) }
+            .map(drop)
+            .at("Scope::fill", Location::caller())
     }
 
     /// Queues a kernel launch on `stream`.

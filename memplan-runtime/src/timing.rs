@@ -22,6 +22,8 @@ pub enum OpKind {
     Host,
     Alloc,
     Free,
+    /// A declaration: the buffer, stream, event or kernel `new` creates.
+    Declaration,
 }
 
 /// An operation of a plan, as written: the macro makes one per op, as a
@@ -44,15 +46,39 @@ impl OpInfo {
     }
 }
 
+/// A failure that an op of a plan can take over.
+pub trait IntoOpError {
+    fn into_op_error(self, op: &'static OpInfo) -> Error;
+}
+
+impl IntoOpError for Fault {
+    fn into_op_error(self, op: &'static OpInfo) -> Error {
+        op.error(self)
+    }
+}
+
+impl IntoOpError for DriverError {
+    fn into_op_error(self, op: &'static OpInfo) -> Error {
+        op.error(self)
+    }
+}
+
+impl IntoOpError for Error {
+    /// Keeps the runtime call that failed in the message.
+    fn into_op_error(self, op: &'static OpInfo) -> Error {
+        self.within(op.plan, op.label, op.location)
+    }
+}
+
 /// Attaches a plan's op to a failure.
 pub trait OpResultExt<T> {
     fn at_op(self, op: &'static OpInfo) -> Result<T>;
 }
 
-impl<T, F: Into<Fault>> OpResultExt<T> for Result<T, F> {
+impl<T, E: IntoOpError> OpResultExt<T> for Result<T, E> {
     #[inline]
     fn at_op(self, op: &'static OpInfo) -> Result<T> {
-        self.map_err(|fault| op.error(fault))
+        self.map_err(|error| error.into_op_error(op))
     }
 }
 

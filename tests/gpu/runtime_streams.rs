@@ -141,7 +141,9 @@ fn graph_replays_match_the_direct_stream() -> Result<(), Failed> {
                 kernel
                     .launch(&compute, config, (device.device_ptr(), N as i32))
                     .at("add one", at)?;
-                copy::dtoh_async(&compute, &device, .., output, ..).at("download", at)
+                copy::dtoh_async(&compute, &device, .., output, ..)
+                    .map(drop)
+                    .at("download", at)
             }
         };
 

@@ -1,0 +1,48 @@
+//! What every example does around its plan: find the GPU (or explain the
+//! plan when there is none), and check results against the CPU.
+
+use memplan::{Context, Error};
+
+/// GPU 0's context; without a GPU, prints the plan's summary and diagram,
+/// says why there is no device, and returns `None`.
+pub fn context_or_explain(summary: &str, diagram: &str) -> Result<Option<Context>, Error> {
+    match Context::new(0) {
+        Ok(context) => {
+            println!("device: {}", context.device_name()?);
+            Ok(Some(context))
+        }
+        Err(error) if error.is_no_device() => {
+            println!("{summary}");
+            println!("diagram (Mermaid):\n{diagram}");
+            let why = Context::missing_gpu().unwrap_or_else(|| error.to_string());
+            println!(
+                "no CUDA device found ({why}): the plan was built and checked, and is not run"
+            );
+            Ok(None)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Fails with the first element that differs from what the CPU computes.
+pub fn verify<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    got: &[T],
+    expected: &[T],
+) -> Result<(), String> {
+    match got.iter().zip(expected).position(|(g, e)| g != e) {
+        _ if got.len() != expected.len() => Err(format!(
+            "{what}: {} elements, expected {}",
+            got.len(),
+            expected.len()
+        )),
+        None => {
+            println!("{what}: all {} elements match the CPU", got.len());
+            Ok(())
+        }
+        Some(i) => Err(format!(
+            "{what}: element {i} is {:?}, the CPU says {:?}",
+            got[i], expected[i]
+        )),
+    }
+}

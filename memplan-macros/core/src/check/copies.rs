@@ -1,0 +1,96 @@
+//! Copies and fills: same element type, same length, no overlap between
+//! source and destination, no writes into a caller's read-only slice.
+
+use crate::errors::Errors;
+use crate::ir::{BufferKind, OpKind, Place, Plan, text as type_text};
+
+pub fn check(plan: &Plan, errors: &Errors) {
+    for op in &plan.ops {
+        match &op.kind {
+            OpKind::Copy { src, dst } => {
+                element_types(plan, src, dst, errors);
+                lengths(plan, &op.label, src, dst, errors);
+                overlap(plan, src, dst, errors);
+                writable(plan, dst, errors);
+            }
+            OpKind::Fill { dst, .. } => writable(plan, dst, errors),
+            _ => {}
+        }
+    }
+}
+
+fn element_types(plan: &Plan, src: &Place, dst: &Place, errors: &Errors) {
+    let (from, to) = (&plan.buffers[src.buffer], &plan.buffers[dst.buffer]);
+    let (from_type, to_type) = (type_text(&from.elem), type_text(&to.elem));
+    if from_type != to_type {
+        errors.at(
+            dst.span,
+            format!(
+                "copy from `{}` (`{from_type}`) into `{}` (`{to_type}`): the element types differ",
+                from.name, to.name
+            ),
+            "copy between buffers of one element type; convert in a kernel or a host step",
+        );
+    }
+}
+
+fn lengths(plan: &Plan, label: &str, src: &Place, dst: &Place, errors: &Errors) {
+    let (from, to) = (src.range.len(), dst.range.len());
+    if from.sub(&to).is_zero() {
+        return;
+    }
+    let unknown_length = [src, dst].into_iter().find_map(|place| {
+        let buffer = &plan.buffers[place.buffer];
+        (matches!(buffer.kind, BufferKind::Param { .. }) && buffer.len_expr.is_none())
+            .then_some(&buffer.name)
+    });
+    let help = match unknown_length {
+        Some(name) => {
+            format!("give `{name}` a length in the plan's parameters, such as `{name}: &[T; n]`")
+        }
+        None => "copy ranges of one length, such as `a[0..k] -> b[k..2 * k]`".to_owned(),
+    };
+    errors.at(
+        dst.span,
+        format!(
+            "`{label}` copies {} elements into {} elements",
+            from.display(&plan.atoms),
+            to.display(&plan.atoms)
+        ),
+        help,
+    );
+}
+
+fn overlap(plan: &Plan, src: &Place, dst: &Place, errors: &Errors) {
+    if src.buffer == dst.buffer && plan.atoms.may_overlap(&src.range, &dst.range) {
+        errors.at(
+            dst.span,
+            format!(
+                "the source and destination of this copy may overlap: both are `{}`, at {} and {}",
+                plan.buffers[src.buffer].name,
+                src.range.display(&plan.atoms),
+                dst.range.display(&plan.atoms)
+            ),
+            "copy between ranges that cannot overlap, or through a second buffer",
+        );
+    }
+}
+
+fn writable(plan: &Plan, dst: &Place, errors: &Errors) {
+    let buffer = &plan.buffers[dst.buffer];
+    if !buffer.kind.is_writable() {
+        errors.at(
+            dst.span,
+            format!(
+                "`{}` is the caller's read-only slice (`&[{}]`), and this writes it",
+                buffer.name,
+                type_text(&buffer.elem)
+            ),
+            format!(
+                "borrow it mutably in the plan's parameters: `{}: &mut [{}]`",
+                buffer.name,
+                type_text(&buffer.elem)
+            ),
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! Launch arguments against the kernel's declaration: how many, buffers for
+//! slice parameters and values for the rest, element types, and no writes
+//! through a caller's read-only slice.
+
+use crate::errors::Errors;
+use crate::ir::{Arg, KernelParamKind, Launch, OpKind, Plan, text};
+use crate::syntax::SliceAccess;
+use syn::spanned::Spanned;
+
+pub fn check(plan: &Plan, errors: &Errors) {
+    for op in &plan.ops {
+        if let OpKind::Launch(launch) = &op.kind {
+            arguments(plan, launch, errors);
+        }
+    }
+}
+
+fn arguments(plan: &Plan, launch: &Launch, errors: &Errors) {
+    let kernel = &plan.kernels[launch.kernel];
+    let signature = signature(plan, launch.kernel);
+    if launch.args.len() != kernel.params.len() {
+        errors.at(
+            launch.args_span,
+            format!(
+                "kernel `{}` takes {} arguments, and {} are given",
+                kernel.name,
+                kernel.params.len(),
+                launch.args.len()
+            ),
+            format!("its declaration is `{signature}`"),
+        );
+    }
+    for (param, arg) in kernel.params.iter().zip(&launch.args) {
+        match (&param.kind, arg) {
+            (KernelParamKind::Slice { .. }, Arg::Value(expr)) => errors.at(
+                expr.span(),
+                format!("`{}`'s parameter `{}` is a slice, so this argument must be a buffer of the plan", kernel.name, param.name),
+                "pass a buffer, or a range of one such as `da[0..n]`",
+            ),
+            (KernelParamKind::Value(ty), Arg::Buffer(place)) => errors.at(
+                place.span,
+                format!(
+                    "`{}`'s parameter `{}` is a value (`{}`), and `{}` is a buffer",
+                    kernel.name,
+                    param.name,
+                    text(ty),
+                    plan.buffers[place.buffer].name
+                ),
+                "pass a value here; buffers go to slice parameters",
+            ),
+            (KernelParamKind::Slice { access, elem }, Arg::Buffer(place)) => {
+                let buffer = &plan.buffers[place.buffer];
+                if text(elem) != text(&buffer.elem) {
+                    errors.at(
+                        place.span,
+                        format!(
+                            "`{}` takes `[{}]` through `{}`, and `{}` holds `{}`",
+                            kernel.name,
+                            text(elem),
+                            param.name,
+                            buffer.name,
+                            text(&buffer.elem)
+                        ),
+                        format!("pass a buffer of `{}`", text(elem)),
+                    );
+                }
+                if *access != SliceAccess::Read && !buffer.kind.is_writable() {
+                    errors.at(
+                        place.span,
+                        format!(
+                            "`{}` writes through `{}`, and `{}` is the caller's read-only slice",
+                            kernel.name, param.name, buffer.name
+                        ),
+                        format!("borrow it mutably in the plan's parameters: `{}: &mut [{}]`", buffer.name, text(&buffer.elem)),
+                    );
+                }
+            }
+            (KernelParamKind::Value(_), Arg::Value(_)) => {}
+        }
+    }
+}
+
+/// `kernel vadd(a: &[f32], c: &out [f32], n: i32)`, for messages.
+fn signature(plan: &Plan, kernel: usize) -> String {
+    let kernel = &plan.kernels[kernel];
+    let params: Vec<String> = kernel
+        .params
+        .iter()
+        .map(|param| match &param.kind {
+            KernelParamKind::Slice { access, elem } => {
+                let access = match access {
+                    SliceAccess::Read => "",
+                    SliceAccess::ReadWrite => "mut ",
+                    SliceAccess::Write => "out ",
+                };
+                format!("{}: &{access}[{}]", param.name, text(elem))
+            }
+            KernelParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
+        })
+        .collect();
+    format!("kernel {}({})", kernel.name, params.join(", "))
+}

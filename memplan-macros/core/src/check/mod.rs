@@ -1,0 +1,55 @@
+//! The compile-time checks. Each file holds one family, as small
+//! `check_*`-style functions over the IR that push spanned errors; [`run`]
+//! runs them all, so a plan's every mistake is reported at once.
+//!
+//! | file | checks |
+//! | --- | --- |
+//! | `copies.rs` | element types, symbolic lengths, overlapping source and destination, writes to read-only slices |
+//! | `reach.rs` | memory a kernel cannot reach, async copies of pageable memory, write-combined memory read by the host, host steps on device memory |
+//! | `launch.rs` | launch arguments against the kernel's declaration |
+//! | `lifetime.rs` | reads of memory nothing wrote, use after `free`, double `free`, `alloc` without `free` |
+//! | `order.rs` | the happens-before order (and `wait` for an event never recorded) |
+//! | `race.rs` | unordered accesses from two streams, host reads of results in flight, stream-ordered memory across streams |
+//! | `unused.rs` | warnings for declared and unused buffers, streams, events and kernels |
+//!
+//! Undeclared and twice-declared names are reported earlier, by `ir::build`.
+
+mod copies;
+mod launch;
+mod lifetime;
+mod order;
+mod race;
+mod reach;
+mod unused;
+
+pub use order::Order;
+pub use unused::Warning;
+
+use crate::errors::Errors;
+use crate::ir::{Access, Plan};
+use proc_macro2::Span;
+
+/// What the checks learned, for the lowering.
+#[derive(Default)]
+pub struct Analysis {
+    pub warnings: Vec<Warning>,
+}
+
+/// Runs every check on `plan`; errors go to `errors`.
+pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
+    let accesses: Vec<Vec<Access>> = (0..plan.ops.len()).map(|op| plan.accesses(op)).collect();
+    copies::check(plan, errors);
+    reach::check(plan, errors);
+    launch::check(plan, errors);
+    lifetime::check(plan, &accesses, errors);
+    let order = Order::compute(plan, errors);
+    race::check(plan, &accesses, &order, errors);
+    Analysis {
+        warnings: unused::find(plan, &accesses),
+    }
+}
+
+/// The line a span starts on, for messages that point elsewhere.
+fn line(span: Span) -> usize {
+    span.start().line
+}

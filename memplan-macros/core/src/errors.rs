@@ -1,0 +1,57 @@
+//! Collects every error of a plan so the user sees all of them at once
+//! (serde_derive's `Ctxt`). Each error carries the user's span; its text is
+//! what is wrong, then a `help:` line with the fix.
+
+use proc_macro2::Span;
+use std::cell::RefCell;
+use std::fmt::Display;
+
+#[derive(Default)]
+pub struct Errors {
+    errors: RefCell<Vec<syn::Error>>,
+    checked: std::cell::Cell<bool>,
+}
+
+impl Errors {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An error at `span`: `message`, and on a line of its own, `help`.
+    pub fn at(&self, span: Span, message: impl Display, help: impl Display) {
+        self.push(syn::Error::new(span, format!("{message}\n\nhelp: {help}")));
+    }
+
+    pub fn push(&self, error: syn::Error) {
+        self.errors.borrow_mut().push(error);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.errors.borrow().is_empty()
+    }
+
+    /// All errors as one, or `Ok` if there were none.
+    pub fn finish(self) -> syn::Result<()> {
+        self.checked.set(true);
+        let mut errors = self.errors.take().into_iter();
+        let Some(mut combined) = errors.next() else {
+            return Ok(());
+        };
+        for error in errors {
+            combined.combine(error);
+        }
+        Err(combined)
+    }
+}
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        // An error collector dropped unread would lose errors silently.
+        if !self.checked.get() && !std::thread::panicking() {
+            debug_assert!(
+                self.errors.borrow().is_empty(),
+                "memplan: errors were collected and never reported"
+            );
+        }
+    }
+}

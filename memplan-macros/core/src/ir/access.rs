@@ -1,0 +1,124 @@
+//! What each op reads and writes: the facts the lifetime and race checks
+//! reason about.
+
+use super::{Arg, BufferId, KernelParamKind, OpKind, Plan};
+use crate::sym::SymRange;
+use crate::syntax::SliceAccess;
+use proc_macro2::Span;
+
+/// One op's use of a range of one buffer.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub buffer: BufferId,
+    pub range: SymRange,
+    pub mode: Mode,
+    /// The buffer's name where the op writes it.
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Read,
+    Write,
+    /// Reads, then writes (a kernel's `&mut [T]`, a host step's `&mut`).
+    ReadWrite,
+    /// A stream-ordered allocation: the memory comes into being.
+    Alloc,
+    /// A stream-ordered free: the memory goes away.
+    Free,
+}
+
+impl Mode {
+    pub fn reads(self) -> bool {
+        matches!(self, Mode::Read | Mode::ReadWrite)
+    }
+
+    /// Whether it changes the memory (or its existence): conflicts with any
+    /// other access.
+    pub fn writes(self) -> bool {
+        !matches!(self, Mode::Read)
+    }
+
+    pub fn verb(self) -> &'static str {
+        match self {
+            Mode::Read => "reads",
+            Mode::Write => "writes",
+            Mode::ReadWrite => "reads and writes",
+            Mode::Alloc => "allocates",
+            Mode::Free => "frees",
+        }
+    }
+}
+
+impl Plan {
+    /// The accesses of op `op`, in the order it makes them.
+    pub fn accesses(&self, op: usize) -> Vec<Access> {
+        let whole = |buffer: BufferId, mode, span| Access {
+            buffer,
+            range: SymRange {
+                start: crate::sym::Sym::constant(0),
+                end: self.buffers[buffer].len.clone(),
+            },
+            mode,
+            span,
+        };
+        let place = |place: &super::Place, mode| Access {
+            buffer: place.buffer,
+            range: place.range.clone(),
+            mode,
+            span: place.span,
+        };
+        match &self.ops[op].kind {
+            OpKind::Copy { src, dst } => vec![place(src, Mode::Read), place(dst, Mode::Write)],
+            OpKind::Fill { dst, .. } => vec![place(dst, Mode::Write)],
+            OpKind::Launch(launch) => {
+                let params = &self.kernels[launch.kernel].params;
+                launch
+                    .args
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, arg)| match arg {
+                        Arg::Buffer(p) => {
+                            let mode = match params.get(index).map(|param| &param.kind) {
+                                Some(KernelParamKind::Slice {
+                                    access: SliceAccess::Read,
+                                    ..
+                                }) => Mode::Read,
+                                Some(KernelParamKind::Slice {
+                                    access: SliceAccess::Write,
+                                    ..
+                                }) => Mode::Write,
+                                // A mismatched argument is reported by the launch check;
+                                // assume the worst for the others.
+                                _ => Mode::ReadWrite,
+                            };
+                            Some(place(p, mode))
+                        }
+                        Arg::Value(_) => None,
+                    })
+                    .collect()
+            }
+            OpKind::Host { params, .. } => params
+                .iter()
+                .map(|p| {
+                    whole(
+                        p.buffer,
+                        if p.mutable {
+                            Mode::ReadWrite
+                        } else {
+                            Mode::Read
+                        },
+                        p.name.span(),
+                    )
+                })
+                .collect(),
+            OpKind::Alloc(buffer) => vec![whole(
+                *buffer,
+                Mode::Alloc,
+                self.buffers[*buffer].name.span(),
+            )],
+            OpKind::Free(buffer) => vec![whole(*buffer, Mode::Free, self.ops[op].span)],
+            OpKind::Record(_) | OpKind::Wait(_) | OpKind::Sync(_) => Vec::new(),
+        }
+    }
+}

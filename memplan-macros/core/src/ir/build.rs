@@ -1,0 +1,547 @@
+//! From syntax to IR: resolves every name, flattens stream blocks into one
+//! program order, and turns lengths and ranges into symbolic integers.
+//!
+//! This is where undeclared and twice-declared names are reported, and
+//! operations written where they cannot run (`sync` inside a stream block,
+//! `record` outside one). A plan with such errors is not checked further:
+//! the semantic checks need every name resolved.
+
+use super::label::op_label;
+use super::*;
+use crate::errors::Errors;
+use crate::sym::{self, Sym, SymRange};
+use crate::syntax::{self, BufferSpace, ItemDef, KernelParamTy, OpDef, PlanDef, PriorityDef};
+use std::collections::HashMap;
+use syn::{Expr, RangeLimits};
+
+/// Names of generated items start with this; plan names may not.
+pub const RESERVED_PREFIX: &str = "__memplan";
+
+/// The plan's IR; errors go to `errors`.
+pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
+    let mut builder = Builder {
+        errors,
+        names: HashMap::new(),
+        freed: Vec::new(),
+        plan: Plan {
+            attrs: def.attrs.clone(),
+            vis: def.vis.clone(),
+            name: def.name.clone(),
+            params: Vec::new(),
+            modules: Vec::new(),
+            kernels: Vec::new(),
+            buffers: Vec::new(),
+            streams: Vec::new(),
+            events: Vec::new(),
+            ops: Vec::new(),
+            atoms: Default::default(),
+        },
+    };
+    builder.reserve(&def.name);
+    for param in &def.params {
+        builder.param(param);
+    }
+    for item in &def.items {
+        builder.declaration(item);
+    }
+    for item in &def.items {
+        match item {
+            ItemDef::Op(op) => builder.op(op, Lane::Host),
+            ItemDef::On(block) => {
+                if let Some(stream) = builder.stream(&block.stream) {
+                    for op in &block.ops {
+                        builder.op(op, Lane::Stream(stream));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    builder.plan
+}
+
+/// What a name in the plan stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Name {
+    Param(usize),
+    Buffer(BufferId),
+    Kernel(KernelId),
+    Stream(StreamId),
+    Event(EventId),
+}
+
+impl Name {
+    fn what(self) -> &'static str {
+        match self {
+            Name::Param(_) => "a parameter",
+            Name::Buffer(_) => "a buffer",
+            Name::Kernel(_) => "a kernel",
+            Name::Stream(_) => "a stream",
+            Name::Event(_) => "an event",
+        }
+    }
+}
+
+struct Builder<'a> {
+    errors: &'a Errors,
+    names: HashMap<String, (Name, Span)>,
+    /// Stream-ordered buffers already freed, whose names may be reused.
+    freed: Vec<BufferId>,
+    plan: Plan,
+}
+
+impl Builder<'_> {
+    /// Binds `ident` to `name`; reports a second declaration.
+    fn declare(&mut self, ident: &Ident, name: Name) {
+        self.reserve(ident);
+        let key = ident.to_string();
+        if let Some(&(previous, span)) = self.names.get(&key) {
+            let reusable = matches!(previous, Name::Buffer(id) if self.freed.contains(&id))
+                && matches!(name, Name::Buffer(id) if matches!(self.plan.buffers[id].kind, BufferKind::StreamOrdered { .. }));
+            if !reusable {
+                self.errors.at(
+                    ident.span(),
+                    format!("`{ident}` is declared twice: it is already {} (line {})", previous.what(), span.start().line),
+                    "give one of them another name; buffers, streams, events, kernels and parameters share one namespace",
+                );
+                return;
+            }
+        }
+        self.names.insert(key, (name, ident.span()));
+    }
+
+    fn reserve(&self, ident: &Ident) {
+        if ident.to_string().starts_with(RESERVED_PREFIX) {
+            self.errors.at(
+                ident.span(),
+                format!("`{ident}` starts with `{RESERVED_PREFIX}`, which memplan keeps for the code it generates"),
+                "choose another name",
+            );
+        }
+    }
+
+    fn lookup(&self, ident: &Ident) -> Option<Name> {
+        match self.names.get(&ident.to_string()) {
+            Some(&(name, _)) => Some(name),
+            None => {
+                self.errors.at(
+                    ident.span(),
+                    format!("`{ident}` is not declared in this plan"),
+                    format!("declare it, for example `device {ident}: [f32; n];`, `stream {ident};` or `event {ident};`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn param(&mut self, param: &syntax::ParamDef) {
+        let index = self.plan.params.len();
+        let kind = match &param.ty {
+            syn::Type::Reference(reference) => {
+                let (elem, len_expr) = match &*reference.elem {
+                    syn::Type::Slice(slice) => ((*slice.elem).clone(), None),
+                    syn::Type::Array(array) => ((*array.elem).clone(), Some(array.len.clone())),
+                    other => {
+                        self.errors.at(
+                            other.span_of(),
+                            "a plan parameter that borrows must borrow a slice",
+                            "write `&[T]`, `&mut [T]`, or with its length, `&[T; n]`",
+                        );
+                        return;
+                    }
+                };
+                let len = match &len_expr {
+                    Some(expr) => self.sym(expr),
+                    None => Sym::atom(self.plan.atoms.intern(&format!("{}.len()", param.name))),
+                };
+                let buffer = self.plan.buffers.len();
+                self.plan.buffers.push(Buffer {
+                    name: param.name.clone(),
+                    elem,
+                    len,
+                    len_expr,
+                    kind: BufferKind::Param {
+                        mutable: reference.mutability.is_some(),
+                        registered: param.registered.is_some(),
+                    },
+                });
+                self.declare(&param.name, Name::Buffer(buffer));
+                ParamKind::Slice(buffer)
+            }
+            ty => {
+                if let Some(registered) = param.registered {
+                    self.errors.at(
+                        registered.span,
+                        "only borrowed slices can be `registered`",
+                        format!("make `{}` a slice, `&[T]` or `&mut [T]`", param.name),
+                    );
+                }
+                self.declare(&param.name, Name::Param(index));
+                if is_usize(ty) {
+                    self.plan.atoms.intern(&param.name.to_string());
+                    ParamKind::Size
+                } else {
+                    ParamKind::Value(ty.clone())
+                }
+            }
+        };
+        self.plan.params.push(Param {
+            name: param.name.clone(),
+            kind,
+        });
+    }
+
+    fn declaration(&mut self, item: &ItemDef) {
+        match item {
+            ItemDef::Kernel(kernel) => self.kernel(kernel),
+            ItemDef::Buffers(decl) => {
+                for def in &decl.buffers {
+                    let kind = match (&decl.space, &def.host_kind) {
+                        (BufferSpace::Device(_), _) => BufferKind::Device,
+                        (BufferSpace::Host(_), None) => BufferKind::Host(HostKind {
+                            pageable: false,
+                            mapped: false,
+                            write_combined: false,
+                            portable: false,
+                        }),
+                        (BufferSpace::Host(_), Some(kind)) => BufferKind::Host(HostKind {
+                            pageable: kind.pageable,
+                            mapped: kind.mapped,
+                            write_combined: kind.write_combined,
+                            portable: kind.portable,
+                        }),
+                    };
+                    self.buffer(def, kind);
+                }
+            }
+            ItemDef::Streams(decl) => {
+                for def in &decl.streams {
+                    let priority = match &def.priority {
+                        None | Some(PriorityDef::Normal(_)) => Priority::Normal,
+                        Some(PriorityDef::High(_)) => Priority::High,
+                        Some(PriorityDef::Level(level, _)) => Priority::Level(*level),
+                    };
+                    let id = self.plan.streams.len();
+                    self.plan.streams.push(Stream {
+                        name: def.name.clone(),
+                        priority,
+                    });
+                    self.declare(&def.name, Name::Stream(id));
+                }
+            }
+            ItemDef::Events(decl) => {
+                for event in &decl.events {
+                    let id = self.plan.events.len();
+                    self.plan.events.push(event.clone());
+                    self.declare(event, Name::Event(id));
+                }
+            }
+            ItemDef::On(_) | ItemDef::Op(_) => {}
+        }
+    }
+
+    fn kernel(&mut self, kernel: &syntax::KernelDecl) {
+        let path_text = label::tokens(&kernel.module);
+        let module = match self
+            .plan
+            .modules
+            .iter()
+            .position(|m| label::tokens(m) == path_text)
+        {
+            Some(index) => index,
+            None => {
+                self.plan.modules.push(kernel.module.clone());
+                self.plan.modules.len() - 1
+            }
+        };
+        let params = kernel
+            .params
+            .iter()
+            .map(|param| KernelParam {
+                name: param.name.clone(),
+                kind: match &param.ty {
+                    KernelParamTy::Slice { access, elem, .. } => KernelParamKind::Slice {
+                        access: *access,
+                        elem: elem.clone(),
+                    },
+                    KernelParamTy::Value(ty) => KernelParamKind::Value(ty.clone()),
+                },
+            })
+            .collect();
+        let id = self.plan.kernels.len();
+        self.plan.kernels.push(Kernel {
+            name: kernel.name.clone(),
+            module,
+            params,
+        });
+        self.declare(&kernel.name, Name::Kernel(id));
+    }
+
+    fn buffer(&mut self, def: &syntax::BufferDef, kind: BufferKind) -> BufferId {
+        let len = self.sym(&def.len);
+        let id = self.plan.buffers.len();
+        self.plan.buffers.push(Buffer {
+            name: def.name.clone(),
+            elem: def.elem.clone(),
+            len,
+            len_expr: Some(def.len.clone()),
+            kind,
+        });
+        self.declare(&def.name, Name::Buffer(id));
+        id
+    }
+
+    fn sym(&mut self, expr: &Expr) -> Sym {
+        sym::from_expr(expr, &mut self.plan.atoms).unwrap_or_else(|error| {
+            self.errors.push(syn::Error::new(
+                error.span(),
+                format!("{error}\n\nhelp: compute other values in a host step"),
+            ));
+            Sym::constant(0)
+        })
+    }
+
+    fn stream(&self, ident: &Ident) -> Option<StreamId> {
+        match self.lookup(ident)? {
+            Name::Stream(id) => Some(id),
+            other => self.wrong_kind(ident, other, "a stream"),
+        }
+    }
+
+    fn event(&self, ident: &Ident) -> Option<EventId> {
+        match self.lookup(ident)? {
+            Name::Event(id) => Some(id),
+            other => self.wrong_kind(ident, other, "an event"),
+        }
+    }
+
+    fn buffer_named(&self, ident: &Ident) -> Option<BufferId> {
+        match self.lookup(ident)? {
+            Name::Buffer(id) => Some(id),
+            other => self.wrong_kind(ident, other, "a buffer"),
+        }
+    }
+
+    fn wrong_kind<T>(&self, ident: &Ident, found: Name, expected: &str) -> Option<T> {
+        self.errors.at(
+            ident.span(),
+            format!(
+                "`{ident}` is {}, and {expected} is needed here",
+                found.what()
+            ),
+            format!("name {expected} declared in this plan"),
+        );
+        None
+    }
+
+    fn place(&mut self, place: &syntax::Place) -> Option<Place> {
+        let buffer = self.buffer_named(&place.name)?;
+        let len = self.plan.buffers[buffer].len.clone();
+        let range = match &place.range {
+            None => SymRange {
+                start: Sym::constant(0),
+                end: len,
+            },
+            Some(range) => {
+                let start = range
+                    .start
+                    .as_deref()
+                    .map_or_else(|| Sym::constant(0), |e| self.sym(e));
+                let end = match (&range.end, &range.limits) {
+                    (None, _) => len,
+                    (Some(end), RangeLimits::HalfOpen(_)) => self.sym(end),
+                    (Some(end), RangeLimits::Closed(_)) => self.sym(end).add(&Sym::constant(1)),
+                };
+                SymRange { start, end }
+            }
+        };
+        Some(Place {
+            buffer,
+            range,
+            range_expr: place.range.clone(),
+            span: place.name.span(),
+        })
+    }
+
+    fn op(&mut self, def: &OpDef, lane: Lane) {
+        if let Some(kind) = self.op_kind(def, lane) {
+            self.plan.ops.push(Op {
+                kind,
+                lane,
+                span: def.span(),
+                label: op_label(def),
+            });
+        }
+    }
+
+    /// The op's meaning, or `None` (with an error) if it has none here.
+    fn op_kind(&mut self, def: &OpDef, lane: Lane) -> Option<OpKind> {
+        let span = def.span();
+        let in_stream = matches!(lane, Lane::Stream(_));
+        Some(match def {
+            OpDef::Copy { src, dst, .. } => {
+                let (src, dst) = (self.place(src), self.place(dst));
+                OpKind::Copy {
+                    src: src?,
+                    dst: dst?,
+                }
+            }
+            OpDef::Fill { dst, value, .. } => OpKind::Fill {
+                dst: self.place(dst)?,
+                value: value.clone(),
+            },
+            OpDef::Launch(launch) => OpKind::Launch(self.launch(launch)?),
+            OpDef::Record { event, .. } | OpDef::Wait { event, .. } if !in_stream => {
+                let verb = if matches!(def, OpDef::Record { .. }) {
+                    "record"
+                } else {
+                    "wait"
+                };
+                self.errors.at(
+                    span,
+                    format!(
+                        "`{verb} {event}` must be in a stream block: events mark points in a stream"
+                    ),
+                    "move it into `on stream { ... }`; the host waits with `sync`",
+                );
+                return None;
+            }
+            OpDef::Record { event, .. } => OpKind::Record(self.event(event)?),
+            OpDef::Wait { event, .. } => OpKind::Wait(self.event(event)?),
+            OpDef::Sync { .. } if in_stream => {
+                self.errors.at(
+                    span,
+                    "`sync` waits on the host, so it cannot be in a stream block",
+                    "move it after the block; to order two streams, `record` an event on one and `wait` for it on the other",
+                );
+                return None;
+            }
+            OpDef::Sync { stream, .. } => OpKind::Sync(match stream {
+                Some(stream) => Some(self.stream(stream)?),
+                None => None,
+            }),
+            OpDef::Alloc { buffer, .. } => {
+                if !in_stream {
+                    self.errors.at(
+                        span,
+                        "`alloc` is stream-ordered, so it must be in a stream block",
+                        "move it into the `on` block of the stream that first uses the buffer, or declare a `device` buffer",
+                    );
+                    return None;
+                }
+                let id = self.buffer(
+                    buffer,
+                    BufferKind::StreamOrdered {
+                        alloc: self.plan.ops.len(),
+                    },
+                );
+                OpKind::Alloc(id)
+            }
+            OpDef::Free { buffer, .. } => {
+                if !in_stream {
+                    self.errors.at(
+                        span,
+                        "`free` is stream-ordered, so it must be in a stream block",
+                        "move it into an `on` block, after the buffer's last use",
+                    );
+                    return None;
+                }
+                let id = self.buffer_named(buffer)?;
+                if !matches!(self.plan.buffers[id].kind, BufferKind::StreamOrdered { .. }) {
+                    self.errors.at(
+                        buffer.span(),
+                        format!(
+                            "`{buffer}` lives as long as the plan, so it cannot be freed in it"
+                        ),
+                        "only buffers made with `alloc` in a stream block can be freed",
+                    );
+                    return None;
+                }
+                self.freed.push(id);
+                OpKind::Free(id)
+            }
+            OpDef::Host(step) => {
+                if in_stream {
+                    self.errors.at(
+                        span,
+                        "a host step runs on the CPU, so it cannot be in a stream block",
+                        "move it after the block, with `sync` before it if it reads what the stream wrote",
+                    );
+                    return None;
+                }
+                let mut params = Vec::new();
+                for param in &step.params {
+                    params.push(HostParam {
+                        buffer: self.buffer_named(&param.name)?,
+                        name: param.name.clone(),
+                        mutable: param.mutable,
+                    });
+                }
+                OpKind::Host {
+                    params,
+                    body: step.body.clone(),
+                }
+            }
+        })
+    }
+
+    fn launch(&mut self, launch: &syntax::LaunchDef) -> Option<Launch> {
+        let kernel = match self.lookup(&launch.kernel)? {
+            Name::Kernel(id) => id,
+            other => return self.wrong_kind(&launch.kernel, other, "a kernel"),
+        };
+        let mut args = Vec::new();
+        for expr in &launch.args {
+            args.push(match self.buffer_argument(expr) {
+                Some(place) => Arg::Buffer(self.place(&place)?),
+                None => Arg::Value(expr.clone()),
+            });
+        }
+        Some(Launch {
+            kernel,
+            grid: launch.grid.clone(),
+            block: launch.block.clone(),
+            shared: launch.shared.clone(),
+            args,
+            args_span: launch.args_span,
+        })
+    }
+
+    /// `da` or `da[0..n]`, when `da` names a buffer: the argument is that
+    /// buffer. Anything else is a value.
+    fn buffer_argument(&self, expr: &Expr) -> Option<syntax::Place> {
+        let (path, range) = match expr {
+            Expr::Path(path) => (path, None),
+            Expr::Index(index) => match (&*index.expr, &*index.index) {
+                (Expr::Path(path), Expr::Range(range)) => (path, Some(range.clone())),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let ident = path.path.get_ident()?;
+        matches!(
+            self.names.get(&ident.to_string()),
+            Some((Name::Buffer(_), _))
+        )
+        .then(|| syntax::Place {
+            name: ident.clone(),
+            range,
+        })
+    }
+}
+
+use super::label;
+
+fn is_usize(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("usize"))
+}
+
+trait SpanOf {
+    fn span_of(&self) -> Span;
+}
+
+impl<T: quote::ToTokens> SpanOf for T {
+    fn span_of(&self) -> Span {
+        syn::spanned::Spanned::span(self)
+    }
+}

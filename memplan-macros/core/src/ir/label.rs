@@ -1,0 +1,73 @@
+//! Ops as text, for error messages, reports and diagrams: `copy a[0..n/2] -> da`.
+
+use crate::syntax::{OpDef, Place};
+use quote::ToTokens;
+
+/// The op as a person would write it.
+pub fn op_label(op: &OpDef) -> String {
+    match op {
+        OpDef::Copy { src, dst, .. } => format!("copy {} -> {}", place(src), place(dst)),
+        OpDef::Fill { dst, value, .. } => format!("fill {} with {}", place(dst), tokens(value)),
+        OpDef::Launch(launch) => format!("launch {}", launch.kernel),
+        OpDef::Record { event, .. } => format!("record {event}"),
+        OpDef::Wait { event, .. } => format!("wait {event}"),
+        OpDef::Sync {
+            stream: Some(stream),
+            ..
+        } => format!("sync {stream}"),
+        OpDef::Sync { stream: None, .. } => "sync all".to_owned(),
+        OpDef::Alloc { buffer, .. } => format!("alloc {}", buffer.name),
+        OpDef::Free { buffer, .. } => format!("free {buffer}"),
+        OpDef::Host(step) => {
+            let params: Vec<String> = step
+                .params
+                .iter()
+                .map(|p| format!("&{}{}", if p.mutable { "mut " } else { "" }, p.name))
+                .collect();
+            format!("host({})", params.join(", "))
+        }
+    }
+}
+
+pub fn place(place: &Place) -> String {
+    match &place.range {
+        Some(range) => format!("{}[{}]", place.name, tokens(range)),
+        None => place.name.to_string(),
+    }
+}
+
+/// Tokens as compact text: `0 .. n / 2` becomes `0..n / 2`.
+pub fn tokens(node: &impl ToTokens) -> String {
+    let text = node.to_token_stream().to_string();
+    let mut compact = text
+        .replace(" .. ", "..")
+        .replace(" ..", "..")
+        .replace(".. ", "..");
+    for (spaced, tight) in [
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" ,", ","),
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+    ] {
+        compact = compact.replace(spaced, tight);
+    }
+    compact
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_read_as_written() {
+        let op: OpDef = syn::parse_str("copy a[0 .. n / 2] -> da[n/2..];").unwrap();
+        assert_eq!(op_label(&op), "copy a[0..n / 2] -> da[n / 2..]");
+        let op: OpDef = syn::parse_str("host(&a, &mut b) { }").unwrap();
+        assert_eq!(op_label(&op), "host(&a, &mut b)");
+        let op: OpDef = syn::parse_str("fill d with f(1, 2);").unwrap();
+        assert_eq!(op_label(&op), "fill d with f(1, 2)");
+    }
+}

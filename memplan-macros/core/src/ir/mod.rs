@@ -1,0 +1,248 @@
+//! The plan as the checks and the lowering see it: every name resolved to
+//! a declaration, every operation in program order with the stream it runs
+//! on, every range symbolic. Syntax nodes are kept wherever a later stage
+//! must point at, or re-emit, the user's tokens.
+
+mod access;
+mod build;
+mod label;
+
+pub use access::{Access, Mode};
+pub use build::{RESERVED_PREFIX, build};
+/// Syntax as compact text, for messages: `[f32; n]`, `0..n / 2`.
+pub use label::tokens as text;
+
+use crate::sym::{Atoms, Sym, SymRange};
+use crate::syntax::SliceAccess;
+use proc_macro2::Span;
+use syn::{Attribute, Block, Expr, ExprRange, Ident, Path, Type, Visibility};
+
+pub type BufferId = usize;
+pub type StreamId = usize;
+pub type EventId = usize;
+pub type KernelId = usize;
+pub type OpId = usize;
+
+pub struct Plan {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub params: Vec<Param>,
+    /// Distinct kernel modules, each loaded once.
+    pub modules: Vec<Path>,
+    pub kernels: Vec<Kernel>,
+    pub buffers: Vec<Buffer>,
+    pub streams: Vec<Stream>,
+    pub events: Vec<Ident>,
+    /// In program order: the order the host issues them.
+    pub ops: Vec<Op>,
+    pub atoms: Atoms,
+}
+
+pub struct Param {
+    pub name: Ident,
+    pub kind: ParamKind,
+}
+
+pub enum ParamKind {
+    /// `n: usize`: usable in lengths and ranges.
+    Size,
+    /// `scale: f32`: a value for launches and host steps.
+    Value(Type),
+    /// `xs: &[f32; n]`: the caller's memory, as the buffer it became.
+    Slice(BufferId),
+}
+
+pub struct Kernel {
+    pub name: Ident,
+    /// Index into [`Plan::modules`].
+    pub module: usize,
+    pub params: Vec<KernelParam>,
+}
+
+pub struct KernelParam {
+    pub name: Ident,
+    pub kind: KernelParamKind,
+}
+
+pub enum KernelParamKind {
+    Slice { access: SliceAccess, elem: Type },
+    Value(Type),
+}
+
+pub struct Buffer {
+    pub name: Ident,
+    pub elem: Type,
+    pub len: Sym,
+    /// The length as written; `None` for a caller slice without one.
+    pub len_expr: Option<Expr>,
+    pub kind: BufferKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// Host memory the plan allocates.
+    Host(HostKind),
+    /// A caller's slice, passed to `run`.
+    Param { mutable: bool, registered: bool },
+    /// `cuMemAlloc`, for the plan's lifetime.
+    Device,
+    /// `alloc` in a stream block (`cuMemAllocAsync`), until its `free`.
+    StreamOrdered { alloc: OpId },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostKind {
+    pub pageable: bool,
+    pub mapped: bool,
+    pub write_combined: bool,
+    pub portable: bool,
+}
+
+impl BufferKind {
+    pub fn is_host(self) -> bool {
+        matches!(self, BufferKind::Host(_) | BufferKind::Param { .. })
+    }
+
+    /// Host memory that DMA can use directly (asynchronous copies).
+    pub fn is_page_locked(self) -> bool {
+        match self {
+            BufferKind::Host(kind) => !kind.pageable,
+            BufferKind::Param { registered, .. } => registered,
+            _ => false,
+        }
+    }
+
+    /// Memory a kernel can dereference.
+    pub fn is_device_reachable(self) -> bool {
+        match self {
+            BufferKind::Host(kind) => kind.mapped,
+            BufferKind::Param { .. } => false,
+            BufferKind::Device | BufferKind::StreamOrdered { .. } => true,
+        }
+    }
+
+    pub fn is_write_combined(self) -> bool {
+        matches!(self, BufferKind::Host(kind) if kind.write_combined)
+    }
+
+    /// Whether the host wrote it before the run (plan host memory and
+    /// caller slices), as opposed to device memory nothing wrote yet.
+    pub fn starts_initialized(self) -> bool {
+        self.is_host()
+    }
+
+    /// Whether ops may write it (a caller's `&[T]` may not be written).
+    pub fn is_writable(self) -> bool {
+        !matches!(self, BufferKind::Param { mutable: false, .. })
+    }
+}
+
+pub struct Stream {
+    pub name: Ident,
+    pub priority: Priority,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Priority {
+    Normal,
+    High,
+    Level(i32),
+}
+
+pub struct Op {
+    pub kind: OpKind,
+    pub lane: Lane,
+    /// The op's keyword: where errors point and where its location is.
+    pub span: Span,
+    /// The op as written, `copy a[0..n/2] -> da`.
+    pub label: String,
+}
+
+/// Where an op runs: on the host, in program order, or queued on a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lane {
+    Host,
+    Stream(StreamId),
+}
+
+pub enum OpKind {
+    Copy {
+        src: Place,
+        dst: Place,
+    },
+    Fill {
+        dst: Place,
+        value: Expr,
+    },
+    Launch(Launch),
+    Record(EventId),
+    Wait(EventId),
+    /// `sync s` (`Some`) or `sync all` (`None`).
+    Sync(Option<StreamId>),
+    Alloc(BufferId),
+    Free(BufferId),
+    Host {
+        params: Vec<HostParam>,
+        body: Block,
+    },
+}
+
+/// A buffer or a range of one, as an op names it.
+pub struct Place {
+    pub buffer: BufferId,
+    pub range: SymRange,
+    /// The range as written, if any.
+    pub range_expr: Option<ExprRange>,
+    pub span: Span,
+}
+
+pub struct Launch {
+    pub kernel: KernelId,
+    pub grid: Expr,
+    pub block: Expr,
+    pub shared: Option<Expr>,
+    pub args: Vec<Arg>,
+    pub args_span: Span,
+}
+
+/// A launch argument: a buffer (or range) of the plan, or a value.
+pub enum Arg {
+    Buffer(Place),
+    Value(Expr),
+}
+
+pub struct HostParam {
+    pub buffer: BufferId,
+    /// The name as the step's list writes it; the step's code uses it.
+    pub name: Ident,
+    pub mutable: bool,
+}
+
+impl Plan {
+    pub fn buffer_name(&self, id: BufferId) -> String {
+        self.buffers[id].name.to_string()
+    }
+
+    pub fn lane_name(&self, lane: Lane) -> String {
+        match lane {
+            Lane::Host => "the host".to_owned(),
+            Lane::Stream(stream) => format!("stream `{}`", self.streams[stream].name),
+        }
+    }
+
+    /// Lanes: the host, then each stream.
+    pub fn lane_count(&self) -> usize {
+        1 + self.streams.len()
+    }
+}
+
+impl Lane {
+    /// Index among the plan's lanes: 0 for the host, 1 + stream id.
+    pub fn index(self) -> usize {
+        match self {
+            Lane::Host => 0,
+            Lane::Stream(stream) => 1 + stream,
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! The plan described for people: a text summary and a Mermaid diagram of
+//! its streams, made at compile time and kept as constants on the type.
+
+use crate::ir::{BufferKind, Lane, OpKind, ParamKind, Plan, text};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::fmt::Write as _;
+
+pub fn consts(plan: &Plan) -> TokenStream {
+    let (summary, diagram) = (summary(plan), mermaid(plan));
+    quote! {
+        /// What the plan declares and does, in order.
+        pub const SUMMARY: &'static str = #summary;
+        /// The plan as a Mermaid flowchart: one lane per stream, with the
+        /// event and sync edges that order them.
+        pub const DIAGRAM: &'static str = #diagram;
+    }
+}
+
+/// The signature, the buffers, then every op with its lane.
+pub fn summary(plan: &Plan) -> String {
+    let params: Vec<String> = plan
+        .params
+        .iter()
+        .map(|param| match &param.kind {
+            ParamKind::Size => format!("{}: usize", param.name),
+            ParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
+            ParamKind::Slice(buffer) => format!("{}: {}", param.name, buffer_kind(plan, *buffer)),
+        })
+        .collect();
+    let mut out = format!("plan {}({})\n", plan.name, params.join(", "));
+    let owned: Vec<String> = plan
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !matches!(b.kind, BufferKind::Param { .. }))
+        .map(|(id, b)| format!("{}: {}", b.name, buffer_kind(plan, id)))
+        .collect();
+    if !owned.is_empty() {
+        let _ = writeln!(out, "  buffers: {}", owned.join(", "));
+    }
+    if !plan.streams.is_empty() {
+        let streams: Vec<String> = plan.streams.iter().map(|s| s.name.to_string()).collect();
+        let _ = writeln!(out, "  streams: {}", streams.join(", "));
+    }
+    if !plan.events.is_empty() {
+        let events: Vec<String> = plan.events.iter().map(ToString::to_string).collect();
+        let _ = writeln!(out, "  events: {}", events.join(", "));
+    }
+    let _ = writeln!(out, "  ops:");
+    for (index, op) in plan.ops.iter().enumerate() {
+        let lane = match op.lane {
+            Lane::Host => "host".to_owned(),
+            Lane::Stream(stream) => plan.streams[stream].name.to_string(),
+        };
+        let _ = writeln!(out, "    {index:>3}  {lane:<8} {}", op.label);
+    }
+    out
+}
+
+/// `[f32; n] pinned(mapped)`, as declared.
+pub fn buffer_kind(plan: &Plan, id: usize) -> String {
+    let buffer = &plan.buffers[id];
+    let elem = text(&buffer.elem);
+    let len = buffer
+        .len_expr
+        .as_ref()
+        .map_or_else(|| "..".to_owned(), text);
+    let kind = match buffer.kind {
+        BufferKind::Host(kind) if kind.pageable => "pageable".to_owned(),
+        BufferKind::Host(kind) => {
+            let flags: Vec<&str> = [
+                (kind.mapped, "mapped"),
+                (kind.write_combined, "write_combined"),
+                (kind.portable, "portable"),
+            ]
+            .into_iter()
+            .filter_map(|(set, name)| set.then_some(name))
+            .collect();
+            if flags.is_empty() {
+                "pinned".to_owned()
+            } else {
+                format!("pinned({})", flags.join(", "))
+            }
+        }
+        BufferKind::Param {
+            mutable,
+            registered,
+        } => {
+            let borrow = if mutable { "&mut " } else { "&" };
+            let registered = if registered { " registered" } else { "" };
+            return format!("{borrow}[{elem}; {len}]{registered}");
+        }
+        BufferKind::Device => "device".to_owned(),
+        BufferKind::StreamOrdered { .. } => "stream-ordered".to_owned(),
+    };
+    format!("[{elem}; {len}] {kind}")
+}
+
+/// A Mermaid flowchart: a subgraph per lane with its ops in order, dotted
+/// edges from each `record` to the `wait`s it releases and from each
+/// stream to the `sync` that waits for it.
+pub fn mermaid(plan: &Plan) -> String {
+    let mut out = String::from("flowchart TB\n");
+    let mut lanes: Vec<Lane> = vec![Lane::Host];
+    lanes.extend((0..plan.streams.len()).map(Lane::Stream));
+    for lane in lanes {
+        let ops: Vec<usize> = (0..plan.ops.len())
+            .filter(|&i| plan.ops[i].lane == lane)
+            .collect();
+        if ops.is_empty() {
+            continue;
+        }
+        let title = match lane {
+            Lane::Host => "host".to_owned(),
+            Lane::Stream(stream) => format!("stream {}", plan.streams[stream].name),
+        };
+        let _ = writeln!(out, "  subgraph lane{}[\"{title}\"]", lane.index());
+        for &op in &ops {
+            let _ = writeln!(
+                out,
+                "    op{op}[\"{}\"]",
+                plan.ops[op].label.replace('"', "'")
+            );
+        }
+        for pair in ops.windows(2) {
+            let _ = writeln!(out, "    op{} --> op{}", pair[0], pair[1]);
+        }
+        let _ = writeln!(out, "  end");
+    }
+    let mut last_record = vec![None; plan.events.len()];
+    let mut last_on_stream = vec![None; plan.streams.len()];
+    for (index, op) in plan.ops.iter().enumerate() {
+        match &op.kind {
+            OpKind::Record(event) => last_record[*event] = Some(index),
+            OpKind::Wait(event) => {
+                if let Some(record) = last_record[*event] {
+                    let _ = writeln!(out, "  op{record} -.->|{}| op{index}", plan.events[*event]);
+                }
+            }
+            OpKind::Sync(stream) => {
+                let streams: Vec<usize> = match stream {
+                    Some(stream) => vec![*stream],
+                    None => (0..plan.streams.len()).collect(),
+                };
+                for stream in streams {
+                    if let Some(last) = last_on_stream[stream] {
+                        let _ = writeln!(out, "  op{last} -.->|sync| op{index}");
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Lane::Stream(stream) = op.lane {
+            last_on_stream[stream] = Some(index);
+        }
+    }
+    out
+}

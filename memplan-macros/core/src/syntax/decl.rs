@@ -1,0 +1,313 @@
+//! Declarations: kernels, host and device buffers, streams, events.
+
+use super::kw;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Ident, LitInt, Path, Token, Type};
+
+/// `kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;`
+pub struct KernelDecl {
+    pub kernel_token: kw::kernel,
+    pub name: Ident,
+    pub params: Vec<KernelParamDef>,
+    pub module: Path,
+}
+
+impl Parse for KernelDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let kernel_token = input.parse()?;
+        let name = input.parse()?;
+        let content;
+        syn::parenthesized!(content in input);
+        let params = Punctuated::<KernelParamDef, Token![,]>::parse_terminated(&content)?
+            .into_iter()
+            .collect();
+        if !input.peek(kw::from) {
+            return Err(input.error(
+                "expected `from` and the module that holds the kernel\n\n\
+                 help: write `kernel name(...) from memplan_kernels::MODULE;`",
+            ));
+        }
+        input.parse::<kw::from>()?;
+        let module = input.parse()?;
+        input.parse::<Token![;]>()?;
+        Ok(KernelDecl {
+            kernel_token,
+            name,
+            params,
+            module,
+        })
+    }
+}
+
+/// A kernel parameter: a pointer with its access (`&[T]` reads, `&mut [T]`
+/// reads and writes, `&out [T]` only writes) or a value (`n: i32`).
+pub struct KernelParamDef {
+    pub name: Ident,
+    pub ty: KernelParamTy,
+}
+
+pub enum KernelParamTy {
+    Slice {
+        and_token: Token![&],
+        access: SliceAccess,
+        elem: Type,
+    },
+    Value(Type),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceAccess {
+    Read,
+    ReadWrite,
+    Write,
+}
+
+impl Parse for KernelParamDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        if !input.peek(Token![&]) {
+            return Ok(KernelParamDef {
+                name,
+                ty: KernelParamTy::Value(input.parse()?),
+            });
+        }
+        let and_token = input.parse()?;
+        let access = if input.parse::<Option<Token![mut]>>()?.is_some() {
+            SliceAccess::ReadWrite
+        } else if input.parse::<Option<kw::out>>()?.is_some() {
+            SliceAccess::Write
+        } else {
+            SliceAccess::Read
+        };
+        let content;
+        syn::bracketed!(content in input);
+        let elem = content.parse()?;
+        if !content.is_empty() {
+            return Err(content.error(
+                "a kernel parameter is a slice `[T]` without a length\n\n\
+                 help: pass the length as a separate parameter, as CUDA kernels do",
+            ));
+        }
+        Ok(KernelParamDef {
+            name,
+            ty: KernelParamTy::Slice {
+                and_token,
+                access,
+                elem,
+            },
+        })
+    }
+}
+
+/// `host a: [f32; n] pinned, b: [f32; n] pageable;` or `device da: [f32; n];`
+pub struct BufferDecl {
+    pub space: BufferSpace,
+    pub buffers: Vec<BufferDef>,
+}
+
+pub enum BufferSpace {
+    Host(kw::host),
+    Device(kw::device),
+}
+
+/// `name: [T; len]`, with a host memory kind for host buffers.
+pub struct BufferDef {
+    pub name: Ident,
+    pub elem: Type,
+    pub len: Expr,
+    pub host_kind: Option<HostKindDef>,
+}
+
+/// How host memory is allocated: `pageable`, `pinned`, `pinned(mapped,
+/// write_combined, portable)`, or `mapped` (short for `pinned(mapped)`).
+pub struct HostKindDef {
+    pub span: proc_macro2::Span,
+    pub pageable: bool,
+    pub mapped: bool,
+    pub write_combined: bool,
+    pub portable: bool,
+}
+
+impl Parse for BufferDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let space = if input.peek(kw::host) {
+            BufferSpace::Host(input.parse()?)
+        } else {
+            BufferSpace::Device(input.parse()?)
+        };
+        let is_host = matches!(space, BufferSpace::Host(_));
+        let mut buffers = Vec::new();
+        loop {
+            buffers.push(BufferDef::parse(input, is_host)?);
+            if input.parse::<Option<Token![,]>>()?.is_none() {
+                break;
+            }
+        }
+        input.parse::<Token![;]>()?;
+        Ok(BufferDecl { space, buffers })
+    }
+}
+
+impl BufferDef {
+    /// `name: [T; len]` and, for host memory, an optional kind.
+    pub fn parse(input: ParseStream, host: bool) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let (elem, len) = parse_array(input)?;
+        let host_kind = if host && !input.peek(Token![,]) && !input.peek(Token![;]) {
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        Ok(BufferDef {
+            name,
+            elem,
+            len,
+            host_kind,
+        })
+    }
+}
+
+/// `[T; len]`.
+fn parse_array(input: ParseStream) -> syn::Result<(Type, Expr)> {
+    let content;
+    let bracket = syn::bracketed!(content in input);
+    let elem = content.parse()?;
+    if content.is_empty() {
+        return Err(syn::Error::new(
+            bracket.span.close(),
+            "a buffer needs a length: `[T; len]`\n\nhelp: for example `[f32; n]`, with `n` a plan parameter",
+        ));
+    }
+    content.parse::<Token![;]>()?;
+    let len = content.parse()?;
+    Ok((elem, len))
+}
+
+impl Parse for HostKindDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let span = input.span();
+        let mut kind = HostKindDef {
+            span,
+            pageable: false,
+            mapped: false,
+            write_combined: false,
+            portable: false,
+        };
+        if input.parse::<Option<kw::pageable>>()?.is_some() {
+            kind.pageable = true;
+            return Ok(kind);
+        }
+        if input.parse::<Option<kw::mapped>>()?.is_some() {
+            kind.mapped = true;
+        } else if input.parse::<Option<kw::pinned>>()?.is_none() {
+            return Err(input.error(
+                "expected a host memory kind\n\n\
+                 help: write `pageable`, `pinned`, `mapped`, or `pinned(...)` with any of \
+                 `mapped`, `write_combined`, `portable`",
+            ));
+        }
+        if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            for flag in Punctuated::<Ident, Token![,]>::parse_terminated(&content)? {
+                match flag.to_string().as_str() {
+                    "mapped" => kind.mapped = true,
+                    "write_combined" => kind.write_combined = true,
+                    "portable" => kind.portable = true,
+                    _ => {
+                        return Err(syn::Error::new(
+                            flag.span(),
+                            format!(
+                                "unknown pinned memory flag `{flag}`\n\n\
+                                 help: the flags are `mapped`, `write_combined` and `portable`"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(kind)
+    }
+}
+
+/// `stream s1, s2 priority high;`
+pub struct StreamDecl {
+    pub streams: Vec<StreamDef>,
+}
+
+pub struct StreamDef {
+    pub name: Ident,
+    pub priority: Option<PriorityDef>,
+}
+
+/// `high`, `normal`, or a CUDA priority number (`-2`).
+pub enum PriorityDef {
+    High(kw::high),
+    Normal(kw::normal),
+    Level(i32, proc_macro2::Span),
+}
+
+impl Parse for StreamDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        input.parse::<kw::stream>()?;
+        let mut streams = Vec::new();
+        loop {
+            let name = input.parse()?;
+            let priority = if input.parse::<Option<kw::priority>>()?.is_some() {
+                Some(input.parse()?)
+            } else {
+                None
+            };
+            streams.push(StreamDef { name, priority });
+            if input.parse::<Option<Token![,]>>()?.is_none() {
+                break;
+            }
+        }
+        input.parse::<Token![;]>()?;
+        Ok(StreamDecl { streams })
+    }
+}
+
+impl Parse for PriorityDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(kw::high) {
+            return input.parse().map(PriorityDef::High);
+        }
+        if input.peek(kw::normal) {
+            return input.parse().map(PriorityDef::Normal);
+        }
+        let span = input.span();
+        let negative = input.parse::<Option<Token![-]>>()?.is_some();
+        let level = input.parse::<LitInt>().map_err(|_| {
+            syn::Error::new(
+                span,
+                "expected `high`, `normal` or a CUDA priority number such as `-2`",
+            )
+        })?;
+        let value: i32 = level.base10_parse()?;
+        Ok(PriorityDef::Level(
+            if negative { -value } else { value },
+            span,
+        ))
+    }
+}
+
+/// `event loaded, done;`
+pub struct EventDecl {
+    pub events: Vec<Ident>,
+}
+
+impl Parse for EventDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        input.parse::<kw::event>()?;
+        let mut events = vec![input.parse()?];
+        while input.parse::<Option<Token![,]>>()?.is_some() {
+            events.push(input.parse()?);
+        }
+        input.parse::<Token![;]>()?;
+        Ok(EventDecl { events })
+    }
+}

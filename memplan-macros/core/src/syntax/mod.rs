@@ -1,0 +1,15 @@
+//! The grammar of `memplan!`: syn parsers that turn tokens into a syntax
+//! tree keeping every token, so later stages can point at the user's code.
+//! No meaning is attached here; that is `ir::build`'s job.
+
+mod decl;
+mod kw;
+mod op;
+mod plan;
+
+pub use decl::{
+    BufferDecl, BufferDef, BufferSpace, EventDecl, HostKindDef, KernelDecl, KernelParamDef,
+    KernelParamTy, PriorityDef, SliceAccess, StreamDecl, StreamDef,
+};
+pub use op::{HostParamDef, HostStepDef, LaunchDef, OnBlock, OpDef, Place};
+pub use plan::{Input, ItemDef, ParamDef, PlanDef};

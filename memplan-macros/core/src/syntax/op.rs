@@ -1,0 +1,355 @@
+//! Operations, and the stream blocks that hold them.
+
+use super::decl::BufferDef;
+use super::kw;
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Block, Expr, Ident, Token};
+
+/// `on s1 { ops }`: operations queued on stream `s1`, in order.
+pub struct OnBlock {
+    pub on_token: kw::on,
+    pub stream: Ident,
+    pub ops: Vec<OpDef>,
+}
+
+impl Parse for OnBlock {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let on_token = input.parse()?;
+        let stream = input.parse()?;
+        let body;
+        syn::braced!(body in input);
+        let mut ops = Vec::new();
+        while !body.is_empty() {
+            if body.peek(kw::on) {
+                return Err(body.error(
+                    "stream blocks do not nest\n\nhelp: close this block before opening another",
+                ));
+            }
+            if !OpDef::peek(&body) {
+                return Err(body.error(
+                    "expected an operation\n\nhelp: a stream block holds `copy`, `fill`, `launch`, \
+                     `record`, `wait`, `alloc` and `free`; declarations go outside it",
+                ));
+            }
+            ops.push(body.parse()?);
+        }
+        Ok(OnBlock {
+            on_token,
+            stream,
+            ops,
+        })
+    }
+}
+
+/// One operation, as written.
+pub enum OpDef {
+    /// `copy a[0..n] -> da;`
+    Copy {
+        copy_token: kw::copy,
+        src: Place,
+        dst: Place,
+    },
+    /// `fill dc with 0.0;`
+    Fill {
+        fill_token: kw::fill,
+        dst: Place,
+        value: Expr,
+    },
+    /// `launch vadd<<<grid, block, shared>>>(args);`
+    Launch(LaunchDef),
+    /// `record loaded;`
+    Record {
+        record_token: kw::record,
+        event: Ident,
+    },
+    /// `wait loaded;`
+    Wait { wait_token: kw::wait, event: Ident },
+    /// `sync s1;` or `sync all;`
+    Sync {
+        sync_token: kw::sync,
+        stream: Option<Ident>,
+    },
+    /// `alloc tmp: [f32; n];` (stream-ordered)
+    Alloc {
+        alloc_token: kw::alloc,
+        buffer: BufferDef,
+    },
+    /// `free tmp;`
+    Free { free_token: kw::free, buffer: Ident },
+    /// `host(&a, &mut b) { ... }`: Rust code run on the CPU.
+    Host(HostStepDef),
+}
+
+impl OpDef {
+    /// Whether the input starts an operation.
+    pub fn peek(input: ParseStream) -> bool {
+        input.peek(kw::copy)
+            || input.peek(kw::fill)
+            || input.peek(kw::launch)
+            || input.peek(kw::record)
+            || input.peek(kw::wait)
+            || input.peek(kw::sync)
+            || input.peek(kw::alloc)
+            || input.peek(kw::free)
+            || (input.peek(kw::host)
+                && (input.peek2(syn::token::Paren) || input.peek2(syn::token::Brace)))
+    }
+
+    /// The token that starts the op, where its errors and location point.
+    pub fn span(&self) -> Span {
+        match self {
+            OpDef::Copy { copy_token, .. } => copy_token.span,
+            OpDef::Fill { fill_token, .. } => fill_token.span,
+            OpDef::Launch(launch) => launch.launch_token.span,
+            OpDef::Record { record_token, .. } => record_token.span,
+            OpDef::Wait { wait_token, .. } => wait_token.span,
+            OpDef::Sync { sync_token, .. } => sync_token.span,
+            OpDef::Alloc { alloc_token, .. } => alloc_token.span,
+            OpDef::Free { free_token, .. } => free_token.span,
+            OpDef::Host(step) => step.host_token.span,
+        }
+    }
+}
+
+impl Parse for OpDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let op = if input.peek(kw::copy) {
+            let copy_token = input.parse()?;
+            let src = input.parse()?;
+            if !input.peek(Token![->]) {
+                return Err(input
+                    .error("expected `->`\n\nhelp: a copy reads `copy source -> destination;`"));
+            }
+            input.parse::<Token![->]>()?;
+            let dst = input.parse()?;
+            OpDef::Copy {
+                copy_token,
+                src,
+                dst,
+            }
+        } else if input.peek(kw::fill) {
+            let fill_token = input.parse()?;
+            let dst = input.parse()?;
+            if !input.peek(kw::with) {
+                return Err(
+                    input.error("expected `with`\n\nhelp: a fill reads `fill buffer with value;`")
+                );
+            }
+            input.parse::<kw::with>()?;
+            let value = input.parse()?;
+            OpDef::Fill {
+                fill_token,
+                dst,
+                value,
+            }
+        } else if input.peek(kw::launch) {
+            OpDef::Launch(input.parse()?)
+        } else if input.peek(kw::record) {
+            OpDef::Record {
+                record_token: input.parse()?,
+                event: input.parse()?,
+            }
+        } else if input.peek(kw::wait) {
+            OpDef::Wait {
+                wait_token: input.parse()?,
+                event: input.parse()?,
+            }
+        } else if input.peek(kw::sync) {
+            let sync_token = input.parse()?;
+            let stream = if input.parse::<Option<kw::all>>()?.is_some() {
+                None
+            } else {
+                Some(input.parse()?)
+            };
+            OpDef::Sync { sync_token, stream }
+        } else if input.peek(kw::alloc) {
+            OpDef::Alloc {
+                alloc_token: input.parse()?,
+                buffer: BufferDef::parse(input, false)?,
+            }
+        } else if input.peek(kw::free) {
+            OpDef::Free {
+                free_token: input.parse()?,
+                buffer: input.parse()?,
+            }
+        } else {
+            // A host step ends with its block, not a semicolon.
+            return input.parse().map(OpDef::Host);
+        };
+        input.parse::<Token![;]>()?;
+        Ok(op)
+    }
+}
+
+/// A buffer, or a range of one: `a`, `a[..]`, `a[0..n / 2]`, `a[n / 2..]`.
+pub struct Place {
+    pub name: Ident,
+    /// The range expression inside the brackets.
+    pub range: Option<syn::ExprRange>,
+}
+
+impl Parse for Place {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        if !input.peek(syn::token::Bracket) {
+            return Ok(Place { name, range: None });
+        }
+        let content;
+        syn::bracketed!(content in input);
+        let expr: Expr = content.parse()?;
+        match expr {
+            Expr::Range(range) => Ok(Place {
+                name,
+                range: Some(range),
+            }),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "expected a range\n\nhelp: index buffers with ranges such as `[0..n]`, `[i..]` or `[..]`",
+            )),
+        }
+    }
+}
+
+/// `launch vadd<<<grid, block, shared>>>(args);`
+pub struct LaunchDef {
+    pub launch_token: kw::launch,
+    pub kernel: Ident,
+    pub grid: Expr,
+    pub block: Expr,
+    pub shared: Option<Expr>,
+    pub args: Vec<Expr>,
+    /// The parentheses around the arguments, for count errors.
+    pub args_span: Span,
+}
+
+impl Parse for LaunchDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let launch_token = input.parse()?;
+        let kernel = input.parse()?;
+        let open = input.span();
+        if !(input.peek(Token![<<]) && input.peek3(Token![<])) {
+            return Err(syn::Error::new(
+                open,
+                "expected `<<<`\n\nhelp: a launch reads `launch kernel<<<grid, block>>>(args);`",
+            ));
+        }
+        input.parse::<Token![<<]>()?;
+        input.parse::<Token![<]>()?;
+        let config = take_until_triple_gt(input)?;
+        let exprs = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(config)?;
+        let mut exprs = exprs.into_iter();
+        let (Some(grid), Some(block)) = (exprs.next(), exprs.next()) else {
+            return Err(syn::Error::new(
+                open,
+                "a launch needs a grid and a block size: `<<<grid, block>>>` or `<<<grid, block, shared_bytes>>>`",
+            ));
+        };
+        let shared = exprs.next();
+        if let Some(extra) = exprs.next() {
+            return Err(syn::Error::new_spanned(
+                extra,
+                "a launch configuration has at most three parts: grid, block, shared memory bytes\n\n\
+                 help: the stream is the one of the enclosing `on` block",
+            ));
+        }
+        let content;
+        let parens = syn::parenthesized!(content in input);
+        let args = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?
+            .into_iter()
+            .collect();
+        Ok(LaunchDef {
+            launch_token,
+            kernel,
+            grid,
+            block,
+            shared,
+            args,
+            args_span: parens.span.join(),
+        })
+    }
+}
+
+/// The tokens up to `>>>`, which the cursor then steps over. Expressions
+/// cannot be parsed directly: `256>>>` would read as a shift.
+fn take_until_triple_gt(input: ParseStream) -> syn::Result<TokenStream> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut tokens = TokenStream::new();
+        loop {
+            if let Some(after) = triple_gt(rest) {
+                return Ok((tokens, after));
+            }
+            match rest.token_tree() {
+                Some((tree, next)) => {
+                    tokens.extend([tree]);
+                    rest = next;
+                }
+                None => {
+                    return Err(cursor.error("expected `>>>` to close the launch configuration"));
+                }
+            }
+        }
+    })
+}
+
+fn triple_gt(cursor: syn::buffer::Cursor) -> Option<syn::buffer::Cursor> {
+    let mut rest = cursor;
+    for _ in 0..3 {
+        let (punct, next) = rest.punct()?;
+        if punct.as_char() != '>' {
+            return None;
+        }
+        rest = next;
+    }
+    Some(rest)
+}
+
+/// `host(&a, &mut b) { ... }` or `host { ... }`.
+pub struct HostStepDef {
+    pub host_token: kw::host,
+    pub params: Vec<HostParamDef>,
+    pub body: Block,
+}
+
+/// `&a` (the step reads `a`) or `&mut a` (it writes `a`).
+pub struct HostParamDef {
+    pub mutable: bool,
+    pub name: Ident,
+}
+
+impl Parse for HostStepDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let host_token = input.parse()?;
+        let mut params = Vec::new();
+        if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            for param in Punctuated::<HostParamDef, Token![,]>::parse_terminated(&content)? {
+                params.push(param);
+            }
+        }
+        let body = input.parse()?;
+        Ok(HostStepDef {
+            host_token,
+            params,
+            body,
+        })
+    }
+}
+
+impl Parse for HostParamDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if !input.peek(Token![&]) {
+            return Err(input.error(
+                "expected `&buffer` or `&mut buffer`\n\n\
+                 help: a host step lists the plan buffers it reads (`&a`) and writes (`&mut b`)",
+            ));
+        }
+        input.parse::<Token![&]>()?;
+        let mutable = input.parse::<Option<Token![mut]>>()?.is_some();
+        let name = input.parse()?;
+        Ok(HostParamDef { mutable, name })
+    }
+}

@@ -1,0 +1,131 @@
+//! `plan Name(params) { items }` and its parameters.
+
+use super::decl::{BufferDecl, EventDecl, KernelDecl, StreamDecl};
+use super::kw;
+use super::op::{OnBlock, OpDef};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Ident, Token, Type, Visibility};
+
+/// Everything inside `memplan! { ... }`: one or more plans.
+pub struct Input {
+    pub plans: Vec<PlanDef>,
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut plans = Vec::new();
+        while !input.is_empty() {
+            plans.push(input.parse()?);
+        }
+        if plans.is_empty() {
+            return Err(input.error(
+                "expected a plan\n\nhelp: write `plan Name(n: usize) { ... }` inside `memplan! { }`",
+            ));
+        }
+        Ok(Input { plans })
+    }
+}
+
+/// `/// docs` `pub plan Name(n: usize, xs: &[f32; n]) { ... }`
+pub struct PlanDef {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub plan_token: kw::plan,
+    pub name: Ident,
+    pub params: Vec<ParamDef>,
+    pub items: Vec<ItemDef>,
+}
+
+impl Parse for PlanDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        if !input.peek(kw::plan) {
+            return Err(
+                input.error("expected `plan`\n\nhelp: a plan starts with `plan Name(...) { ... }`")
+            );
+        }
+        let plan_token = input.parse()?;
+        let name = input.parse()?;
+        let content;
+        syn::parenthesized!(content in input);
+        let params = Punctuated::<ParamDef, Token![,]>::parse_terminated(&content)?
+            .into_iter()
+            .collect();
+        let body;
+        syn::braced!(body in input);
+        let mut items = Vec::new();
+        while !body.is_empty() {
+            items.push(body.parse()?);
+        }
+        Ok(PlanDef {
+            attrs,
+            vis,
+            plan_token,
+            name,
+            params,
+            items,
+        })
+    }
+}
+
+/// A plan parameter: `n: usize`, `scale: f32`, or a caller's slice,
+/// `xs: &[f32; n]`, `out: &mut [f32] registered`.
+pub struct ParamDef {
+    pub name: Ident,
+    pub ty: Type,
+    /// `registered`: page-lock the slice for the run.
+    pub registered: Option<kw::registered>,
+}
+
+impl Parse for ParamDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let ty = input.parse()?;
+        let registered = input.parse()?;
+        Ok(ParamDef {
+            name,
+            ty,
+            registered,
+        })
+    }
+}
+
+/// What a plan's body holds: declarations, operations and stream blocks.
+pub enum ItemDef {
+    Kernel(KernelDecl),
+    Buffers(BufferDecl),
+    Streams(StreamDecl),
+    Events(EventDecl),
+    On(OnBlock),
+    Op(OpDef),
+}
+
+impl Parse for ItemDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let is_host_step = input.peek(kw::host)
+            && (input.peek2(syn::token::Paren) || input.peek2(syn::token::Brace));
+        if input.peek(kw::kernel) {
+            input.parse().map(ItemDef::Kernel)
+        } else if (input.peek(kw::host) && !is_host_step) || input.peek(kw::device) {
+            input.parse().map(ItemDef::Buffers)
+        } else if input.peek(kw::stream) {
+            input.parse().map(ItemDef::Streams)
+        } else if input.peek(kw::event) {
+            input.parse().map(ItemDef::Events)
+        } else if input.peek(kw::on) {
+            input.parse().map(ItemDef::On)
+        } else if OpDef::peek(input) {
+            input.parse().map(ItemDef::Op)
+        } else {
+            Err(input.error(
+                "expected a declaration, a stream block or an operation\n\n\
+                 help: declarations are `kernel`, `host`, `device`, `stream` and `event`; \
+                 stream blocks are `on s { ... }`; operations are `copy`, `fill`, `launch`, \
+                 `record`, `wait`, `sync`, `alloc`, `free` and `host(...) { ... }`",
+            ))
+        }
+    }
+}
