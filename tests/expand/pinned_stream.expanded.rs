@@ -62,7 +62,7 @@ impl AddOne {
     pub const SETUP: &'static [::memplan::OpInfo] = &[
         ::memplan::OpInfo {
             plan: "AddOne",
-            label: "host data: [f32]",
+            label: "host data: [f32; n] pinned",
             kind: ::memplan::OpKind::Declaration,
             stream: ::core::option::Option::None,
             location: ::memplan::Location {
@@ -73,7 +73,7 @@ impl AddOne {
         },
         ::memplan::OpInfo {
             plan: "AddOne",
-            label: "device on_gpu: [f32]",
+            label: "device on_gpu: [f32; n] device",
             kind: ::memplan::OpKind::Declaration,
             stream: ::core::option::Option::None,
             location: ::memplan::Location {
@@ -162,14 +162,16 @@ impl AddOne {
         let __memplan_timer = ::core::mem::take(&mut self.__memplan_core.timer);
         let __memplan_graph = match unsafe { ::memplan::Capture::begin(&[&self.work]) } {
             ::core::result::Result::Ok(__memplan_capture) => {
-                let queued = self.__memplan_ops();
-                __memplan_capture.end(queued)
+                let __memplan_queued = self.__memplan_ops();
+                __memplan_capture.end(__memplan_queued)
             }
-            ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+            ::core::result::Result::Err(__memplan_error) => {
+                ::core::result::Result::Err(__memplan_error)
+            }
         };
         self.__memplan_core.timer = __memplan_timer;
-        let __memplan_graph = __memplan_graph.map_err(|error| {
-            error.within(
+        let __memplan_graph = __memplan_graph.map_err(|__memplan_error| {
+            __memplan_error.within(
                 "AddOne",
                 "graph",
                 ::memplan::Location {
