@@ -62,7 +62,7 @@ impl AddOne {
     pub const SETUP: &'static [::memplan::OpInfo] = &[
         ::memplan::OpInfo {
             plan: "AddOne",
-            label: "host data: [f32; n] pinned",
+            label: "data: [f32; n] pinned",
             kind: ::memplan::OpKind::Declaration,
             stream: ::core::option::Option::None,
             location: ::memplan::Location {
@@ -73,7 +73,7 @@ impl AddOne {
         },
         ::memplan::OpInfo {
             plan: "AddOne",
-            label: "device on_gpu: [f32; n] device",
+            label: "on_gpu: [f32; n] device",
             kind: ::memplan::OpKind::Declaration,
             stream: ::core::option::Option::None,
             location: ::memplan::Location {

@@ -41,16 +41,10 @@ impl Setup {
             .iter()
             .enumerate()
             .map(|(id, buffer)| {
-                let space = match buffer.kind {
-                    BufferKind::Host(_) => "host",
-                    BufferKind::Device => "device",
-                    _ => return None,
-                };
-                let label = format!(
-                    "{space} {}: {}",
-                    buffer.name,
-                    super::diagram::buffer_kind(plan, id)
-                );
+                if !matches!(buffer.kind, BufferKind::Host(_) | BufferKind::Device) {
+                    return None;
+                }
+                let label = format!("{}: {}", buffer.name, super::diagram::buffer_kind(plan, id));
                 Some(add(label, buffer.name.span()))
             })
             .collect();
