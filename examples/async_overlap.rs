@@ -1,9 +1,9 @@
-//! Copies overlapped with compute: a vector add of a million floats in two
-//! halves on two streams. The `upload` stream copies both halves in and
-//! records an event after each; the `compute` stream waits for a half's
-//! event, adds it and copies it back, while the other half is still
-//! uploading. A one-stream plan doing the same work runs first, for the
-//! comparison.
+// Copies overlapped with compute: a vector add of a million floats in two
+// halves on two streams. The `upload` stream copies both halves in and
+// records an event after each; the `compute` stream waits for a half's
+// event, adds it and copies it back, while the other half is still
+// uploading. A one-stream plan doing the same work runs first, for the
+// comparison.
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,4 +1,4 @@
-//! Lists the CUDA devices this machine has, or says why there are none.
+// Lists the CUDA devices this machine has, or says why there are none.
 
 use cust::device::{Device, DeviceAttribute};
 

@@ -1,7 +1,7 @@
-//! The ways to get host memory the GPU can use: portable and write-combined
-//! pinned memory for uploads, mapped memory a kernel writes directly, and a
-//! `Vec` the caller already has, page-locked in place for the run
-//! (`registered`) instead of copied into a pinned buffer first.
+// The ways to get host memory the GPU can use: portable and write-combined
+// pinned memory for uploads, mapped memory a kernel writes directly, and a
+// `Vec` the caller already has, page-locked in place for the run
+// (`registered`) instead of copied into a pinned buffer first.
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,7 +1,7 @@
-//! Ordinary (pageable) host memory and synchronous copies, there and back:
-//! the squares of 1 to 10. Operations outside stream blocks are synchronous,
-//! one after the other; pageable memory is what every `Vec` is, and the
-//! driver copies it through a staging buffer.
+// Ordinary (pageable) host memory and synchronous copies, there and back:
+// the squares of 1 to 10. Operations outside stream blocks are synchronous,
+// one after the other; pageable memory is what every `Vec` is, and the
+// driver copies it through a staging buffer.
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,7 +1,7 @@
-//! Pinned host memory, asynchronous copies and a kernel on one stream: add
-//! one to a million floats. Pinned memory lets the copies run by DMA at full
-//! bus speed while the host is free; queuing all three operations on one
-//! stream keeps them in order without the host waiting in between.
+// Pinned host memory, asynchronous copies and a kernel on one stream: add
+// one to a million floats. Pinned memory lets the copies run by DMA at full
+// bus speed while the host is free; queuing all three operations on one
+// stream keeps them in order without the host waiting in between.
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,8 +1,8 @@
-//! Zero-copy: a kernel reads and writes mapped host memory directly over the
-//! bus, against the staged way (pinned memory, a copy in, the kernel on
-//! device memory, a copy out), timed side by side at 4K, 1M and 16M floats.
-//! For data touched once, zero-copy skips the staging and overlaps the
-//! transfer with the computation.
+// Zero-copy: a kernel reads and writes mapped host memory directly over the
+// bus, against the staged way (pinned memory, a copy in, the kernel on
+// device memory, a copy out), timed side by side at 4K, 1M and 16M floats.
+// For data touched once, zero-copy skips the staging and overlaps the
+// transfer with the computation.
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,5 +1,5 @@
-//! What every example does around its plan: find the GPU (or explain the
-//! plan when there is none), and check results against the CPU.
+// What every example does around its plan: find the GPU (or explain the
+// plan when there is none), and check results against the CPU.
 
 use memplan::{Context, Error};
 

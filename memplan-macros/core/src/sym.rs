@@ -283,7 +283,8 @@ impl fmt::Display for DisplaySym<'_> {
 }
 
 /// Why an expression is not one the arithmetic understands.
-pub const UNSUPPORTED: &str = "lengths and ranges are written with integers, `usize` plan \
+pub const UNSUPPORTED: &str = "a length or range bound memplan cannot compare at compile time\n\n\
+     help: lengths and ranges are written with integers, `usize` plan \
      parameters, constants, `+ - * / %` and parentheses";
 
 /// Reads `expr` as a symbolic integer; `Err` with the offending part.
@@ -294,7 +295,9 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
             Lit::Int(int) => int
                 .base10_parse::<u64>()
                 .map(|value| Sym::constant(value.into()))
-                .map_err(|_| syn::Error::new_spanned(int, "integer too large")),
+                .map_err(|_| {
+                    syn::Error::new_spanned(int, "integer too large\n\nhelp: lengths are `usize`")
+                }),
             _ => Err(unsupported(expr)),
         },
         Expr::Path(path) if path.qself.is_none() => {
@@ -318,7 +321,10 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
                 }),
                 BinOp::Div(_) => Ok(match right.as_constant() {
                     Some(0) => {
-                        return Err(syn::Error::new_spanned(&binary.right, "division by zero"));
+                        return Err(syn::Error::new_spanned(
+                            &binary.right,
+                            "division by zero\n\nhelp: divide by a non-zero constant",
+                        ));
                     }
                     Some(divisor) if divisor > 0 => {
                         left.divide_exactly(divisor).unwrap_or_else(|| {
@@ -333,7 +339,10 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
                 }),
                 BinOp::Rem(_) => Ok(match right.as_constant() {
                     Some(0) => {
-                        return Err(syn::Error::new_spanned(&binary.right, "division by zero"));
+                        return Err(syn::Error::new_spanned(
+                            &binary.right,
+                            "division by zero\n\nhelp: divide by a non-zero constant",
+                        ));
                     }
                     Some(divisor) if divisor > 0 => {
                         opaque(&left, "%", &right, AtomDef::Remainder { divisor }, atoms)

@@ -29,6 +29,8 @@ fn arguments(plan: &Plan, launch: &Launch, errors: &Errors) {
             ),
             format!("its declaration is `{signature}`"),
         );
+        // Matching arguments to parameters by position would only guess.
+        return;
     }
     for (param, arg) in kernel.params.iter().zip(&launch.args) {
         match (&param.kind, arg) {

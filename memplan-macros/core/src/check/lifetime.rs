@@ -52,7 +52,8 @@ fn initialized_before_read(
             }
             match access.mode {
                 Mode::Write | Mode::ReadWrite => written.push(access.range.clone()),
-                Mode::Free => written.clear(),
+                // Uses after a free are `used_while_allocated`'s to report.
+                Mode::Free => return,
                 Mode::Read | Mode::Alloc => {}
             }
         }

@@ -21,7 +21,9 @@ pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Erro
             by_buffer[access.buffer].push((op, access));
         }
     }
-    let mut reported: HashSet<(OpId, OpId)> = HashSet::new();
+    // One report per op and other lane: the event that orders an op before
+    // the first conflicting op of a lane orders it before the later ones too.
+    let mut reported: HashSet<(OpId, Lane)> = HashSet::new();
     for uses in &by_buffer {
         for (later_index, &(later, later_access)) in uses.iter().enumerate() {
             for &(earlier, earlier_access) in &uses[..later_index] {
@@ -32,7 +34,7 @@ pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Erro
                     || !plan
                         .atoms
                         .may_overlap(&earlier_access.range, &later_access.range)
-                    || !reported.insert((earlier, later))
+                    || !reported.insert((earlier, plan.ops[later].lane))
                 {
                     continue;
                 }

@@ -89,10 +89,8 @@ fn kernel_reaches(plan: &Plan, kernel: &str, place: &Place, errors: &Errors) {
     let (what, help) = match buffer.kind {
         BufferKind::Host(kind) if kind.pageable => (
             "pageable host memory",
-            format!(
-                "copy it to a device buffer first, or declare it `{}: [...] mapped` to let kernels read it over the bus",
-                buffer.name
-            ),
+            "copy it to a device buffer first, or declare it `mapped` to let kernels read it over the bus"
+                .to_owned(),
         ),
         BufferKind::Host(_) => (
             "pinned host memory that is not mapped into the device's address space",

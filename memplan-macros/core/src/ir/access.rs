@@ -73,13 +73,21 @@ impl Plan {
             OpKind::Fill { dst, .. } => vec![place(dst, Mode::Write)],
             OpKind::Launch(launch) => {
                 let params = &self.kernels[launch.kernel].params;
+                // With the wrong number of arguments (an error of its own),
+                // which parameter an argument meets is a guess: assume writes,
+                // which conflict with everything and need nothing written.
+                let counted = launch.args.len() == params.len();
                 launch
                     .args
                     .iter()
                     .enumerate()
                     .filter_map(|(index, arg)| match arg {
                         Arg::Buffer(p) => {
-                            let mode = match params.get(index).map(|param| &param.kind) {
+                            let mode = match params
+                                .get(index)
+                                .filter(|_| counted)
+                                .map(|param| &param.kind)
+                            {
                                 Some(KernelParamKind::Slice {
                                     access: SliceAccess::Read,
                                     ..
@@ -88,9 +96,8 @@ impl Plan {
                                     access: SliceAccess::Write,
                                     ..
                                 }) => Mode::Write,
-                                // A mismatched argument is reported by the launch check;
-                                // assume the worst for the others.
-                                _ => Mode::ReadWrite,
+                                Some(_) => Mode::ReadWrite,
+                                None => Mode::Write,
                             };
                             Some(place(p, mode))
                         }

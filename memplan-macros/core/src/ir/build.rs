@@ -293,10 +293,7 @@ impl Builder<'_> {
 
     fn sym(&mut self, expr: &Expr) -> Sym {
         sym::from_expr(expr, &mut self.plan.atoms).unwrap_or_else(|error| {
-            self.errors.push(syn::Error::new(
-                error.span(),
-                format!("{error}\n\nhelp: compute other values in a host step"),
-            ));
+            self.errors.push(error);
             Sym::constant(0)
         })
     }

@@ -5,16 +5,18 @@
 
 use crate::check::Warning;
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::quote;
 
 pub fn emit(warnings: &[Warning]) -> TokenStream {
     if warnings.is_empty() {
         return TokenStream::new();
     }
     let items = warnings.iter().enumerate().map(|(index, warning)| {
-        let item = Ident::new(&format!("__memplan_warning_{index}"), Span::call_site());
+        let name = format!("__memplan_warning_{index}");
+        let item = Ident::new(&name, Span::call_site());
         let note = &warning.message;
-        let usage = quote_spanned!(warning.span=> #item);
+        // The use carries the declaration's span: rustc reports it there.
+        let usage = Ident::new(&name, warning.span);
         quote! {
             #[deprecated(note = #note)]
             #[allow(non_upper_case_globals)]

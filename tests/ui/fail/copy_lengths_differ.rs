@@ -1,0 +1,11 @@
+use memplan::memplan;
+
+memplan! {
+    plan P(n: usize) {
+        host a: [f32; n] pinned;
+        device d: [f32; n];
+        copy a[0..n / 2] -> d[n / 2..];
+    }
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use memplan::memplan;
+
+memplan! {
+    plan P(n: usize) {
+        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        launch process_data<<<blocks(n, 256), 256>>>(n, n as i32);
+    }
+}
+
+fn main() {}

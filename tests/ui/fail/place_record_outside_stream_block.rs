@@ -1,0 +1,10 @@
+use memplan::memplan;
+
+memplan! {
+    plan P(n: usize) {
+        event done;
+        record done;
+    }
+}
+
+fn main() {}

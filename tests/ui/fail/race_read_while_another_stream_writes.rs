@@ -1,0 +1,19 @@
+use memplan::memplan;
+
+memplan! {
+    plan P(n: usize) {
+        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        host a: [f32; n] pinned, b: [f32; n] pinned;
+        device d: [f32; n];
+        stream s1, s2;
+        copy a -> d;
+        on s1 {
+            launch process_data<<<blocks(n, 256), 256>>>(d, n as i32);
+        }
+        on s2 {
+            copy d -> b;
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,3 @@
+// The example, as a pass case: it compiles, and without a GPU it runs to
+// the end, explaining its plan.
+include!("../../../examples/host_alloc_flags.rs");
