@@ -6,8 +6,9 @@
 //! Cost: the happens-before test is O(1) per pair (see `order.rs`), and
 //! every pair of accesses to one buffer is tested once, cheapest test
 //! first: O(Σ accesses(b)²) over the buffers b, plus O(ops × lanes) for the
-//! clocks. A 1000-op plan over 8 streams takes about a millisecond (see the
-//! `checker` benchmark).
+//! clocks. The `checker` benchmark parses and checks a 1000-op plan over 8
+//! streams in 11 ms (16 buffers) to 19 ms (one buffer, every access against
+//! every other), well inside the 100 ms a build can spare.
 
 use super::{Order, line};
 use crate::errors::Errors;
