@@ -34,7 +34,8 @@ pub fn context() -> Result<memplan::Context, Failed> {
 /// Turns a failed check into a test failure that says what was expected.
 macro_rules! ensure {
     ($condition:expr, $($message:tt)+) => {
-        if !$condition {
+        let holds: bool = $condition;
+        if !holds {
             return Err(format!($($message)+).into());
         }
     };

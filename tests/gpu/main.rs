@@ -4,6 +4,7 @@
 #[macro_use]
 mod harness;
 mod data;
+mod plans;
 mod runtime_errors;
 mod runtime_memory;
 mod runtime_streams;
@@ -16,6 +17,7 @@ fn main() {
         runtime_memory::TESTS,
         runtime_streams::TESTS,
         runtime_errors::TESTS,
+        plans::TESTS,
     ]
     .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();
