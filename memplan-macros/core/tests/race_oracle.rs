@@ -275,7 +275,7 @@ proptest! {
                 let message = error.to_string();
                 // Every race report's fix orders the two ops.
                 prop_assert!(
-                    message.contains("help: declare an event") || message.contains("help: add `sync"),
+                    ["help: declare an event", "help: add `sync", "help: add `wait"].iter().any(|fix| message.contains(fix)),
                     "an error other than a race: {message}\n{text}"
                 );
             }

@@ -12,7 +12,7 @@
 
 use super::{Order, line};
 use crate::errors::Errors;
-use crate::ir::{Access, Lane, Mode, OpId, Plan};
+use crate::ir::{Access, Lane, Mode, OpId, OpKind, Plan};
 use std::collections::HashSet;
 
 pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Errors) {
@@ -66,10 +66,16 @@ fn report(plan: &Plan, (earlier, first): Use, (later, second): Use, errors: &Err
                 plan.streams[stream].name, b.label
             )
         }
-        (Lane::Stream(from), Lane::Stream(to)) => format!(
-            "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
-            plan.streams[from].name, a.label, plan.streams[to].name, b.label
-        ),
+        (Lane::Stream(from), Lane::Stream(to)) => match recorded_between(plan, earlier, later) {
+            Some(event) => format!(
+                "add `wait {event};` on `{}` before `{}`: `{event}` is recorded on `{}` after `{}`",
+                plan.streams[to].name, b.label, plan.streams[from].name, a.label
+            ),
+            None => format!(
+                "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
+                plan.streams[from].name, a.label, plan.streams[to].name, b.label
+            ),
+        },
         // The host issues its ops in order, so a host op is ordered before
         // every op after it; were that ever not so, `sync all` orders all.
         (Lane::Host, _) => format!("add `sync all;` before `{}`", b.label),
@@ -135,6 +141,17 @@ fn report(plan: &Plan, (earlier, first): Use, (later, second): Use, errors: &Err
     };
     errors.at(first.span, first_message, &fix);
     errors.at(second.span, second_message, &fix);
+}
+
+/// An event recorded on `earlier`'s stream after it, and before `later`
+/// in program order (so a `wait` for it before `later` orders the two).
+fn recorded_between(plan: &Plan, earlier: OpId, later: OpId) -> Option<&syn::Ident> {
+    plan.ops[earlier + 1..later]
+        .iter()
+        .find_map(|op| match op.kind {
+            OpKind::Record(event) if op.lane == plan.ops[earlier].lane => Some(&plan.events[event]),
+            _ => None,
+        })
 }
 
 fn infinitive(mode: Mode) -> &'static str {

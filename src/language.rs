@@ -1,0 +1,301 @@
+//! # The `memplan!` language
+//!
+//! A plan declares the memory, kernels, streams and events of a piece of GPU
+//! work, then the operations, in the order the host issues them. The macro
+//! checks the plan while your program compiles and turns it into a type
+//! that owns every resource and replays the operations as driver calls.
+//!
+//! ```
+//! use memplan::prelude::*;
+//!
+//! memplan! {
+//!     /// Adds one to every element of `data`, on the GPU.
+//!     pub plan AddOne(n: usize) {
+//!         kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+//!
+//!         host   data: [f32; n] pinned;
+//!         device on_gpu: [f32; n];
+//!         stream work;
+//!
+//!         on work {
+//!             copy data -> on_gpu;
+//!             launch process_data<<<blocks(n, 256), 256>>>(on_gpu, n as i32);
+//!             copy on_gpu -> data;
+//!         }
+//!     }
+//! }
+//!
+//! fn add_one(ctx: &Context, xs: &mut [f32]) -> memplan::Result<()> {
+//!     let mut plan = AddOne::new(ctx, xs.len())?; // allocates everything, once
+//!     plan.host_mut().data.copy_from_slice(xs);
+//!     plan.run()?;                                // queues, waits, reports
+//!     xs.copy_from_slice(plan.host().data);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! One `memplan!` may hold several plans. The sections below take the
+//! constructs one at a time; [What a plan becomes](#what-a-plan-becomes)
+//! describes the generated type, and [The checks](#the-checks) what is
+//! refused.
+//!
+//! ## Parameters
+//!
+//! `plan Name(params)` takes three kinds of parameter:
+//! - `n: usize`: a size, fixed when the plan is made (`Name::new(&ctx, n)`).
+//!   Lengths and ranges are written with sizes, integers, constants,
+//!   `+ - * / %` and parentheses, so that the macro can compare them.
+//! - `scale: f32` (any other type): a value, also fixed at `new`, usable in
+//!   launch arguments and host steps.
+//! - `xs: &[f32; n]` or `out: &mut [f32; n]`: the caller's memory, passed
+//!   to each `run(xs, out)` and borrowed for the run. With a length, `run`
+//!   checks the slice has it. `registered` page-locks the slice for the run
+//!   (`cuMemHostRegister`), which asynchronous copies need.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Double(n: usize, input: &[f32; n] registered, output: &mut [f32; n] registered) {
+//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         device from: [f32; n], to: [f32; n];
+//!         stream work;
+//!         on work {
+//!             copy input -> from;
+//!             launch scale_by_two<<<blocks(n, 256), 256>>>(from, to, n as i32);
+//!             copy to -> output;
+//!         }
+//!     }
+//! }
+//! # fn use_it(ctx: &Context, input: &[f32], output: &mut [f32]) -> memplan::Result<()> {
+//! let mut plan = Double::new(ctx, input.len())?;
+//! plan.run(input, output)?;
+//! # Ok(()) }
+//! ```
+//!
+//! ## Kernels
+//!
+//! `kernel name(params) from MODULE;` declares a kernel of a compiled
+//! module (a `&[u8]` fatbin, such as those of `memplan_kernels`) with its
+//! C++ signature: `&[T]` for a pointer the kernel reads, `&mut [T]` for one
+//! it reads and writes, `&out [T]` for one it only writes, and plain types
+//! for values. The declaration is your promise about the C++ code; the
+//! macro holds every launch to it.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Add(n: usize) {
+//!         kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+//!         device a: [f32; n], b: [f32; n], c: [f32; n];
+//!         fill a with 1.0;
+//!         fill b with 2.0;
+//!         launch vadd<<<blocks(n, 256), 256>>>(a, b, c, n as i32);
+//!     }
+//! }
+//! ```
+//!
+//! ## Host buffers
+//!
+//! `host name: [T; len] kind;` declares host memory the plan allocates
+//! (zeroed), of one of these kinds:
+//!
+//! | kind | allocation | for |
+//! | --- | --- | --- |
+//! | `pageable` | a `Vec` | synchronous copies; simplest, slowest |
+//! | `pinned` (the default) | `cuMemAllocHost` | asynchronous copies at full bus speed |
+//! | `mapped`, `pinned(mapped)` | `cuMemHostAlloc` + `DEVICEMAP` | kernels reading and writing it over the bus ("zero-copy") |
+//! | `pinned(write_combined)` | `cuMemHostAlloc` + `WRITECOMBINED` | buffers the host writes and the device reads |
+//! | `pinned(portable)` | `cuMemHostAlloc` + `PORTABLE` | memory pinned for every context |
+//!
+//! The flags combine: `pinned(mapped, write_combined, portable)`. After a
+//! run, `plan.host()` and `plan.host_mut()` give the host buffers as slices.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan ZeroCopy(n: usize) {
+//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         host   input: [f32; n] pinned(write_combined, mapped), output: [f32; n] mapped;
+//!         stream work;
+//!         on work {
+//!             launch scale_by_two<<<blocks(n, 256), 256>>>(input, output, n as i32);
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! ## Device buffers
+//!
+//! `device name: [T; len];` is device memory (`cuMemAlloc`) the plan holds
+//! for its lifetime. Memory needed only for part of a run is allocated in
+//! stream order inside a stream block, `alloc tmp: [T; len];`, and freed
+//! there with `free tmp;` (`cuMemAllocAsync` / `cuMemFreeAsync`: no device
+//! synchronization, pool-backed). After a `free`, the name can be allocated
+//! again.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Scratch(n: usize) {
+//!         host data: [f32; n] pinned;
+//!         stream work;
+//!         on work {
+//!             alloc tmp: [f32; n];
+//!             copy data -> tmp;
+//!             copy tmp -> data;
+//!             free tmp;
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! ## Streams and events
+//!
+//! `stream s1, s2 priority high;` declares non-blocking streams (never
+//! ordered with the legacy default stream); `priority` is `high`, `normal`
+//! (the default) or a CUDA priority number. `event e;` declares an event.
+//! `on s { ... }` queues operations on stream `s`, in order; inside it,
+//! `record e;` marks the current point of `s`, and `wait e;` makes later
+//! work on the block's stream wait for the last `record e`. The host waits
+//! with `sync s;` or `sync all;`, outside stream blocks.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Handoff(n: usize) {
+//!         host a: [f32; n] pinned, b: [f32; n] pinned;
+//!         device d: [f32; n];
+//!         stream producer priority high, consumer;
+//!         event produced;
+//!         on producer {
+//!             copy a -> d;
+//!             record produced;
+//!         }
+//!         on consumer {
+//!             wait produced;
+//!             copy d -> b;
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! ## Operations
+//!
+//! - `copy src -> dst;` copies a buffer, or a range of one (`a[0..n / 2]`,
+//!   `a[k..]`, `a[..]`, `a[i..=j]`), into another; the direction (host to
+//!   device, device to host, device to device, host to host) follows from
+//!   the two buffers.
+//! - `fill dst with value;` sets every element (`cuMemsetD8/16/32`).
+//! - `launch k<<<grid, block>>>(args);` or `<<<grid, block, shared_bytes>>>`
+//!   launches a kernel. Grid and block are `u32` or tuples of two or three;
+//!   `blocks(n, 256)` is the number of 256-thread blocks that cover `n`.
+//!   Buffer arguments may be ranges: `da[n / 2..]` passes a pointer to
+//!   element `n / 2`.
+//! - `host(&a, &mut b) { ... }` runs Rust code on the CPU between GPU work,
+//!   with the listed host buffers as slices (`&a` to read, `&mut b` to
+//!   write) and the plan's sizes and values in scope.
+//!
+//! Outside stream blocks operations are synchronous: each has finished when
+//! the next begins. Inside `on s { ... }` they are queued on `s`, and the
+//! host goes on at once.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Steps(n: usize) {
+//!         kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+//!         host data: [f32; n] pageable, total: [f32; 1] pageable;
+//!         device d: [f32; n];
+//!         copy data -> d;
+//!         launch process_data<<<blocks(n, 256), 256>>>(d, n as i32);
+//!         copy d[..n / 2] -> data[..n / 2];
+//!         host(&data, &mut total) {
+//!             total[0] = data[..n / 2].iter().sum();
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! ## What a plan becomes
+//!
+//! `plan AddOne(n: usize) { ... }` becomes `struct AddOne` with:
+//! - `new(&ctx, sizes and values...)`: makes every buffer, stream, event and
+//!   kernel once; a failure frees what was made before it.
+//! - `run()` (or `run(slices...)`): queues every operation, waits for all
+//!   of them (also when one fails), and returns a [`RunReport`]. With
+//!   `set_timing(true)`, the report has each GPU operation's time and
+//!   bandwidth, and can be written as a Chrome trace or an SVG timeline.
+//! - `enqueue()`: queues every operation and returns an
+//!   [`InFlight`](crate::plan::InFlight) guard; until it is waited for, the
+//!   plan is borrowed, so host code cannot touch its buffers (a borrow error,
+//!   not a run-time check). Plans that borrow the caller's slices have no
+//!   `enqueue`: a guard can be leaked, and the slices must not be.
+//! - `graph()`: captures the plan as a CUDA graph
+//!   ([`PlanGraph`](crate::plan::PlanGraph)), replayed with one launch per
+//!   run, for plans whose operations all run in stream blocks.
+//! - `host()` / `host_mut()`: the host buffers, as slices, in a struct with
+//!   one field per buffer (`plan.host_mut().data.copy_from_slice(..)`).
+//! - `OPS` and `SETUP`: each operation and declaration with its source
+//!   location, which errors name (`plan AddOne: copy on_gpu -> data at
+//!   src/main.rs:14:13: ...`); `SUMMARY` and `DIAGRAM` (Mermaid).
+//!
+//! The code it generates can be read: `tests/expand/` keeps one example's
+//! expansion.
+//!
+//! ## The checks
+//!
+//! Each is a compile error at your tokens with a `help:` line; all errors
+//! of a plan come at once. `tests/ui/fail/` has a case for each.
+//!
+//! | refused | because |
+//! | --- | --- |
+//! | a copy between different element types, or ranges of different lengths | lengths are compared symbolically: `n / 2` and `n - n / 2` differ for odd `n` |
+//! | a copy whose source and destination overlap | |
+//! | a write into a caller's `&[T]` | |
+//! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it |
+//! | a copy of pageable memory in a stream block | it would silently block: make it `pinned` or `registered` |
+//! | a device-to-host copy into write-combined memory, or a host step reading it | the CPU reads it uncached |
+//! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory |
+//! | a name not declared, declared twice, or of the wrong kind | |
+//! | a read of device memory no earlier operation wrote | written ranges must cover the read |
+//! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run |
+//! | `wait e` before any `record e` | CUDA waits only for records already issued |
+//! | two operations on different streams touching overlapping ranges of one buffer, one writing, not ordered by events | both are reported, with the `record`/`wait` that orders them |
+//! | stream-ordered memory used on a stream not ordered after its `alloc` (or before its `free`) | |
+//! | a host step or synchronous op touching memory a stream may still use | with the `sync` to add |
+//!
+//! Declared and unused buffers, streams, events and kernels are warnings.
+//!
+//! ```compile_fail
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Racy(n: usize) {
+//!         host a: [f32; n] pinned, b: [f32; n] pinned;
+//!         device d: [f32; n];
+//!         stream s1, s2;
+//!         on s1 { copy a -> d; }
+//!         on s2 { copy d -> b; } // error: reads `d` while `s1` may write it
+//!     }
+//! }
+//! ```
+//!
+//! ## Where the syntax departs from the first sketch, and why
+//!
+//! - `&out [T]` joins `&[T]` and `&mut [T]` in kernel declarations: `&mut`
+//!   means what it means in Rust (may read and write), so an output-only
+//!   parameter needs its own word, or every output buffer would have to be
+//!   written before the kernel that writes it.
+//! - Each kernel names its module (`from MODULE`) instead of one
+//!   `module = ...;` per plan: plans may use kernels of several modules.
+//! - Stream-ordered memory is an operation, `alloc tmp: [T; n];` inside the
+//!   stream block that allocates it, rather than a declaration: where it is
+//!   allocated is part of its meaning, and a freed name can be allocated
+//!   again.
+//! - Host buffers are reached through `host()` / `host_mut()` rather than
+//!   fields: a leaked `InFlight` guard (`mem::forget`) must not let host code
+//!   touch memory the GPU is using, so the accessors wait for such a run
+//!   first; and a buffer named `run` cannot collide with a method.
+//! - Host steps list what they touch, `host(&a, &mut b) { ... }`, so they
+//!   are checked like every other reader and writer.
+//!
+//! [`RunReport`]: crate::RunReport
