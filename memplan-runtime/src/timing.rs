@@ -301,9 +301,12 @@ impl fmt::Display for RunReport {
             "op", "stream", "start ms", "time ms", "GB/s"
         )?;
         for timing in &self.ops {
-            let bandwidth = timing
-                .gb_per_s()
-                .map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
+            let bandwidth = match timing.gb_per_s() {
+                None => "-".to_owned(),
+                // A tiny copy would print as 0.0.
+                Some(g) if g < 0.1 => format!("{g:.4}"),
+                Some(g) => format!("{g:.1}"),
+            };
             writeln!(
                 f,
                 "  {:<36} {:<8} {:>10.3} {:>10.3} {:>9}",

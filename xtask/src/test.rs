@@ -20,6 +20,12 @@ pub fn run() -> Result {
         "warnings",
     ]))?;
     run_command(cargo().args(["test", "--workspace"]))?;
+    // Broken doc links and malformed docs fail like any other check.
+    run_command(
+        cargo()
+            .args(["doc", "--workspace", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
     run_command(cargo().args(["test", "--manifest-path", "xtask/Cargo.toml"]))?;
     println!("xtask test: all passed");
     Ok(())
