@@ -32,17 +32,30 @@ pub fn expand(input: TokenStream) -> TokenStream {
     input.plans.iter().map(expand_plan).collect()
 }
 
-/// One plan: its code, or its errors and an empty type of its name (so that
-/// code using the plan does not add errors of its own).
+/// One plan: its code, or its errors and as much of its type as can be made
+/// (so that code using the plan does not add errors of its own).
 fn expand_plan(def: &syntax::PlanDef) -> TokenStream {
-    match analyze(def) {
-        Ok((plan, analysis)) => lower::lower(&plan, &analysis),
+    let errors = errors::Errors::new();
+    let plan = ir::build(def, &errors);
+    if !errors.is_empty() {
+        // Names did not resolve: only the type's name can be given.
+        let (vis, name, errors) = (
+            &def.vis,
+            &def.name,
+            errors.finish().err().map(|e| e.to_compile_error()),
+        );
+        return quote! {
+            #errors
+            #vis struct #name;
+        };
+    }
+    let analysis = check::run(&plan, &errors);
+    match errors.finish() {
+        Ok(()) => lower::lower(&plan, &analysis, lower::Bodies::Ops),
         Err(error) => {
-            let (vis, name, errors) = (&def.vis, &def.name, error.to_compile_error());
-            quote! {
-                #errors
-                #vis struct #name;
-            }
+            let errors = error.to_compile_error();
+            let interface = lower::lower(&plan, &analysis, lower::Bodies::Placeholder);
+            quote!(#errors #interface)
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::names::{self, local};
 use super::sites::{Setup, setup};
-use super::{diagram, fields, ops, sites};
+use super::{Bodies, diagram, fields, ops, sites};
 use crate::ir::{BufferKind, Lane, ParamKind, Plan};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -36,7 +36,7 @@ fn has_slice_params(plan: &Plan) -> bool {
         .any(|p| matches!(p.kind, ParamKind::Slice(_)))
 }
 
-pub fn impl_block(plan: &Plan, setup_sites: &Setup) -> TokenStream {
+pub fn impl_block(plan: &Plan, setup_sites: &Setup, bodies: Bodies) -> TokenStream {
     let name = &plan.name;
     let core = names::core();
     let context = local("__memplan_context");
@@ -61,7 +61,27 @@ pub fn impl_block(plan: &Plan, setup_sites: &Setup) -> TokenStream {
     let op_count = plan.ops.len();
     let ops_params = slice_params(plan, true);
     let bind_params = bind_params(plan);
-    let statements = (0..plan.ops.len()).map(|index| ops::statements(plan, index));
+    let slice_names: Vec<_> = plan
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Slice(_)))
+        .map(|p| &p.name)
+        .collect();
+    let ops_body = match bodies {
+        Bodies::Ops => {
+            let statements = (0..plan.ops.len()).map(|index| ops::statements(plan, index));
+            quote! {
+                use ::memplan::OpResultExt as _;
+                #bind_params
+                #(#statements)*
+                ::core::result::Result::Ok(())
+            }
+        }
+        Bodies::Placeholder => quote! {
+            let _ = (#(#slice_names),*);
+            ::core::unreachable!("memplan: this plan has errors")
+        },
+    };
     let streams = plan.streams.iter().map(|s| &s.name);
     quote! {
         impl #name {
@@ -87,10 +107,7 @@ pub fn impl_block(plan: &Plan, setup_sites: &Setup) -> TokenStream {
 
             /// Queues every operation, in program order.
             fn __memplan_ops(&mut self, #(#ops_params),*) -> ::memplan::Result<()> {
-                use ::memplan::OpResultExt as _;
-                #bind_params
-                #(#statements)*
-                ::core::result::Result::Ok(())
+                #ops_body
             }
 
             /// If a run is still in flight (its guard was leaked), waits for it.

@@ -17,7 +17,18 @@ use crate::ir::Plan;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-pub fn lower(plan: &Plan, analysis: &Analysis) -> TokenStream {
+/// What the function that queues the ops holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Bodies {
+    /// The ops.
+    Ops,
+    /// Nothing that runs: the plan has errors, so the program will not be
+    /// built, but its type (fields, methods, views) still exists for the
+    /// code that uses it.
+    Placeholder,
+}
+
+pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
     let setup = sites::Setup::new(plan);
     let (attrs, vis, name) = (&plan.attrs, &plan.vis, &plan.name);
     let fields = fields::declarations(plan);
@@ -26,7 +37,7 @@ pub fn lower(plan: &Plan, analysis: &Analysis) -> TokenStream {
         diagram::summary(plan)
     );
     let views = methods::host_view_types(plan);
-    let impl_block = methods::impl_block(plan, &setup);
+    let impl_block = methods::impl_block(plan, &setup, bodies);
     let traits = methods::trait_impls(plan);
     let warnings = warnings::emit(&analysis.warnings);
     quote! {

@@ -1,0 +1,70 @@
+//! The code `memplan!` generates must compile cleanly in crates that deny
+//! warnings and clippy's default lints (`cargo xtask test` runs clippy with
+//! `-D warnings` over this file). The plan uses every construct of the
+//! language.
+#![deny(warnings, clippy::all)]
+
+use memplan::memplan;
+
+memplan! {
+    /// Every construct at once.
+    pub(crate) plan Everything(n: usize, scale: f32, input: &[f32; n] registered, output: &mut [f32; n]) {
+        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+
+        host   staging: [f32; n] pinned, upload: [f32; n] pinned(write_combined, portable);
+        host   shared: [f32; n] mapped, scratch: [f32; n] pageable, total: [f32; 1] pageable;
+        device a: [f32; n], b: [f32; n];
+        stream first priority high, second priority -1, third;
+        event  uploaded, doubled;
+
+        fill a with 0.0;
+        fill scratch[..] with scale;
+        on first {
+            copy input -> a;
+            copy upload -> b;
+            record uploaded;
+        }
+        on second {
+            wait uploaded;
+            launch scale_by_two<<<blocks(n, 256), 256, 0>>>(a, shared, n as i32);
+            alloc tmp: [f32; n];
+            copy b -> tmp;
+            launch process_data<<<(blocks(n, 256), 1), (256, 1, 1)>>>(tmp, n as i32);
+            copy tmp[..n / 2] -> staging[n / 2..n / 2 + n / 2];
+            free tmp;
+            record doubled;
+        }
+        on third {
+            wait doubled;
+            fill b[n / 2..] with 1.0;
+        }
+        sync all;
+        host(&shared, &mut total) {
+            total[0] = shared.iter().sum::<f32>() * scale;
+        }
+        copy shared -> output;
+        copy scratch -> a;
+        launch process_data<<<blocks(n, 256), 256>>>(a, n as i32);
+    }
+}
+
+#[test]
+fn every_construct_lowers_to_a_plan() {
+    let summary = Everything::SUMMARY;
+    for op in [
+        "fill a with 0.0",
+        "alloc tmp",
+        "launch scale_by_two",
+        "host(&shared, &mut total)",
+        "sync all",
+    ] {
+        assert!(summary.contains(op), "the summary lacks `{op}`:\n{summary}");
+    }
+    assert_eq!(Everything::OPS.len(), 20);
+    assert!(
+        Everything::DIAGRAM.contains("-.->|uploaded|"),
+        "{}",
+        Everything::DIAGRAM
+    );
+}
