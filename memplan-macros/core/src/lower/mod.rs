@@ -53,3 +53,68 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
         #warnings
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::errors::Errors;
+
+    fn lowered(text: &str, bodies: Bodies) -> String {
+        let input: crate::syntax::Input = syn::parse_str(text).unwrap();
+        let errors = Errors::new();
+        let plan = crate::ir::build(&input.plans[0], &errors);
+        let analysis = crate::check::run(&plan, &errors);
+        errors.finish().unwrap();
+        lower(&plan, &analysis, bodies).to_string()
+    }
+
+    const PLAN: &str = "plan P(n: usize) {
+        host a: [f32; n] pinned(mapped, portable);
+        device d: [f32; n];
+        stream s;
+        copy a -> d;
+        on s { copy d -> a; }
+    }";
+
+    #[test]
+    fn stream_ops_queue_and_host_ops_wait() {
+        let code = lowered(PLAN, Bodies::Ops);
+        assert!(
+            code.contains(":: memplan :: copy :: htod (& self . a"),
+            "{code}"
+        );
+        assert!(
+            code.contains(":: memplan :: copy :: dtoh_async (& self . s"),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn flags_become_one_allocation() {
+        let code = lowered(PLAN, Bodies::Ops);
+        assert!(
+            code.contains("HostAlloc :: MAPPED | :: memplan :: HostAlloc :: PORTABLE"),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn plans_with_host_ops_are_not_captured() {
+        let code = lowered(PLAN, Bodies::Ops);
+        assert!(
+            code.contains("Fault :: Unsupported"),
+            "graph() should refuse: {code}"
+        );
+    }
+
+    #[test]
+    fn a_placeholder_keeps_the_type_and_drops_the_ops() {
+        let code = lowered(PLAN, Bodies::Placeholder);
+        assert!(
+            code.contains("pub fn new") && code.contains("pub fn host_mut"),
+            "{code}"
+        );
+        assert!(!code.contains("htod"), "{code}");
+        assert!(code.contains("unreachable !"), "{code}");
+    }
+}
