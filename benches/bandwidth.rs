@@ -120,9 +120,8 @@ fn measure<H: HostMemoryMut<u8> + ?Sized>(
             };
             match status {
                 cu::cudaError_enum::CUDA_SUCCESS => Ok(()),
-                error => {
-                    Err(memplan::Fault::Driver(memplan::DriverError(error))).at("raw copy", at)
-                }
+                error => Err(memplan::Fault::Driver(memplan::DriverError(error as u32)))
+                    .at("raw copy", at),
             }
         })?;
         let our_time = time(stream, || {

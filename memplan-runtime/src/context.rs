@@ -2,8 +2,10 @@
 //! handle or anything allocated in it lives.
 
 use crate::driver::check;
+use crate::driver::cu;
+use crate::error::DriverError;
 use crate::error::{Fault, Location, Result, ResultExt};
-use cust::sys::{self as cu, CUcontext, CUdevice, cudaError_enum};
+use cust::sys::{CUcontext, CUdevice};
 use std::sync::Arc;
 
 /// A GPU's primary context. Cheap to clone: every buffer, stream and event
@@ -69,6 +71,7 @@ impl Context {
 
     /// Why no GPU can be used on this machine, or `None` if GPU 0 can.
     /// Does not create a context.
+    #[track_caller]
     pub fn missing_gpu() -> Option<String> {
         let at = Location::caller();
         match init()
@@ -82,6 +85,9 @@ impl Context {
     }
 
     /// Makes this context current on the calling thread.
+    ///
+    /// Synchronous copies and fills run on the current context's default
+    /// stream: with several GPUs, bind the context of the memory first.
     #[track_caller]
     pub fn bind_to_thread(&self) -> Result<()> {
         // SAFETY: the context is retained for as long as `self` lives.
@@ -127,7 +133,7 @@ impl Context {
     /// Compute capability as (major, minor): (9, 0) for Hopper.
     #[track_caller]
     pub fn compute_capability(&self) -> Result<(i32, i32)> {
-        use cu::CUdevice_attribute_enum as Attribute;
+        use cust::sys::CUdevice_attribute_enum as Attribute;
         let at = Location::caller();
         let major = self.attribute(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, at)?;
         let minor = self.attribute(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, at)?;
@@ -146,7 +152,7 @@ impl Context {
         Ok((lowest, highest))
     }
 
-    fn attribute(&self, attribute: cu::CUdevice_attribute, at: Location) -> Result<i32> {
+    fn attribute(&self, attribute: cust::sys::CUdevice_attribute, at: Location) -> Result<i32> {
         let mut value = 0;
         // SAFETY: writes the attribute's value.
         check(unsafe { cu::cuDeviceGetAttribute(&mut value, attribute, self.0.device) })
@@ -166,16 +172,17 @@ impl std::fmt::Debug for Context {
 impl Drop for Retained {
     fn drop(&mut self) {
         // SAFETY: balances the retain in `Context::new`; nothing made in this
-        // context is alive, since each of those holds a handle.
-        unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) };
+        // context is alive, since each of those holds a handle. A drop
+        // cannot report a failure.
+        let _ = unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) };
     }
 }
 
 fn init() -> Result<(), Fault> {
     // SAFETY: no pointers; idempotent.
     match unsafe { cu::cuInit(0) } {
-        cudaError_enum::CUDA_SUCCESS => Ok(()),
-        error => Err(Fault::Driver(crate::DriverError(error))),
+        status if status.0 == 0 => Ok(()),
+        error => Err(Fault::Driver(DriverError(error.0))),
     }
 }
 
@@ -187,19 +194,26 @@ fn device_count() -> Result<usize, Fault> {
 }
 
 fn describe_missing(error: &crate::Error) -> String {
-    match error.driver_error().map(|e| e.0) {
-        Some(cudaError_enum::CUDA_ERROR_STUB_LIBRARY) => {
+    match error.driver_error() {
+        Some(code) if code == DriverError::STUB_LIBRARY => {
             "no NVIDIA driver: this program loaded memplan's driver stub".into()
         }
-        Some(cudaError_enum::CUDA_ERROR_NO_DEVICE) => "the NVIDIA driver reports no GPU".into(),
+        Some(code) if code == DriverError::NO_DEVICE => "the NVIDIA driver reports no GPU".into(),
         _ => format!("the CUDA driver failed to start: {}", error.fault()),
     }
 }
 
-/// Makes `context` current for the rest of the calling scope, for `Drop`
-/// implementations that may run on any thread.
-pub(crate) fn bind_quietly(context: &Context) {
-    // SAFETY: the context is retained by the caller's handle. A failure here
-    // shows up as the failure of the call that follows.
-    unsafe { cu::cuCtxSetCurrent(context.0.raw) };
+/// Runs `release` (a driver call that frees a resource) with `context`
+/// current, then makes current again what was current before. `Drop`
+/// implementations, which may run on any thread, free resources this way;
+/// a drop cannot report a failure, so the status is ignored.
+pub(crate) fn release_in(context: &Context, release: impl FnOnce() -> crate::driver::Status) {
+    // SAFETY: the context is retained by the caller's handle.
+    let pushed = check(unsafe { cu::cuCtxPushCurrent_v2(context.0.raw) }).is_ok();
+    let _ = release();
+    if pushed {
+        let mut popped = std::ptr::null_mut();
+        // SAFETY: pops the context pushed above.
+        let _ = unsafe { cu::cuCtxPopCurrent_v2(&mut popped) };
+    }
 }

@@ -7,17 +7,21 @@
 //! safe way to queue copies by hand, and memplan's plans prove these
 //! conditions at compile time before they call the `_async` functions.
 //!
-//! Each returns the number of bytes it moved (or queued).
+//! Each returns the number of bytes it moved (or queued). Empty ranges make
+//! no driver call.
 //!
 //! Ranges are anything `a[range]` accepts (`..`, `2..`, `..n`, `i..j`); a
 //! range outside its buffer, or two ranges of different lengths, is a
 //! [`Fault`], never a panic.
 
+use crate::driver::cu;
 use crate::driver::{byte_len, check};
 use crate::error::Fault;
-use crate::memory::{DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve};
+use crate::memory::{
+    DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve,
+};
 use crate::stream::Stream;
-use cust::sys::{self as cu, CUstream};
+use cust::sys::CUstream;
 use std::ops::RangeBounds;
 
 /// The legacy default stream, on which synchronous copies run.
@@ -38,6 +42,9 @@ where
     let (from, len) = host_part(src, src_range)?;
     let (to, dst_len) = device_part(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: both ranges are inside their buffers, which `&` keeps alive for
     // the call; the synchronization below finishes the copy before we return.
     check(unsafe { cu::cuMemcpyHtoD_v2(to.as_raw(), from.cast(), bytes) })?;
@@ -65,6 +72,9 @@ where
     let (from, len) = device_part(src, src_range)?;
     let (to, dst_len) = host_part_mut(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: both ranges are inside their buffers; `&mut` keeps the host
     // side ours; cuMemcpyDtoH returns once the copy is complete.
     check(unsafe { cu::cuMemcpyDtoH_v2(to.cast(), from.as_raw(), bytes) })?;
@@ -86,6 +96,9 @@ where
     let (from, len) = device_part(src, src_range)?;
     let (to, dst_len) = device_part(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: both ranges are inside their buffers. cuMemcpyDtoD returns
     // before the copy finishes; the synchronization below waits for it.
     unsafe {
@@ -110,6 +123,9 @@ where
     let (from, len) = host_part(src, src_range)?;
     let (to, dst_len) = host_part_mut(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: both ranges are inside their buffers; `&` and `&mut` of two
     // different values cannot overlap.
     unsafe { std::ptr::copy_nonoverlapping(from, to, len) };
@@ -120,6 +136,9 @@ where
 pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<usize, Fault> {
     let (to, len) = device_part(dst, ..)?;
     let bytes = byte_len::<T>(len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: the whole buffer; the memset is asynchronous for device memory,
     // so wait for it.
     unsafe {
@@ -149,6 +168,9 @@ where
     let (from, len) = host_part(src, src_range)?;
     let (to, dst_len) = device_part(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: ranges checked above; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyHtoDAsync_v2(to.as_raw(), from.cast(), bytes, stream.raw()) })?;
     Ok(bytes)
@@ -174,6 +196,9 @@ where
     let (from, len) = device_part(src, src_range)?;
     let (to, dst_len) = host_part_mut(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: ranges checked above; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyDtoHAsync_v2(to.cast(), from.as_raw(), bytes, stream.raw()) })?;
     Ok(bytes)
@@ -198,6 +223,9 @@ where
     let (from, len) = device_part(src, src_range)?;
     let (to, dst_len) = device_part(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: ranges checked above; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyDtoDAsync_v2(to.as_raw(), from.as_raw(), bytes, stream.raw()) })?;
     Ok(bytes)
@@ -224,6 +252,9 @@ where
     let (from, len) = host_part(src, src_range)?;
     let (to, dst_len) = host_part_mut(dst, dst_range)?;
     let bytes = same_bytes::<T>(len, dst_len)?;
+    if bytes == 0 {
+        return Ok(0);
+    }
     // SAFETY: ranges checked above; with unified addressing host pointers
     // are valid `CUdeviceptr`s; lifetimes are the caller's promise.
     check(unsafe { cu::cuMemcpyAsync(to as u64, from as u64, bytes, stream.raw()) })?;
@@ -251,7 +282,7 @@ fn host_part_mut<T: Element, M: HostMemoryMut<T> + ?Sized>(
 }
 
 /// The device pointer and length of `range` of `memory`.
-pub(crate) fn device_part<T: Element, M: DeviceMemory<T> + ?Sized>(
+pub(crate) fn device_part<T: Element, M: DeviceAddress<T> + ?Sized>(
     memory: &M,
     range: impl RangeBounds<usize>,
 ) -> Result<(DevicePtr<T>, usize), Fault> {

@@ -2,7 +2,7 @@
 //! what failed (the CUDA error, a range outside a buffer...), which
 //! operation it was, and where that operation is in your source.
 
-use cust::sys::{cuGetErrorString, cudaError_enum};
+use crate::driver::{check, cu};
 use std::ffi::CStr;
 use std::fmt;
 
@@ -42,31 +42,70 @@ impl fmt::Display for Location {
     }
 }
 
-/// An error code the CUDA driver returned.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct DriverError(pub cudaError_enum);
+/// An error code the CUDA driver returned (a `CUresult` other than
+/// `CUDA_SUCCESS`), whatever the driver's version.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DriverError(pub u32);
 
 impl DriverError {
-    /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`.
+    pub const INVALID_VALUE: Self = Self(1);
+    pub const OUT_OF_MEMORY: Self = Self(2);
+    pub const NOT_INITIALIZED: Self = Self(3);
+    pub const STUB_LIBRARY: Self = Self(34);
+    pub const NO_DEVICE: Self = Self(100);
+    pub const NOT_FOUND: Self = Self(500);
+    pub const NOT_READY: Self = Self(600);
+
+    /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`: the driver's, or (when
+    /// there is no driver to ask) memplan's own for common codes.
     pub fn name(self) -> String {
-        format!("{:?}", self.0)
+        if let Some(name) = driver_string(cu::cuGetErrorName, self.0) {
+            return name;
+        }
+        match known_name(self.0) {
+            Some(name) => name.to_owned(),
+            None => format!("CUDA error {}", self.0),
+        }
     }
 
     /// The driver's own description, when the driver can give one.
     pub fn description(self) -> Option<String> {
-        let mut text = std::ptr::null();
-        // SAFETY: on success the driver points `text` at a static C string.
-        let status = unsafe { cuGetErrorString(self.0, &mut text) };
-        if status != cudaError_enum::CUDA_SUCCESS || text.is_null() {
-            return None;
-        }
-        // SAFETY: checked non-null above; the string is static and NUL-terminated.
-        Some(
-            unsafe { CStr::from_ptr(text) }
-                .to_string_lossy()
-                .into_owned(),
-        )
+        driver_string(cu::cuGetErrorString, self.0)
     }
+}
+
+/// A static string the driver gives for an error code.
+fn driver_string(
+    function: unsafe extern "C" fn(u32, *mut *const std::ffi::c_char) -> crate::driver::Status,
+    code: u32,
+) -> Option<String> {
+    let mut text = std::ptr::null();
+    // SAFETY: on success the driver points `text` at a static C string.
+    let status = unsafe { function(code, &mut text) };
+    if check(status).is_err() || text.is_null() {
+        return None;
+    }
+    // SAFETY: checked non-null above; the string is static and NUL-terminated.
+    Some(
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// Names of the codes memplan's own messages and tests meet, for when no
+/// driver can be asked (the driver stub answers every call with 34).
+fn known_name(code: u32) -> Option<&'static str> {
+    Some(match code {
+        1 => "CUDA_ERROR_INVALID_VALUE",
+        2 => "CUDA_ERROR_OUT_OF_MEMORY",
+        3 => "CUDA_ERROR_NOT_INITIALIZED",
+        34 => "CUDA_ERROR_STUB_LIBRARY",
+        100 => "CUDA_ERROR_NO_DEVICE",
+        500 => "CUDA_ERROR_NOT_FOUND",
+        600 => "CUDA_ERROR_NOT_READY",
+        _ => return None,
+    })
 }
 
 impl fmt::Debug for DriverError {
@@ -251,13 +290,14 @@ impl Error {
     /// Whether this machine simply has no usable GPU (no driver, a stub
     /// driver, or no device): programs that can run without one check this.
     pub fn is_no_device(&self) -> bool {
-        use cudaError_enum::*;
-        match &self.fault {
+        match self.fault {
             Fault::NoDevice(_) => true,
-            Fault::Driver(DriverError(code)) => matches!(
-                code,
-                CUDA_ERROR_NO_DEVICE | CUDA_ERROR_STUB_LIBRARY | CUDA_ERROR_NOT_INITIALIZED
-            ),
+            Fault::Driver(code) => [
+                DriverError::NO_DEVICE,
+                DriverError::STUB_LIBRARY,
+                DriverError::NOT_INITIALIZED,
+            ]
+            .contains(&code),
             _ => false,
         }
     }

@@ -1,11 +1,12 @@
 //! Events: points in a stream that other streams can wait for, that the
 //! host can wait for, and (for timed events) that carry a GPU timestamp.
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
 use crate::driver::check;
+use crate::driver::cu;
 use crate::error::{Location, Result, ResultExt};
 use crate::stream::Stream;
-use cust::sys::{self as cu, CUevent, CUevent_flags, CUstream};
+use cust::sys::{CUevent, CUevent_flags, CUstream};
 
 /// A CUDA event.
 ///
@@ -75,7 +76,7 @@ impl Event {
     pub fn is_complete(&self) -> Result<bool> {
         // SAFETY: a live event handle.
         match unsafe { cu::cuEventQuery(self.raw) } {
-            cu::cudaError_enum::CUDA_ERROR_NOT_READY => Ok(false),
+            status if status.0 == crate::DriverError::NOT_READY.0 => Ok(false),
             status => check(status)
                 .map(|()| true)
                 .at("cuEventQuery", Location::caller()),
@@ -108,10 +109,9 @@ impl Event {
 
 impl Drop for Event {
     fn drop(&mut self) {
-        bind_quietly(&self.context);
         // SAFETY: created in `create`, destroyed once; the driver keeps a
         // recorded event alive until its work completes.
-        unsafe { cu::cuEventDestroy_v2(self.raw) };
+        release_in(&self.context, || unsafe { cu::cuEventDestroy_v2(self.raw) });
     }
 }
 

@@ -2,11 +2,12 @@
 
 use crate::copy::device_part;
 use crate::driver::check;
+use crate::driver::{Status, cu};
 use crate::error::Fault;
 use crate::memory::{DeviceMemory, Element};
 use crate::stream::Stream;
 use bytemuck::NoUninit;
-use cust::sys::{self as cu, CUdeviceptr, CUresult, CUstream};
+use cust::sys::{CUdeviceptr, CUstream};
 use std::ops::RangeBounds;
 
 /// Sets `range` of a device buffer to `value`; returns when done.
@@ -59,6 +60,9 @@ where
         element_size: size_of::<T>(),
     })?;
     let count = len * pattern.repeats_per_element(size_of::<T>());
+    if count == 0 {
+        return Ok(0);
+    }
     // SAFETY: `count` units of the pattern cover exactly `range`, which is
     // inside the buffer; its lifetime is the caller's promise.
     check(unsafe { pattern.write(to.as_raw(), count, stream) })?;
@@ -104,7 +108,7 @@ impl Pattern {
     /// # Safety
     /// `count` units from `to` are device memory that stays allocated until
     /// `stream` has finished the memset.
-    unsafe fn write(self, to: CUdeviceptr, count: usize, stream: CUstream) -> CUresult {
+    unsafe fn write(self, to: CUdeviceptr, count: usize, stream: CUstream) -> Status {
         // SAFETY: forwarded to the caller.
         unsafe {
             match self {

@@ -1,11 +1,12 @@
 //! CUDA graphs: record queued work once, replay it with one launch.
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
 use crate::driver::check;
+use crate::driver::cu;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::stream::Stream;
-use cust::sys::{self as cu, CUgraph, CUgraphExec, CUstream, CUstreamCaptureMode_enum};
+use cust::sys::{CUgraph, CUgraphExec, CUstream, CUstreamCaptureMode_enum};
 
 /// An instantiated CUDA graph: work captured from streams, replayed with a
 /// single launch (one driver call instead of one per operation).
@@ -24,8 +25,10 @@ impl Graph {
     /// it; see [`Capture`]. Nothing runs while capturing.
     ///
     /// # Safety
-    /// Every buffer the captured work touches stays allocated for as long as
-    /// the graph lives: the graph keeps their addresses, not the buffers.
+    /// Every buffer the captured work touches stays allocated until the last
+    /// launch of the graph has finished: the graph keeps their addresses, not
+    /// the buffers (and a graph dropped while running is freed only when it
+    /// finishes).
     #[track_caller]
     pub unsafe fn capture(
         streams: &[&Stream],
@@ -52,12 +55,12 @@ impl Graph {
 
 impl Drop for Graph {
     fn drop(&mut self) {
-        bind_quietly(&self.context);
-        // SAFETY: made by `Capture::end`, destroyed once each.
-        unsafe {
-            cu::cuGraphExecDestroy(self.exec);
-            cu::cuGraphDestroy(self.graph);
-        }
+        // SAFETY: made by `Capture::end`, destroyed once each. An executable
+        // graph still running is freed by the driver when it finishes.
+        release_in(&self.context, || unsafe {
+            cu::cuGraphExecDestroy(self.exec)
+        });
+        release_in(&self.context, || unsafe { cu::cuGraphDestroy(self.graph) });
     }
 }
 
@@ -77,11 +80,17 @@ pub struct Capture {
 }
 
 impl Capture {
-    /// Begins capturing `streams` (at least one).
+    /// Waits for `streams` (at least one), then begins capturing them.
+    ///
+    /// Waiting first matters: during a capture a stream cannot be waited
+    /// for, so work queued before it (by a scope or a plan) must be done
+    /// before it starts.
     ///
     /// # Safety
-    /// The streams outlive the capture, and every buffer the captured work
-    /// touches outlives the graph made from it.
+    /// The streams outlive the capture, no other thread queues work on them
+    /// while it lasts, and every buffer the captured work touches stays
+    /// allocated until the last launch of the graph made from it has
+    /// finished.
     #[track_caller]
     pub unsafe fn begin(streams: &[&Stream]) -> Result<Capture> {
         let at = Location::caller();
@@ -91,6 +100,9 @@ impl Capture {
         };
         let context = origin.context().clone();
         context.bind_to_thread()?;
+        for stream in streams {
+            stream.synchronize()?;
+        }
         let fork = Event::new(&context)?;
         let joins = others
             .iter()
@@ -125,8 +137,9 @@ impl Capture {
         let graph = self.stop().at("cuStreamEndCapture", at);
         if let Err(error) = queued.and(joined) {
             if let Ok(graph) = graph {
-                // SAFETY: the captured graph, not used again.
-                unsafe { cu::cuGraphDestroy(graph) };
+                // SAFETY: the captured graph, not used again; the error that
+                // matters is the one returned.
+                let _ = unsafe { cu::cuGraphDestroy(graph) };
             }
             return Err(error);
         }
@@ -135,7 +148,7 @@ impl Capture {
         // SAFETY: a complete graph; writes the executable graph.
         if let Err(error) = check(unsafe { cu::cuGraphInstantiateWithFlags(&mut exec, graph, 0) }) {
             // SAFETY: the graph from above, not used again.
-            unsafe { cu::cuGraphDestroy(graph) };
+            let _ = unsafe { cu::cuGraphDestroy(graph) };
             return Err(error).at("cuGraphInstantiate", at);
         }
         Ok(Graph {
@@ -168,12 +181,11 @@ impl Capture {
 
 impl Drop for Capture {
     fn drop(&mut self) {
-        if self.active {
-            bind_quietly(&self.context);
-            if let Ok(graph) = self.stop() {
-                // SAFETY: the captured graph, never instantiated.
-                unsafe { cu::cuGraphDestroy(graph) };
-            }
+        if self.active
+            && let Ok(graph) = self.stop()
+        {
+            // SAFETY: the captured graph, never instantiated.
+            release_in(&self.context, || unsafe { cu::cuGraphDestroy(graph) });
         }
     }
 }

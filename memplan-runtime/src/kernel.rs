@@ -1,11 +1,12 @@
 //! Kernels: loading compiled modules, and launching their functions.
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
 use crate::driver::check;
+use crate::driver::cu;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::stream::Stream;
 use cust::memory::DeviceCopy;
-use cust::sys::{self as cu, CUfunction, CUmodule, CUstream};
+use cust::sys::{CUfunction, CUmodule, CUstream};
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 
@@ -34,9 +35,13 @@ unsafe impl Sync for Loaded {}
 impl Module {
     /// Loads a fatbin or cubin image (`cuModuleLoadData`). The driver picks
     /// the machine code for this GPU, or compiles the image's PTX for it.
+    /// An image whose headers claim more bytes than `image` holds is refused
+    /// before the driver could read past its end.
     #[track_caller]
     pub fn from_fatbin(context: &Context, image: &[u8]) -> Result<Module> {
-        Self::load(context, image.as_ptr().cast(), Location::caller())
+        let at = Location::caller();
+        crate::image::check_image(image).at("cuModuleLoadData", at)?;
+        Self::load(context, image.as_ptr().cast(), at)
     }
 
     /// Loads PTX source (`cuModuleLoadData`), compiling it for this GPU.
@@ -71,7 +76,7 @@ impl Module {
         self.0.context.bind_to_thread()?;
         // SAFETY: writes the function handle, which lives as long as the module.
         match unsafe { cu::cuModuleGetFunction(&mut raw, self.0.raw, c_name.as_ptr()) } {
-            cu::cudaError_enum::CUDA_ERROR_NOT_FOUND => {
+            status if status.0 == crate::DriverError::NOT_FOUND.0 => {
                 Err(Fault::KernelNotFound(name.to_owned())).at("cuModuleGetFunction", at)
             }
             status => check(status).at("cuModuleGetFunction", at),
@@ -85,9 +90,8 @@ impl Module {
 
 impl Drop for Loaded {
     fn drop(&mut self) {
-        bind_quietly(&self.context);
         // SAFETY: loaded in `load`, unloaded once; every kernel holds the module.
-        unsafe { cu::cuModuleUnload(self.raw) };
+        release_in(&self.context, || unsafe { cu::cuModuleUnload(self.raw) });
     }
 }
 

@@ -27,8 +27,10 @@
 //! out by borrowing: [`scope`] lends every buffer it queues work on for the
 //! whole scope, and waits for the work before the loans end, as
 //! `std::thread::scope` does for threads. Plans do the same at compile time
-//! and own their buffers. Only the raw `_async` functions are `unsafe`, and
-//! each says what its caller promises.
+//! and own their buffers. What stays `unsafe` is what the borrow checker
+//! cannot see: the raw `_async` copies and fills, kernel launches (the
+//! kernel's C++ signature is your promise), stream-ordered allocation, and
+//! graph capture and launch. Each says what its caller promises.
 
 mod context;
 pub mod copy;
@@ -39,6 +41,7 @@ mod event;
 pub mod fill;
 mod graph;
 mod host;
+mod image;
 mod kernel;
 mod memory;
 pub mod plan;
@@ -54,7 +57,9 @@ pub use event::Event;
 pub use graph::{Capture, Graph};
 pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
 pub use kernel::{Dim3, Kernel, KernelArgs, LaunchConfig, Module, blocks};
-pub use memory::{DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve};
+pub use memory::{
+    DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve,
+};
 pub use scope::{Lent, Scope, Source, Target, scope};
 pub use stream::{Priority, Stream};
 pub use timing::{IntoOpError, OpInfo, OpKind, OpResultExt, OpTiming, RunReport, Timer};

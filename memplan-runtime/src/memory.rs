@@ -22,7 +22,7 @@ impl<T: DeviceCopy + AnyBitPattern> Element for T {}
 #[repr(transparent)]
 pub struct DevicePtr<T> {
     address: CUdeviceptr,
-    element: PhantomData<*mut T>,
+    element: PhantomData<fn() -> T>,
 }
 
 impl<T> DevicePtr<T> {
@@ -39,10 +39,12 @@ impl<T> DevicePtr<T> {
         self.address
     }
 
-    /// The address `count` elements further on.
+    /// The address `count` elements further on. (Wrapping: the runtime only
+    /// computes addresses inside buffers, after checking the range.)
     pub const fn add(self, count: usize) -> Self {
+        let offset = count.wrapping_mul(size_of::<T>()) as CUdeviceptr;
         Self {
-            address: self.address + (count * size_of::<T>()) as CUdeviceptr,
+            address: self.address.wrapping_add(offset),
             element: PhantomData,
         }
     }
@@ -89,15 +91,24 @@ pub unsafe trait HostMemoryMut<T: Element>: HostMemory<T> {
     fn host_parts_mut(&mut self) -> (*mut T, usize);
 }
 
-/// Memory a kernel can reach: device buffers, and mapped host memory.
+/// Memory with a device address, which a kernel can reach: device buffers,
+/// and mapped host memory.
 ///
 /// # Safety
 /// `device_parts` returns the device address of `len` `T`s that stays valid
 /// as long as `self` is not dropped.
-pub unsafe trait DeviceMemory<T: Element> {
+pub unsafe trait DeviceAddress<T: Element> {
     /// Device pointer and length; a fault for host memory that is not mapped.
     fn device_parts(&self) -> Result<(DevicePtr<T>, usize), Fault>;
 }
+
+/// Device memory proper: memory that is not also a host slice, so copies and
+/// fills may write it through a shared borrow without breaking any Rust
+/// reference. Mapped host memory has a device address but is not this.
+///
+/// # Safety
+/// No Rust reference points into the memory.
+pub unsafe trait DeviceMemory<T: Element>: DeviceAddress<T> {}
 
 unsafe impl<T: Element> HostMemory<T> for [T] {
     fn host_parts(&self) -> (*const T, usize) {
@@ -192,6 +203,18 @@ mod tests {
             Err(Fault::ReversedRange { start, end })
         );
         assert!(resolve(..=usize::MAX, 10).is_err());
+    }
+
+    #[test]
+    fn buffers_and_handles_can_move_between_threads() {
+        fn send_and_sync<T: Send + Sync>() {}
+        send_and_sync::<DevicePtr<f32>>();
+        send_and_sync::<crate::DeviceBuffer<f32>>();
+        send_and_sync::<crate::PinnedBuffer<f32>>();
+        send_and_sync::<crate::Stream>();
+        send_and_sync::<crate::Event>();
+        send_and_sync::<crate::Kernel>();
+        send_and_sync::<crate::Graph>();
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::copy::device_part;
 use crate::driver::check;
 use crate::error::{DriverError, Error, Fault, Location, Result};
 use crate::graph::Graph;
-use crate::memory::{DeviceMemory, DevicePtr, Element, HostMemoryMut, resolve};
+use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemoryMut, resolve};
 use crate::stream::Stream;
 use crate::timing::{OpInfo, RunReport, Timer};
 use std::cell::{Cell, RefCell};
@@ -18,6 +18,21 @@ use std::time::Instant;
 
 /// A plan type, as `memplan!` generates it.
 pub trait Plan {
+    /// The struct of the plan's host buffers, borrowed to read.
+    type Host<'a>
+    where
+        Self: 'a;
+    /// The struct of the plan's host buffers, borrowed to write.
+    type HostMut<'a>
+    where
+        Self: 'a;
+
+    /// The host buffers (after waiting for a run in flight).
+    fn host_view(&self) -> Self::Host<'_>;
+
+    /// The host buffers, to write (after waiting for a run in flight).
+    fn host_view_mut(&mut self) -> Self::HostMut<'_>;
+
     /// Waits for every stream of the run in flight, then reports on it.
     fn finish(&mut self) -> Result<RunReport>;
 
@@ -67,6 +82,7 @@ impl PlanCore {
     /// Starts a run: returns an error kept from before, if any, binds the
     /// context to this thread (a plan may move between threads), and starts
     /// the clocks.
+    #[track_caller]
     pub fn begin(&mut self) -> Result<()> {
         if let Some(error) = self.deferred.get_mut().take() {
             return Err(error);
@@ -159,8 +175,10 @@ impl<P: Plan + ?Sized> Drop for InFlight<'_, P> {
 }
 
 /// A plan captured as a CUDA graph ([`Graph`]): each run replays all of its
-/// stream work with one launch. It borrows the plan; reach the plan's host
-/// buffers between runs through [`plan`](Self::plan).
+/// stream work with one launch. It borrows the plan, and gives access to its
+/// host buffers only (through [`host`](Self::host) and
+/// [`host_mut`](Self::host_mut)): the graph holds the addresses of the
+/// plan's buffers, so the plan itself must stay as it is.
 pub struct PlanGraph<'p, P: Plan> {
     plan: &'p mut P,
     graph: Graph,
@@ -168,7 +186,12 @@ pub struct PlanGraph<'p, P: Plan> {
 
 impl<'p, P: Plan> PlanGraph<'p, P> {
     /// Wraps the graph captured from `plan`'s work.
-    pub fn new(plan: &'p mut P, graph: Graph) -> Self {
+    ///
+    /// # Safety
+    /// `graph` was captured from `plan`'s own stream work (as the generated
+    /// `graph()` does), so it touches only memory the plan owns, and
+    /// `P::finish` waits for every stream that work runs on.
+    pub unsafe fn new(plan: &'p mut P, graph: Graph) -> Self {
         Self { plan, graph }
     }
 
@@ -186,9 +209,14 @@ impl<'p, P: Plan> PlanGraph<'p, P> {
         Ok(InFlight::new(&mut *self.plan))
     }
 
-    /// The plan, to read or change its host buffers between replays.
-    pub fn plan(&mut self) -> &mut P {
-        self.plan
+    /// The plan's host buffers, to read between replays.
+    pub fn host(&self) -> P::Host<'_> {
+        self.plan.host_view()
+    }
+
+    /// The plan's host buffers, to change between replays.
+    pub fn host_mut(&mut self) -> P::HostMut<'_> {
+        self.plan.host_view_mut()
     }
 
     fn launch(&mut self) -> Result<()> {
@@ -209,10 +237,15 @@ impl<'p, P: Plan> PlanGraph<'p, P> {
 }
 
 /// Waits for every stream; the first failure, after waiting for all.
+///
+/// A failed wait has not waited: if a stream's wait fails, the whole context
+/// is waited for before the error is returned, since the caller is about to
+/// let the host touch the memory the stream used.
 pub fn wait_all(streams: &[&Stream]) -> Result<()> {
     let mut first = Ok(());
     for stream in streams {
         if let Err(error) = stream.synchronize() {
+            let _ = stream.context().synchronize();
             first = first.and(Err(error));
         }
     }
@@ -222,11 +255,11 @@ pub fn wait_all(streams: &[&Stream]) -> Result<()> {
 /// Waits for the legacy default stream, on which synchronous launches run.
 pub fn sync_legacy_stream() -> Result<(), DriverError> {
     // SAFETY: the legacy stream needs no handle.
-    check(unsafe { cust::sys::cuStreamSynchronize(std::ptr::null_mut()) })
+    check(unsafe { crate::driver::cu::cuStreamSynchronize(std::ptr::null_mut()) })
 }
 
 /// The device address of `range` of `memory`, as a kernel argument.
-pub fn device_arg<T: Element, M: DeviceMemory<T> + ?Sized>(
+pub fn device_arg<T: Element, M: DeviceAddress<T> + ?Sized>(
     memory: &M,
     range: impl RangeBounds<usize>,
 ) -> Result<DevicePtr<T>, Fault> {

@@ -1,12 +1,13 @@
 //! Queuing GPU work safely by hand: [`scope`] lends buffers to the GPU and
 //! takes them back only after the work that uses them has finished.
 
+use crate::context::Context;
 use crate::copy;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::fill;
 use crate::kernel::{Kernel, KernelArgs, LaunchConfig};
-use crate::memory::{DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
+use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
 use crate::stream::Stream;
 use crate::{DeviceBuffer, PinnedBuffer, Registered, RegisteredRef};
 use bytemuck::NoUninit;
@@ -20,10 +21,17 @@ use std::ops::RangeBounds;
 ///
 /// Everything queued in the scope borrows its buffers for the whole scope
 /// (`'env`): sources shared, host destinations exclusively. So no host code
-/// can change, read back, free or drop a buffer while queued work may still
-/// use it; the borrow checker says so. To read and write one host buffer in
-/// the same scope, [`lend`](Scope::lend) it. The wait happens also when
-/// `work` fails or panics, as with `std::thread::scope`.
+/// can change, read back, free or drop a host buffer while queued work may
+/// still use it, and no device buffer can be freed; the borrow checker says
+/// so. To read and write one host buffer in the same scope,
+/// [`lend`](Scope::lend) it. The wait happens also when `work` fails or
+/// panics, as with `std::thread::scope`.
+///
+/// Device buffers are lent shared, and device memory is not Rust memory: a
+/// synchronous copy into a device buffer inside the scope runs on the legacy
+/// stream, unordered with the queued work, and may see or leave torn data.
+/// That is a logic error, not undefined behaviour; the plans of `memplan!`
+/// rule it out.
 ///
 /// ```no_run
 /// use memplan_runtime::{scope, Context, DeviceBuffer, PinnedBuffer, Stream};
@@ -61,7 +69,7 @@ pub fn scope<'env, R>(work: impl FnOnce(&Scope<'env>) -> Result<R>) -> Result<R>
 /// The handle [`scope`] gives its closure.
 pub struct Scope<'env> {
     /// Streams with queued work, to wait for at the end.
-    streams: RefCell<Vec<CUstream>>,
+    streams: RefCell<Vec<(CUstream, Context)>>,
     /// Invariant in `'env`, so that loans cannot be shortened.
     env: PhantomData<&'env mut &'env ()>,
 }
@@ -138,7 +146,7 @@ impl<'env> Scope<'env> {
     pub unsafe fn launch<A: KernelArgs>(
         &self,
         stream: &'env Stream,
-        kernel: &Kernel,
+        kernel: &'env Kernel,
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
@@ -177,18 +185,22 @@ impl<'env> Scope<'env> {
 
     fn uses(&self, stream: &Stream) {
         let mut streams = self.streams.borrow_mut();
-        if !streams.contains(&stream.raw()) {
-            streams.push(stream.raw());
+        if !streams.iter().any(|(raw, _)| *raw == stream.raw()) {
+            streams.push((stream.raw(), stream.context().clone()));
         }
     }
 
     fn wait_all(&self) -> Result<()> {
         let mut first_error = None;
-        for &stream in self.streams.borrow().iter() {
+        for (stream, context) in self.streams.borrow().iter() {
             // SAFETY: each stream is borrowed for `'env`, so still alive.
-            let status = crate::driver::check(unsafe { cust::sys::cuStreamSynchronize(stream) });
+            let status =
+                crate::driver::check(unsafe { crate::driver::cu::cuStreamSynchronize(*stream) });
             if let Err(error) = status.at("cuStreamSynchronize (end of scope)", Location::caller())
             {
+                // The loans end after this: if the stream could not be waited
+                // for, wait for everything in its context.
+                let _ = context.synchronize();
                 first_error.get_or_insert(error);
             }
         }
@@ -268,11 +280,14 @@ unsafe impl<T: Element> HostMemoryMut<T> for HostView<T> {
     }
 }
 
-unsafe impl<T: Element> DeviceMemory<T> for DeviceView<T> {
+unsafe impl<T: Element> DeviceAddress<T> for DeviceView<T> {
     fn device_parts(&self) -> Result<(DevicePtr<T>, usize), Fault> {
         Ok((self.ptr, self.len))
     }
 }
+
+// SAFETY: device memory, which no Rust reference points into.
+unsafe impl<T: Element> DeviceMemory<T> for DeviceView<T> {}
 
 fn host_view<T: Element, B: HostMemory<T> + ?Sized>(buffer: &B) -> HostView<T> {
     let (ptr, len) = buffer.host_parts();

@@ -2,11 +2,12 @@
 //! non-blocking (they never wait for the legacy default stream), which cust's
 //! `Stream::new` silently drops, so they are created here directly.
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
 use crate::driver::check;
+use crate::driver::cu;
 use crate::error::{Location, Result, ResultExt};
 use crate::event::Event;
-use cust::sys::{self as cu, CUstream, CUstream_flags};
+use cust::sys::{CUstream, CUstream_flags};
 
 /// A stream's scheduling priority. CUDA counts priorities down (0 is the
 /// lowest, -5 the highest on an H200); these names spare you the sign.
@@ -94,7 +95,7 @@ impl Stream {
     pub fn is_idle(&self) -> Result<bool> {
         // SAFETY: a live stream handle.
         match unsafe { cu::cuStreamQuery(self.raw) } {
-            cu::cudaError_enum::CUDA_ERROR_NOT_READY => Ok(false),
+            status if status.0 == crate::DriverError::NOT_READY.0 => Ok(false),
             status => check(status)
                 .map(|()| true)
                 .at("cuStreamQuery", Location::caller()),
@@ -123,10 +124,11 @@ impl Stream {
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        bind_quietly(&self.context);
         // SAFETY: created in `with_priority`, destroyed once. Work still
         // queued completes; the driver frees the stream afterwards.
-        unsafe { cu::cuStreamDestroy_v2(self.raw) };
+        release_in(&self.context, || unsafe {
+            cu::cuStreamDestroy_v2(self.raw)
+        });
     }
 }
 

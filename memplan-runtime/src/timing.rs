@@ -141,16 +141,25 @@ impl Timer {
     /// Marks the start of op `index` on `stream` (0: the legacy stream).
     #[inline]
     pub fn start(&self, index: usize, stream: CUstream) -> Result<(), DriverError> {
-        let Some(events) = &self.events else {
-            return Ok(());
-        };
-        events.marks[index].0.record_on(stream)
+        // An index outside the plan's ops times nothing.
+        match self
+            .events
+            .as_ref()
+            .and_then(|events| events.marks.get(index))
+        {
+            Some((start, _)) => start.record_on(stream),
+            None => Ok(()),
+        }
     }
 
     /// Marks the end of op `index`, which moved `bytes`.
     #[inline]
     pub fn end(&mut self, index: usize, stream: CUstream, bytes: usize) -> Result<(), DriverError> {
-        let Some(events) = &mut self.events else {
+        let Some(events) = self
+            .events
+            .as_mut()
+            .filter(|events| index < events.marks.len())
+        else {
             return Ok(());
         };
         events.bytes[index] = bytes as u64;
@@ -173,11 +182,19 @@ impl Timer {
         let Some(events) = &self.events else {
             return Ok(report);
         };
+        // The origin was recorded on the legacy stream, which the plan did
+        // not wait for.
+        if let Err(error) = events.origin.synchronize() {
+            let location = error.location();
+            return Err(error.within(plan, "op timing", location));
+        }
         for (index, op) in ops.iter().enumerate() {
             if !events.ran.get(index).copied().unwrap_or(false) {
                 continue;
             }
-            let (start, end) = &events.marks[index];
+            let Some((start, end)) = events.marks.get(index) else {
+                continue;
+            };
             let start_ms = start
                 .elapsed_ms_raw(&events.origin)
                 .map_err(|e| op.error(e))?;

@@ -181,7 +181,9 @@ impl AddOne {
                 },
             )
         })?;
-        ::core::result::Result::Ok(::memplan::plan::PlanGraph::new(self, __memplan_graph))
+        ::core::result::Result::Ok(unsafe {
+            ::memplan::plan::PlanGraph::new(self, __memplan_graph)
+        })
     }
     #[doc = r" The plan's host buffers, to read (after a run has finished)."]
     pub fn host(&self) -> AddOneHost<'_> {
@@ -279,6 +281,14 @@ impl AddOne {
     }
 }
 impl ::memplan::plan::Plan for AddOne {
+    type Host<'a> = AddOneHost<'a>;
+    type HostMut<'a> = AddOneHostMut<'a>;
+    fn host_view(&self) -> AddOneHost<'_> {
+        self.host()
+    }
+    fn host_view_mut(&mut self) -> AddOneHostMut<'_> {
+        self.host_mut()
+    }
     fn finish(&mut self) -> ::memplan::Result<::memplan::RunReport> {
         let __memplan_waited = ::memplan::plan::wait_all(&[&self.work]);
         let __memplan_report = self.__memplan_core.end(Self::OPS);

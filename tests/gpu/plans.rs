@@ -188,17 +188,17 @@ fn graph_replays_match_runs() -> Result<(), Failed> {
     for replay in 0..5 {
         let data = floats(N);
         direct.host_mut().data.copy_from_slice(&data);
-        graph.plan().host_mut().data.copy_from_slice(&data);
+        graph.host_mut().data.copy_from_slice(&data);
         direct.run()?;
         graph.run()?;
         same(
             &format!("graph replay {replay}"),
-            graph.plan().host().data,
+            graph.host().data,
             &plus_one(&data),
         )?;
         same(
             &format!("graph against run {replay}"),
-            graph.plan().host().data,
+            graph.host().data,
             direct.host().data,
         )?;
     }
@@ -280,13 +280,9 @@ fn stream_ordered_memory_across_streams() -> Result<(), Failed> {
     }
     let mut graph = plan.graph()?;
     let data = floats(N);
-    graph.plan().host_mut().data.copy_from_slice(&data);
+    graph.host_mut().data.copy_from_slice(&data);
     graph.run()?;
-    same(
-        "scratch in a graph",
-        graph.plan().host().data,
-        &plus_one(&data),
-    )
+    same("scratch in a graph", graph.host().data, &plus_one(&data))
 }
 
 fn synchronous_ops_and_host_steps() -> Result<(), Failed> {

@@ -4,8 +4,9 @@
 
 use crate::harness::{GpuTest, context};
 use libtest_mimic::Failed;
-use memplan::sys::cudaError_enum;
-use memplan::{DeviceBuffer, Fault, LaunchConfig, Module, PinnedBuffer, Stream, copy, scope};
+use memplan::{
+    DeviceBuffer, DriverError, Fault, LaunchConfig, Module, PinnedBuffer, Stream, copy, scope,
+};
 
 pub const TESTS: &[(&str, GpuTest)] = &[
     (
@@ -57,7 +58,7 @@ fn an_invalid_launch_names_the_operation() -> Result<(), Failed> {
         error.location()
     );
     ensure!(
-        error.driver_error().map(|e| e.0) == Some(cudaError_enum::CUDA_ERROR_INVALID_VALUE),
+        error.driver_error() == Some(DriverError::INVALID_VALUE),
         "driver error: {error}"
     );
     ensure!(
@@ -81,7 +82,7 @@ fn an_impossible_allocation_fails_cleanly() -> Result<(), Failed> {
         error.operation()
     );
     ensure!(
-        error.driver_error().map(|e| e.0) == Some(cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY),
+        error.driver_error() == Some(DriverError::OUT_OF_MEMORY),
         "driver error: {error}"
     );
     ensure!(

@@ -1,11 +1,11 @@
 //! Device memory that lives as long as its handle (`cuMemAlloc`).
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
 use crate::copy;
+use crate::driver::cu;
 use crate::driver::{byte_len, check};
 use crate::error::{Location, Result, ResultExt};
-use crate::memory::{DeviceMemory, DevicePtr, Element};
-use cust::sys as cu;
+use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element};
 
 /// `len` elements of device memory (`cuMemAlloc`), freed on drop.
 ///
@@ -98,11 +98,12 @@ impl<T: Element> Drop for DeviceBuffer<T> {
         if self.ptr.as_raw() == 0 {
             return;
         }
-        bind_quietly(&self.context);
         // SAFETY: allocated by cuMemAlloc in this context. Asynchronous work
         // that uses it holds a borrow of it (safe API) or was synchronized by
         // its plan, so nothing still uses it.
-        unsafe { cu::cuMemFree_v2(self.ptr.as_raw()) };
+        release_in(&self.context, || unsafe {
+            cu::cuMemFree_v2(self.ptr.as_raw())
+        });
     }
 }
 
@@ -115,8 +116,11 @@ impl<T: Element> std::fmt::Debug for DeviceBuffer<T> {
     }
 }
 
-unsafe impl<T: Element> DeviceMemory<T> for DeviceBuffer<T> {
+unsafe impl<T: Element> DeviceAddress<T> for DeviceBuffer<T> {
     fn device_parts(&self) -> Result<(DevicePtr<T>, usize), crate::Fault> {
         Ok((self.ptr, self.len))
     }
 }
+
+// SAFETY: device memory, which no Rust reference points into.
+unsafe impl<T: Element> DeviceMemory<T> for DeviceBuffer<T> {}

@@ -2,12 +2,12 @@
 //! allocation and the free are operations on a stream, served from the
 //! device's memory pool without synchronizing the device.
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
+use crate::driver::cu;
 use crate::driver::{byte_len, check};
 use crate::error::Fault;
-use crate::memory::{DeviceMemory, DevicePtr, Element};
+use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element};
 use crate::stream::Stream;
-use cust::sys as cu;
 
 /// Device memory allocated in stream order. It exists for work ordered
 /// after its allocation and before its free; using it outside that window
@@ -84,18 +84,20 @@ impl<T: Element> Drop for StreamOrderedBuffer<T> {
         if self.ptr.as_raw() == 0 {
             return;
         }
-        bind_quietly(&self.context);
         // SAFETY: cuMemFree does not wait for stream-ordered memory, so wait
         // for all work first; then nothing can still use it.
-        unsafe {
-            cu::cuCtxSynchronize();
-            cu::cuMemFree_v2(self.ptr.as_raw());
-        }
+        release_in(&self.context, || unsafe {
+            let _ = cu::cuCtxSynchronize();
+            cu::cuMemFree_v2(self.ptr.as_raw())
+        });
     }
 }
 
-unsafe impl<T: Element> DeviceMemory<T> for StreamOrderedBuffer<T> {
+unsafe impl<T: Element> DeviceAddress<T> for StreamOrderedBuffer<T> {
     fn device_parts(&self) -> Result<(DevicePtr<T>, usize), Fault> {
         Ok((self.ptr, self.len))
     }
 }
+
+// SAFETY: device memory, which no Rust reference points into.
+unsafe impl<T: Element> DeviceMemory<T> for StreamOrderedBuffer<T> {}

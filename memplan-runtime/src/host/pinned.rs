@@ -1,12 +1,12 @@
 //! Page-locked host memory allocated by the driver: pinned, mapped,
 //! write-combined and portable.
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
+use crate::driver::cu;
 use crate::driver::{byte_len, check};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::host::HostAlloc;
-use crate::memory::{DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
-use cust::sys as cu;
+use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemory, HostMemoryMut};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
@@ -149,11 +149,12 @@ impl<T: Element> Drop for PinnedBuffer<T> {
         if self.len == 0 || size_of::<T>() == 0 {
             return;
         }
-        bind_quietly(&self.context);
         // SAFETY: allocated by cuMemAllocHost/cuMemHostAlloc in this context.
         // No copy can still use it: the safe API keeps it borrowed until its
         // scope has synchronized, and plans synchronize before they drop.
-        unsafe { cu::cuMemFreeHost(self.ptr.as_ptr().cast()) };
+        release_in(&self.context, || unsafe {
+            cu::cuMemFreeHost(self.ptr.as_ptr().cast())
+        });
     }
 }
 
@@ -181,7 +182,7 @@ unsafe impl<T: Element> HostMemoryMut<T> for PinnedBuffer<T> {
     }
 }
 
-unsafe impl<T: Element> DeviceMemory<T> for PinnedBuffer<T> {
+unsafe impl<T: Element> DeviceAddress<T> for PinnedBuffer<T> {
     fn device_parts(&self) -> Result<(DevicePtr<T>, usize), Fault> {
         match self.device_ptr {
             Some(ptr) => Ok((ptr, self.len)),

@@ -1,12 +1,13 @@
 //! Caller memory page-locked in place (`cuMemHostRegister`) for as long as a
 //! borrow of it lasts.
 
-use crate::context::{Context, bind_quietly};
+use crate::context::{Context, release_in};
+use crate::driver::cu;
 use crate::driver::{byte_len, check};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::host::mapped_device_ptr;
-use crate::memory::{DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
-use cust::sys::{self as cu, CU_MEMHOSTREGISTER_DEVICEMAP};
+use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemory, HostMemoryMut};
+use cust::sys::CU_MEMHOSTREGISTER_DEVICEMAP;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
@@ -16,7 +17,9 @@ use std::ptr::NonNull;
 /// speed without copying your data into a separate pinned buffer first.
 ///
 /// The registration borrows the slice mutably, so nothing else can touch or
-/// free it while it is registered.
+/// free it while it is registered. (Leaking the registration with
+/// `mem::forget` leaves the memory page-locked after the borrow ends, which
+/// is safe but makes registering it again fail.)
 ///
 /// ```no_run
 /// use memplan_runtime::{Context, Registered};
@@ -144,10 +147,11 @@ impl<T> Drop for Region<T> {
         if !self.registered {
             return;
         }
-        bind_quietly(&self.context);
         // SAFETY: registered in `register`. No copy still uses it: the safe
         // API keeps the registration borrowed until its scope has synchronized.
-        unsafe { cu::cuMemHostUnregister(self.ptr.as_ptr().cast()) };
+        release_in(&self.context, || unsafe {
+            cu::cuMemHostUnregister(self.ptr.as_ptr().cast())
+        });
     }
 }
 
@@ -187,7 +191,7 @@ unsafe impl<T: Element> HostMemoryMut<T> for Registered<'_, T> {
     }
 }
 
-unsafe impl<T: Element> DeviceMemory<T> for Registered<'_, T> {
+unsafe impl<T: Element> DeviceAddress<T> for Registered<'_, T> {
     fn device_parts(&self) -> Result<(DevicePtr<T>, usize), Fault> {
         match self.region.device_ptr {
             Some(ptr) => Ok((ptr, self.region.len)),

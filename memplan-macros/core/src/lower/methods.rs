@@ -289,7 +289,9 @@ fn graph(plan: &Plan) -> TokenStream {
                 };
                 self.#core.timer = #timer;
                 let #graph = #graph.map_err(|#error| #error.within(#name, "graph", #location))?;
-                ::core::result::Result::Ok(::memplan::plan::PlanGraph::new(self, #graph))
+                // SAFETY: the graph was captured from this plan's own ops, and
+                // `finish` waits for every stream of the plan.
+                ::core::result::Result::Ok(unsafe { ::memplan::plan::PlanGraph::new(self, #graph) })
             }
         }
     };
@@ -367,8 +369,20 @@ pub fn trait_impls(plan: &Plan) -> TokenStream {
         Some(first) => quote!(::core::option::Option::Some(&self.#first)),
         None => quote!(::core::option::Option::None),
     };
+    let (view, view_mut) = names::host_views(plan);
     quote! {
         impl ::memplan::plan::Plan for #name {
+            type Host<'a> = #view<'a>;
+            type HostMut<'a> = #view_mut<'a>;
+
+            fn host_view(&self) -> #view<'_> {
+                self.host()
+            }
+
+            fn host_view_mut(&mut self) -> #view_mut<'_> {
+                self.host_mut()
+            }
+
             fn finish(&mut self) -> ::memplan::Result<::memplan::RunReport> {
                 let #waited = ::memplan::plan::wait_all(&[#(&self.#streams),*]);
                 let #report = self.#core.end(Self::OPS);

@@ -1,0 +1,150 @@
+//! Checking a module image before the driver reads it. `cuModuleLoadData`
+//! takes a pointer and no length: it reads as far as the image's own headers
+//! say, so an image whose headers claim more than the slice holds would make
+//! it read past the end. These checks make `Module::from_fatbin` safe for
+//! any slice.
+
+use crate::error::Fault;
+
+const FATBIN_MAGIC: u32 = 0xBA55_ED50;
+const ELF_MAGIC: &[u8] = b"\x7fELF";
+
+/// `Ok` if `image` is a fatbin or a 64-bit ELF cubin whose headers, tables
+/// and sections all lie inside it.
+pub fn check_image(image: &[u8]) -> Result<(), Fault> {
+    let reader = Reader(image);
+    if reader.u32(0) == Some(FATBIN_MAGIC) {
+        // magic u32, version u16, header size u16, size of what follows u64.
+        let header = u64::from(reader.u16(6).ok_or(TRUNCATED)?);
+        let body = reader.u64(8).ok_or(TRUNCATED)?;
+        return reader.holds(header, body);
+    }
+    if image.starts_with(ELF_MAGIC) {
+        return check_elf(&reader);
+    }
+    Err(Fault::Unsupported(
+        "not a fatbin or a cubin (PTX text goes to Module::from_ptx)",
+    ))
+}
+
+const TRUNCATED: Fault = Fault::Unsupported("the image is shorter than its headers say");
+
+fn check_elf(elf: &Reader) -> Result<(), Fault> {
+    const ELF64: u8 = 2;
+    const NOBITS: u32 = 8;
+    if elf.0.get(4) != Some(&ELF64) {
+        return Err(Fault::Unsupported("a cubin is a 64-bit ELF file"));
+    }
+    elf.holds(0, 64)?;
+    let tables = [
+        // (offset, entry size, count) of the program and section headers.
+        (elf.u64(0x20), elf.u16(0x36), elf.u16(0x38)),
+        (elf.u64(0x28), elf.u16(0x3A), elf.u16(0x3C)),
+    ];
+    for (offset, entry, count) in tables {
+        let (offset, entry, count) = (
+            offset.ok_or(TRUNCATED)?,
+            entry.ok_or(TRUNCATED)?,
+            count.ok_or(TRUNCATED)?,
+        );
+        let table = u64::from(entry)
+            .checked_mul(u64::from(count))
+            .ok_or(TRUNCATED)?;
+        elf.holds(offset, table)?;
+    }
+    // What the program headers and sections point to lies inside too.
+    let (program, program_entry, programs) = (elf.u64(0x20), elf.u16(0x36), elf.u16(0x38));
+    for index in 0..u64::from(programs.unwrap_or(0)) {
+        let base = program.ok_or(TRUNCATED)? + index * u64::from(program_entry.ok_or(TRUNCATED)?);
+        elf.holds(elf.at(base, 0x08)?, elf.at(base, 0x20)?)?;
+    }
+    let (sections, section_entry, count) = (elf.u64(0x28), elf.u16(0x3A), elf.u16(0x3C));
+    for index in 0..u64::from(count.unwrap_or(0)) {
+        let base = sections.ok_or(TRUNCATED)? + index * u64::from(section_entry.ok_or(TRUNCATED)?);
+        let kind = elf
+            .u32(usize::try_from(base + 4).map_err(|_| TRUNCATED)?)
+            .ok_or(TRUNCATED)?;
+        if kind != NOBITS {
+            elf.holds(elf.at(base, 0x18)?, elf.at(base, 0x20)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Little-endian fields of a byte slice, `None` past its end.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn bytes<const N: usize>(&self, offset: usize) -> Option<[u8; N]> {
+        self.0.get(offset..offset.checked_add(N)?)?.try_into().ok()
+    }
+
+    fn u16(&self, offset: usize) -> Option<u16> {
+        self.bytes(offset).map(u16::from_le_bytes)
+    }
+
+    fn u32(&self, offset: usize) -> Option<u32> {
+        self.bytes(offset).map(u32::from_le_bytes)
+    }
+
+    fn u64(&self, offset: usize) -> Option<u64> {
+        self.bytes(offset).map(u64::from_le_bytes)
+    }
+
+    /// The u64 field at `field` of the record at `base`.
+    fn at(&self, base: u64, field: u64) -> Result<u64, Fault> {
+        let offset =
+            usize::try_from(base.checked_add(field).ok_or(TRUNCATED)?).map_err(|_| TRUNCATED)?;
+        self.u64(offset).ok_or(TRUNCATED)
+    }
+
+    /// `Ok` if `len` bytes from `offset` lie inside the slice.
+    fn holds(&self, offset: u64, len: u64) -> Result<(), Fault> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.0.len() as u64 => Ok(()),
+            _ => Err(TRUNCATED),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fatbin(body: u64, actual_body: usize) -> Vec<u8> {
+        let mut image = FATBIN_MAGIC.to_le_bytes().to_vec();
+        image.extend(1u16.to_le_bytes());
+        image.extend(16u16.to_le_bytes());
+        image.extend(body.to_le_bytes());
+        image.extend(vec![0; actual_body]);
+        image
+    }
+
+    #[test]
+    fn accepts_a_fatbin_that_holds_what_its_header_says() {
+        assert_eq!(check_image(&fatbin(32, 32)), Ok(()));
+    }
+
+    #[test]
+    fn refuses_truncated_and_foreign_images() {
+        assert_eq!(check_image(&fatbin(32, 31)), Err(TRUNCATED));
+        assert_eq!(check_image(&fatbin(u64::MAX, 0)), Err(TRUNCATED));
+        assert_eq!(check_image(&FATBIN_MAGIC.to_le_bytes()), Err(TRUNCATED));
+        assert!(check_image(&[]).is_err());
+        assert!(
+            check_image(b".version 9.0").is_err(),
+            "PTX text is not an image"
+        );
+        assert!(
+            check_image(b"\x7fELF\x02").is_err(),
+            "an ELF header cut short"
+        );
+    }
+
+    #[test]
+    fn accepts_the_fatbins_the_kernels_crate_embeds() {
+        for (name, image) in memplan_kernels::ALL {
+            assert_eq!(check_image(image), Ok(()), "{name}");
+        }
+    }
+}
