@@ -43,10 +43,11 @@
 //!
 //! `plan Name(params)` takes three kinds of parameter:
 //! - `n: usize`: a size, fixed when the plan is made (`Name::new(&ctx, n)`).
-//!   Lengths and ranges are written with sizes, integers, constants,
-//!   `+ - * / %` and parentheses, so that the macro can compare them.
-//! - `scale: f32` (any other type): a value, also fixed at `new`, usable in
-//!   launch arguments and host steps.
+//!   Lengths and ranges are written with sizes, integers, `usize`
+//!   constants, `+ - * / %`, parentheses and `as usize`, so that the macro
+//!   can compare them.
+//! - `scale: f32` (any other `Copy` type): a value, also fixed at `new`,
+//!   usable in launch arguments, fill values and host steps.
 //! - `xs: &[f32; n]` or `out: &mut [f32; n]`: the caller's memory, passed
 //!   to each `run(xs, out)` and borrowed for the run. With a length, `run`
 //!   checks the slice has it. `registered` page-locks the slice for the run
@@ -188,12 +189,15 @@
 //! - `fill dst with value;` sets every element (`cuMemsetD8/16/32`).
 //! - `launch k<<<grid, block>>>(args);` or `<<<grid, block, shared_bytes>>>`
 //!   launches a kernel. Grid and block are `u32` or tuples of two or three;
-//!   `blocks(n, 256)` is the number of 256-thread blocks that cover `n`.
+//!   `blocks(n, 256)`, the language's one built-in function, is the number
+//!   of 256-thread blocks that cover `n`.
 //!   Buffer arguments may be ranges: `da[n / 2..]` passes a pointer to
 //!   element `n / 2`.
 //! - `host(&a, &mut b) { ... }` runs Rust code on the CPU between GPU work,
 //!   with the listed host buffers as slices (`&a` to read, `&mut b` to
-//!   write) and the plan's sizes and values in scope.
+//!   write) and the plan's sizes and values in scope. Code inside a plan
+//!   sees nothing else of it: not `self`, not the caller's slices, so that
+//!   every access is one the checks know about.
 //!
 //! Outside stream blocks operations are synchronous: each has finished when
 //! the next begins. Inside `on s { ... }` they are queued on `s`, and the
@@ -251,12 +255,14 @@
 //! | --- | --- |
 //! | a copy between different element types, or ranges of different lengths | lengths are compared symbolically: `n / 2` and `n - n / 2` differ for odd `n` |
 //! | a copy whose source and destination overlap | |
+//! | a range that provably leaves its buffer, or runs backwards | other ranges are checked at run time, as errors naming the op |
 //! | a write into a caller's `&[T]` | |
 //! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it |
 //! | a copy of pageable memory in a stream block | it would silently block: make it `pinned` or `registered` |
 //! | a device-to-host copy into write-combined memory, or a host step reading it | the CPU reads it uncached |
 //! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory |
 //! | a name not declared, declared twice, or of the wrong kind | |
+//! | a host step listing a buffer twice, or borrowing a read-only slice `&mut` | |
 //! | a read of device memory no earlier operation wrote | written ranges must cover the read |
 //! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run |
 //! | `wait e` before any `record e` | CUDA waits only for records already issued |

@@ -261,6 +261,60 @@ where
     Ok(bytes)
 }
 
+/// From one range of a host buffer to another, by the CPU.
+pub fn htoh_within<T, B>(
+    buffer: &mut B,
+    src_range: impl RangeBounds<usize>,
+    dst_range: impl RangeBounds<usize>,
+) -> Result<usize, Fault>
+where
+    T: Element,
+    B: HostMemoryMut<T> + ?Sized,
+{
+    let (ptr, len) = buffer.host_parts_mut();
+    let (from, to) = (resolve(src_range, len)?, resolve(dst_range, len)?);
+    let bytes = same_bytes::<T>(from.len(), to.len())?;
+    // SAFETY: `len` initialized elements, borrowed mutably; both ranges are
+    // inside them, and `copy_within` allows them to overlap.
+    unsafe { std::slice::from_raw_parts_mut(ptr, len) }.copy_within(from, to.start);
+    Ok(bytes)
+}
+
+/// Queues a copy from one range of a page-locked host buffer to another, on
+/// `stream` (`cuMemcpyAsync`). The ranges may not overlap.
+///
+/// # Safety
+/// Until `stream` has finished the copy, `buffer` stays allocated and the
+/// host neither reads nor writes it.
+pub unsafe fn htoh_within_async<T, B>(
+    stream: &Stream,
+    buffer: &mut B,
+    src_range: impl RangeBounds<usize>,
+    dst_range: impl RangeBounds<usize>,
+) -> Result<usize, Fault>
+where
+    T: Element,
+    B: HostMemoryMut<T> + ?Sized,
+{
+    let (ptr, len) = buffer.host_parts_mut();
+    let (from, to) = (resolve(src_range, len)?, resolve(dst_range, len)?);
+    let bytes = same_bytes::<T>(from.len(), to.len())?;
+    if from.start < to.end && to.start < from.end {
+        return Err(Fault::Unsupported(
+            "a queued copy between overlapping ranges of one buffer",
+        ));
+    }
+    if bytes == 0 {
+        return Ok(0);
+    }
+    // SAFETY: both ranges are inside the buffer and apart; with unified
+    // addressing host pointers are valid `CUdeviceptr`s; lifetime and host
+    // access are the caller's promise.
+    let (source, target) = unsafe { (ptr.add(from.start) as u64, ptr.add(to.start) as u64) };
+    check(unsafe { cu::cuMemcpyAsync(target, source, bytes, stream.raw()) })?;
+    Ok(bytes)
+}
+
 fn host_part<T: Element, M: HostMemory<T> + ?Sized>(
     memory: &M,
     range: impl RangeBounds<usize>,

@@ -220,6 +220,13 @@ impl<'p, P: Plan> PlanGraph<'p, P> {
     }
 
     fn launch(&mut self) -> Result<()> {
+        // A run the plan queued and nobody waited for (a leaked guard) is
+        // finished first: the graph reuses the same buffers.
+        if self.plan.core_mut().is_in_flight()
+            && let Err(error) = self.plan.finish()
+        {
+            self.plan.defer(error);
+        }
         let core = self.plan.core_mut();
         core.begin()?;
         core.set_in_flight();
@@ -279,6 +286,10 @@ pub fn fill_host<T: Element, M: HostMemoryMut<T> + ?Sized>(
     slice[range.clone()].fill(value);
     Ok(range.len() * size_of::<T>())
 }
+
+/// Compiles only for `Copy` types: the plan's value parameters are copied
+/// into each run.
+pub fn assert_copy<T: Copy>() {}
 
 /// `len` zeroed elements of pageable host memory.
 pub fn pageable<T: Element>(len: usize) -> Vec<T> {

@@ -154,7 +154,7 @@ impl AddOne {
         self.__memplan_settle();
         self.__memplan_core.begin()?;
         self.__memplan_core.set_in_flight();
-        self.__memplan_ops()
+        Self::__memplan_ops(self)
     }
     #[doc = "Captures the plan's work as a CUDA graph: each run of the graph replays every operation with one launch. Errors for plans with synchronous operations, host steps or borrowed slices, which a graph cannot hold."]
     pub fn graph(&mut self) -> ::memplan::Result<::memplan::plan::PlanGraph<'_, Self>> {
@@ -162,7 +162,7 @@ impl AddOne {
         let __memplan_timer = ::core::mem::take(&mut self.__memplan_core.timer);
         let __memplan_graph = match unsafe { ::memplan::Capture::begin(&[&self.work]) } {
             ::core::result::Result::Ok(__memplan_capture) => {
-                let __memplan_queued = self.__memplan_ops();
+                let __memplan_queued = Self::__memplan_ops(self);
                 __memplan_capture.end(__memplan_queued)
             }
             ::core::result::Result::Err(__memplan_error) => {
@@ -204,72 +204,91 @@ impl AddOne {
     #[doc = r" Times each GPU operation of later runs with CUDA events, so"]
     #[doc = r" that reports list them; off by default, and free when off."]
     pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
+        self.__memplan_settle();
         self.__memplan_core.set_timing(on, 3usize)
     }
     #[doc = r" Queues every operation, in program order."]
-    fn __memplan_ops(&mut self) -> ::memplan::Result<()> {
+    fn __memplan_ops(__memplan_this: &mut Self) -> ::memplan::Result<()> {
         use ::memplan::OpResultExt as _;
         #[allow(unused_variables)]
-        let n = self.n;
+        let n = __memplan_this.n;
         {
             let __memplan_op = &Self::OPS[0usize];
-            self.__memplan_core
+            __memplan_this
+                .__memplan_core
                 .timer
-                .start(0usize, self.work.raw())
+                .start(0usize, __memplan_this.work.raw())
                 .at_op(__memplan_op)?;
             let __memplan_bytes = unsafe {
-                ::memplan::copy::htod_async(&self.work, &self.data, .., &self.on_gpu, ..)
+                ::memplan::copy::htod_async(
+                    &__memplan_this.work,
+                    &__memplan_this.data,
+                    ..,
+                    &__memplan_this.on_gpu,
+                    ..,
+                )
             }
             .at_op(__memplan_op)?;
-            self.__memplan_core
+            __memplan_this
+                .__memplan_core
                 .timer
-                .end(0usize, self.work.raw(), __memplan_bytes)
+                .end(0usize, __memplan_this.work.raw(), __memplan_bytes)
                 .at_op(__memplan_op)?;
         }
         {
             let __memplan_op = &Self::OPS[1usize];
-            self.__memplan_core
+            __memplan_this
+                .__memplan_core
                 .timer
-                .start(1usize, self.work.raw())
+                .start(1usize, __memplan_this.work.raw())
                 .at_op(__memplan_op)?;
             let __memplan_bytes = {
-                let __memplan_config = {
-                    #[allow(unused_imports)]
-                    use ::memplan::blocks;
-                    ::memplan::LaunchConfig::new(blocks(n, 256), 256, 0)
-                };
+                let __memplan_config =
+                    ::memplan::LaunchConfig::new(::memplan::blocks(n, 256), 256, 0);
                 let __memplan_args = (
-                    ::memplan::plan::device_arg(&self.on_gpu, ..).at_op(__memplan_op)?,
+                    ::memplan::plan::device_arg(&__memplan_this.on_gpu, ..).at_op(__memplan_op)?,
                     {
                         let __memplan_value: i32 = n as i32;
                         __memplan_value
                     },
                 );
                 unsafe {
-                    self.process_data
-                        .launch(&self.work, __memplan_config, __memplan_args)
+                    __memplan_this.process_data.launch(
+                        &__memplan_this.work,
+                        __memplan_config,
+                        __memplan_args,
+                    )
                 }
                 .at_op(__memplan_op)?;
                 0usize
             };
-            self.__memplan_core
+            __memplan_this
+                .__memplan_core
                 .timer
-                .end(1usize, self.work.raw(), __memplan_bytes)
+                .end(1usize, __memplan_this.work.raw(), __memplan_bytes)
                 .at_op(__memplan_op)?;
         }
         {
             let __memplan_op = &Self::OPS[2usize];
-            self.__memplan_core
+            __memplan_this
+                .__memplan_core
                 .timer
-                .start(2usize, self.work.raw())
+                .start(2usize, __memplan_this.work.raw())
                 .at_op(__memplan_op)?;
             let __memplan_bytes = unsafe {
-                ::memplan::copy::dtoh_async(&self.work, &self.on_gpu, .., &mut self.data, ..)
+                ::memplan::copy::dtoh_async(
+                    &__memplan_this.work,
+                    &__memplan_this.on_gpu,
+                    ..,
+                    &mut __memplan_this.data,
+                    ..,
+                )
             }
             .at_op(__memplan_op)?;
-            self.__memplan_core
+            __memplan_this
+                .__memplan_core
                 .timer
-                .end(2usize, self.work.raw(), __memplan_bytes)
+                .end(2usize, __memplan_this.work.raw(), __memplan_bytes)
                 .at_op(__memplan_op)?;
         }
         ::core::result::Result::Ok(())

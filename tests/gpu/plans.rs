@@ -31,6 +31,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "plans::synchronous_ops_and_host_steps",
         synchronous_ops_and_host_steps,
     ),
+    (
+        "plans::a_panic_mid_run_waits_before_releasing_slices",
+        a_panic_mid_run_waits_before_releasing_slices,
+    ),
 ];
 
 memplan! {
@@ -79,6 +83,22 @@ memplan! {
         on owner {
             wait used;
             free tmp;
+        }
+    }
+
+    /// Queues a copy into the caller's slice, then panics in a host step.
+    plan PanicsMidRun(n: usize, out: &mut [f32; n] registered) {
+        host   flag: [f32; 1] pageable;
+        device d: [f32; n];
+        stream s;
+        fill d with 2.5;
+        on s {
+            copy d -> out;
+        }
+        host(&mut flag) {
+            if flag[0] == 0.0 {
+                panic!("a host step failed on purpose");
+            }
         }
     }
 
@@ -302,4 +322,14 @@ fn synchronous_ops_and_host_steps() -> Result<(), Failed> {
         plan.host().total[0]
     );
     Ok(())
+}
+
+fn a_panic_mid_run_waits_before_releasing_slices() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = PanicsMidRun::new(&ctx, N)?;
+    let mut out = vec![0.0f32; N];
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan.run(&mut out)));
+    ensure!(run.is_err(), "the host step did not panic");
+    // The run waited for the queued copy before the panic released `out`.
+    same("the copy into the caller's slice", &out, &vec![2.5; N])
 }

@@ -4,13 +4,18 @@
 //! A [`Sym`] is a linear combination of atoms with integer coefficients,
 //! plus a constant. An atom is a quantity that is never negative: a `usize`
 //! parameter or constant (`n`, `CHUNK`), or a term the arithmetic cannot
-//! look into (`n / 2`, `n * m`), named by its canonical text. So `n/2 + n/2`
-//! and `n` are different (they are, for odd `n`), while `2*n - n` and `n`
-//! are the same.
+//! look into (`n / 2`, `n * m`), named by its fully parenthesized text, so
+//! that two different terms never share an atom. So `n/2 + n/2` and `n` are
+//! different (they are, for odd `n`), while `2*n - n` and `n` are the same.
+//!
+//! The arithmetic is exact: a coefficient or constant that would leave the
+//! range of `usize` is an error when reading an expression, and makes a
+//! comparison unprovable. The checks assume the plan's own `usize`
+//! arithmetic does not overflow at run time (debug builds panic if it does).
 
 use std::collections::HashMap;
 use std::fmt;
-use syn::{BinOp, Expr, Lit, UnOp};
+use syn::{BinOp, Expr, Lit};
 
 /// An interned atom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -28,18 +33,30 @@ enum AtomDef {
     Remainder { divisor: i128 },
 }
 
+/// The largest magnitude a coefficient or constant may have: beyond it the
+/// plan's `usize` arithmetic would overflow.
+const LIMIT: i128 = u64::MAX as i128 + 1;
+
 /// The atoms of one plan, by name, and what each is known to be.
 #[derive(Default, Debug)]
 pub struct Atoms {
     names: Vec<String>,
     defs: Vec<AtomDef>,
     index: HashMap<String, Atom>,
+    /// Names that may not appear in lengths and ranges, and why.
+    forbidden: HashMap<String, String>,
 }
 
 impl Atoms {
     /// The atom for a parameter or constant called `name`.
     pub fn intern(&mut self, name: &str) -> Atom {
         self.intern_defined(name, AtomDef::Opaque)
+    }
+
+    /// Keeps `name` out of lengths and ranges (a value parameter that is not
+    /// a `usize`), with the reason to give.
+    pub fn forbid(&mut self, name: &str, why: String) {
+        self.forbidden.insert(name.to_owned(), why);
     }
 
     fn intern_defined(&mut self, name: &str, def: AtomDef) -> Atom {
@@ -59,7 +76,8 @@ impl Atoms {
 
     /// Whether `left <= right` whatever the parameters are.
     pub fn provably_le(&self, left: &Sym, right: &Sym) -> bool {
-        self.never_positive(&left.sub(right), 3)
+        left.sub(right)
+            .is_some_and(|difference| self.never_positive(&difference, 3))
     }
 
     /// Whether `value <= 0` for every value of the atoms. Beyond the plain
@@ -73,27 +91,29 @@ impl Atoms {
             return false;
         }
         value.terms.iter().any(|&(atom, coefficient)| {
+            let without = value.without(atom);
             let bounded = match (&self.defs[atom.0 as usize], coefficient > 0) {
                 // c*q <= x: replace k*q by k*x, everything scaled by c.
-                (AtomDef::Quotient { numerator, divisor }, true) => value
-                    .without(atom)
+                (AtomDef::Quotient { numerator, divisor }, true) => without
                     .scale(*divisor)
-                    .add(&numerator.scale(coefficient)),
+                    .and_then(|rest| rest.add(&numerator.scale(coefficient)?)),
                 // c*q >= x - (c - 1): replace -k*q by -k*(x - c + 1), scaled by c.
                 (AtomDef::Quotient { numerator, divisor }, false) => {
-                    value.without(atom).scale(*divisor).add(
-                        &numerator
-                            .sub(&Sym::constant(divisor - 1))
-                            .scale(coefficient),
-                    )
+                    without.scale(*divisor).and_then(|rest| {
+                        rest.add(
+                            &numerator
+                                .sub(&Sym::constant(divisor - 1))?
+                                .scale(coefficient)?,
+                        )
+                    })
                 }
                 // r <= c - 1.
-                (AtomDef::Remainder { divisor }, true) => value
-                    .without(atom)
-                    .add(&Sym::constant(coefficient.saturating_mul(divisor - 1))),
+                (AtomDef::Remainder { divisor }, true) => coefficient
+                    .checked_mul(divisor - 1)
+                    .and_then(|bound| without.add(&Sym::constant(bound))),
                 _ => return false,
             };
-            self.never_positive(&bounded, depth - 1)
+            bounded.is_some_and(|bounded| self.never_positive(&bounded, depth - 1))
         })
     }
 
@@ -117,11 +137,17 @@ impl Atoms {
     }
 }
 
-/// `constant + Σ coefficient · atom`, terms sorted by atom, none zero.
+/// `constant + Σ coefficient · atom`, terms sorted by atom, none zero, every
+/// number within ±2^64.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Sym {
     terms: Vec<(Atom, i128)>,
     constant: i128,
+}
+
+/// `Some(value)` if it is within the limit.
+fn bounded(value: i128) -> Option<i128> {
+    (-LIMIT..=LIMIT).contains(&value).then_some(value)
 }
 
 impl Sym {
@@ -143,80 +169,84 @@ impl Sym {
         self.terms.is_empty().then_some(self.constant)
     }
 
-    pub fn add(&self, other: &Sym) -> Sym {
+    /// The atom, if the value is exactly one atom.
+    fn as_atom(&self) -> Option<Atom> {
+        match self.terms[..] {
+            [(atom, 1)] if self.constant == 0 => Some(atom),
+            _ => None,
+        }
+    }
+
+    /// `self + other`; `None` beyond the limit.
+    pub fn add(&self, other: &Sym) -> Option<Sym> {
         self.combine(other, 1)
     }
 
-    pub fn sub(&self, other: &Sym) -> Sym {
+    /// `self - other`; `None` beyond the limit.
+    pub fn sub(&self, other: &Sym) -> Option<Sym> {
         self.combine(other, -1)
     }
 
     /// `self + sign · other`, merging the sorted term lists.
-    fn combine(&self, other: &Sym, sign: i128) -> Sym {
+    fn combine(&self, other: &Sym, sign: i128) -> Option<Sym> {
         let mut terms = Vec::with_capacity(self.terms.len() + other.terms.len());
-        let (mut i, mut j) = (0, 0);
-        while i < self.terms.len() || j < other.terms.len() {
-            let left = self.terms.get(i);
-            let right = other
-                .terms
-                .get(j)
-                .map(|&(a, c)| (a, c.saturating_mul(sign)));
-            match (left, right) {
-                (Some(&(a, c)), Some((b, _))) if a < b => {
-                    terms.push((a, c));
-                    i += 1;
+        let (mut mine, mut theirs) = (self.terms.iter().peekable(), other.terms.iter().peekable());
+        loop {
+            let term = match (mine.peek(), theirs.peek()) {
+                (Some(&&(a, c)), Some(&&(b, d))) if a == b => {
+                    mine.next();
+                    theirs.next();
+                    (a, bounded(c + sign * d)?)
                 }
-                (Some(&(a, c)), Some((b, d))) if a == b => {
-                    let sum = c.saturating_add(d);
-                    if sum != 0 {
-                        terms.push((a, sum));
-                    }
-                    i += 1;
-                    j += 1;
+                (Some(&&(a, c)), Some(&&(b, _))) if a < b => {
+                    mine.next();
+                    (a, c)
                 }
-                (_, Some(term)) => {
-                    terms.push(term);
-                    j += 1;
+                (_, Some(&&(b, d))) => {
+                    theirs.next();
+                    (b, sign * d)
                 }
-                (Some(&term), None) => {
-                    terms.push(term);
-                    i += 1;
+                (Some(&&(a, c)), None) => {
+                    mine.next();
+                    (a, c)
                 }
-                (None, None) => unreachable!("the loop condition"),
+                (None, None) => break,
+            };
+            if term.1 != 0 {
+                terms.push(term);
             }
         }
-        Sym {
+        Some(Sym {
             terms,
-            constant: self
-                .constant
-                .saturating_add(other.constant.saturating_mul(sign)),
-        }
+            constant: bounded(self.constant + sign * other.constant)?,
+        })
     }
 
-    fn scale(&self, factor: i128) -> Sym {
+    /// `factor · self`; `None` beyond the limit.
+    fn scale(&self, factor: i128) -> Option<Sym> {
         if factor == 0 {
-            return Sym::constant(0);
+            return Some(Sym::constant(0));
         }
-        Sym {
+        let scale = |value: i128| value.checked_mul(factor).and_then(bounded);
+        Some(Sym {
             terms: self
                 .terms
                 .iter()
-                .map(|&(a, c)| (a, c.saturating_mul(factor)))
-                .collect(),
-            constant: self.constant.saturating_mul(factor),
-        }
+                .map(|&(a, c)| Some((a, scale(c)?)))
+                .collect::<Option<_>>()?,
+            constant: scale(self.constant)?,
+        })
     }
 
     /// Exact division by a positive constant, when every part divides evenly.
     fn divide_exactly(&self, divisor: i128) -> Option<Sym> {
-        if divisor <= 0 {
-            return None;
-        }
         let divides = |value: i128| value % divisor == 0;
-        (divides(self.constant) && self.terms.iter().all(|&(_, c)| divides(c))).then(|| Sym {
-            terms: self.terms.iter().map(|&(a, c)| (a, c / divisor)).collect(),
-            constant: self.constant / divisor,
-        })
+        (divisor > 0 && divides(self.constant) && self.terms.iter().all(|&(_, c)| divides(c))).then(
+            || Sym {
+                terms: self.terms.iter().map(|&(a, c)| (a, c / divisor)).collect(),
+                constant: self.constant / divisor,
+            },
+        )
     }
 
     /// Whether the value is 0 for every value of the atoms.
@@ -259,25 +289,24 @@ impl fmt::Display for DisplaySym<'_> {
         let mut first = true;
         for &(atom, coefficient) in &self.sym.terms {
             let name = self.atoms.name(atom);
-            let magnitude = coefficient.abs();
             match (first, coefficient < 0) {
                 (true, true) => write!(f, "-")?,
                 (false, true) => write!(f, " - ")?,
                 (false, false) => write!(f, " + ")?,
                 (true, false) => {}
             }
-            if magnitude == 1 {
-                write!(f, "{name}")?
-            } else {
-                write!(f, "{magnitude}*{name}")?
+            match coefficient.unsigned_abs() {
+                1 => write!(f, "{name}")?,
+                magnitude => write!(f, "{magnitude}*{name}")?,
             }
             first = false;
         }
-        match (first, self.sym.constant) {
-            (true, constant) => write!(f, "{constant}"),
+        let constant = self.sym.constant;
+        match (first, constant) {
+            (true, _) => write!(f, "{constant}"),
             (false, 0) => Ok(()),
-            (false, constant) if constant < 0 => write!(f, " - {}", -constant),
-            (false, constant) => write!(f, " + {constant}"),
+            (false, _) if constant < 0 => write!(f, " - {}", constant.unsigned_abs()),
+            (false, _) => write!(f, " + {constant}"),
         }
     }
 }
@@ -285,48 +314,60 @@ impl fmt::Display for DisplaySym<'_> {
 /// Why an expression is not one the arithmetic understands.
 pub const UNSUPPORTED: &str = "a length or range bound memplan cannot compare at compile time\n\n\
      help: lengths and ranges are written with integers, `usize` plan \
-     parameters, constants, `+ - * / %` and parentheses";
+     parameters and constants, `+ - * / %`, parentheses and `as usize`";
+
+const TOO_LARGE: &str = "a length or range bound beyond what `usize` holds\n\n\
+     help: lengths and ranges are `usize`";
 
 /// Reads `expr` as a symbolic integer; `Err` with the offending part.
 pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
     let unsupported = |part: &dyn quote::ToTokens| syn::Error::new_spanned(part, UNSUPPORTED);
+    let too_large = || syn::Error::new_spanned(expr, TOO_LARGE);
     match expr {
         Expr::Lit(lit) => match &lit.lit {
             Lit::Int(int) => int
                 .base10_parse::<u64>()
                 .map(|value| Sym::constant(value.into()))
-                .map_err(|_| {
-                    syn::Error::new_spanned(int, "integer too large\n\nhelp: lengths are `usize`")
-                }),
+                .map_err(|_| syn::Error::new_spanned(int, TOO_LARGE)),
             _ => Err(unsupported(expr)),
         },
         Expr::Path(path) if path.qself.is_none() => {
-            let name = path_text(&path.path);
+            let name = crate::ir::text(&path.path);
+            if let Some(why) = atoms.forbidden.get(&name) {
+                return Err(syn::Error::new_spanned(
+                    path,
+                    format!("{why}\n\nhelp: lengths and ranges use `usize` parameters"),
+                ));
+            }
             Ok(Sym::atom(atoms.intern(&name)))
         }
         Expr::Paren(inner) => from_expr(&inner.expr, atoms),
         Expr::Group(inner) => from_expr(&inner.expr, atoms),
-        Expr::Cast(cast) => from_expr(&cast.expr, atoms),
-        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => Err(unsupported(expr)),
+        // Other casts truncate or change sign, which the arithmetic does not model.
+        Expr::Cast(cast) if is_usize(&cast.ty) => from_expr(&cast.expr, atoms),
         Expr::Binary(binary) => {
             let left = from_expr(&binary.left, atoms)?;
             let right = from_expr(&binary.right, atoms)?;
+            let zero_divisor = || {
+                syn::Error::new_spanned(
+                    &binary.right,
+                    "division by zero\n\nhelp: divide by a non-zero constant",
+                )
+            };
             match binary.op {
-                BinOp::Add(_) => Ok(left.add(&right)),
-                BinOp::Sub(_) => Ok(left.sub(&right)),
-                BinOp::Mul(_) => Ok(match (left.as_constant(), right.as_constant()) {
-                    (Some(factor), _) => right.scale(factor),
-                    (_, Some(factor)) => left.scale(factor),
-                    _ => opaque(&left, "*", &right, AtomDef::Opaque, atoms),
-                }),
-                BinOp::Div(_) => Ok(match right.as_constant() {
-                    Some(0) => {
-                        return Err(syn::Error::new_spanned(
-                            &binary.right,
-                            "division by zero\n\nhelp: divide by a non-zero constant",
-                        ));
+                BinOp::Add(_) => left.add(&right).ok_or_else(too_large),
+                BinOp::Sub(_) => left.sub(&right).ok_or_else(too_large),
+                BinOp::Mul(_) => match (left.as_constant(), right.as_constant()) {
+                    (Some(factor), _) => right.scale(factor).ok_or_else(too_large),
+                    (_, Some(factor)) => left.scale(factor).ok_or_else(too_large),
+                    _ => Ok(opaque(&left, "*", &right, AtomDef::Opaque, atoms)),
+                },
+                BinOp::Div(_) => Ok(match (left.as_constant(), right.as_constant()) {
+                    (_, Some(0)) => return Err(zero_divisor()),
+                    (Some(value), Some(divisor)) if value >= 0 && divisor > 0 => {
+                        Sym::constant(value / divisor)
                     }
-                    Some(divisor) if divisor > 0 => {
+                    (_, Some(divisor)) if divisor > 0 => {
                         left.divide_exactly(divisor).unwrap_or_else(|| {
                             let def = AtomDef::Quotient {
                                 numerator: left.clone(),
@@ -337,14 +378,12 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
                     }
                     _ => opaque(&left, "/", &right, AtomDef::Opaque, atoms),
                 }),
-                BinOp::Rem(_) => Ok(match right.as_constant() {
-                    Some(0) => {
-                        return Err(syn::Error::new_spanned(
-                            &binary.right,
-                            "division by zero\n\nhelp: divide by a non-zero constant",
-                        ));
+                BinOp::Rem(_) => Ok(match (left.as_constant(), right.as_constant()) {
+                    (_, Some(0)) => return Err(zero_divisor()),
+                    (Some(value), Some(divisor)) if value >= 0 && divisor > 0 => {
+                        Sym::constant(value % divisor)
                     }
-                    Some(divisor) if divisor > 0 => {
+                    (_, Some(divisor)) if divisor > 0 => {
                         opaque(&left, "%", &right, AtomDef::Remainder { divisor }, atoms)
                     }
                     _ => opaque(&left, "%", &right, AtomDef::Opaque, atoms),
@@ -356,27 +395,28 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
     }
 }
 
+fn is_usize(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("usize"))
+}
+
 /// An atom for a term the arithmetic does not look into, named by the
-/// canonical text of its parts (so `n/2` and `(n) / 2` are one atom).
+/// text of its parts, each parenthesized unless it is a single name or
+/// number: `n/2*m` is `(n/2)*m`, and `n/(2*m)` another atom.
 fn opaque(left: &Sym, op: &str, right: &Sym, def: AtomDef, atoms: &mut Atoms) -> Sym {
     let text = |sym: &Sym, atoms: &Atoms| {
+        let simple = match (sym.as_atom(), sym.as_constant()) {
+            (Some(atom), _) => {
+                matches!(atoms.defs[atom.0 as usize], AtomDef::Opaque)
+                    && !atoms.name(atom).contains(['*', '/', '%'])
+            }
+            (None, Some(constant)) => constant >= 0,
+            (None, None) => false,
+        };
         let text = sym.display(atoms).to_string();
-        if sym.terms.len() + usize::from(sym.constant != 0) > 1 {
-            format!("({text})")
-        } else {
-            text
-        }
+        if simple { text } else { format!("({text})") }
     };
     let name = format!("{}{op}{}", text(left, atoms), text(right, atoms));
     Sym::atom(atoms.intern_defined(&name, def))
-}
-
-fn path_text(path: &syn::Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect::<Vec<_>>()
-        .join("::")
 }
 
 /// A half-open range `start..end` of a buffer, symbolically.
@@ -387,7 +427,8 @@ pub struct SymRange {
 }
 
 impl SymRange {
-    pub fn len(&self) -> Sym {
+    /// `end - start`, if within the limit.
+    pub fn len(&self) -> Option<Sym> {
         self.end.sub(&self.start)
     }
 
@@ -420,12 +461,18 @@ mod tests {
         from_expr(&syn::parse_str(text).unwrap(), atoms).unwrap()
     }
 
+    fn refused(text: &str, atoms: &mut Atoms) -> bool {
+        from_expr(&syn::parse_str(text).unwrap(), atoms).is_err()
+    }
+
     #[test]
     fn linear_arithmetic_cancels() {
         let mut atoms = Atoms::default();
         assert_eq!(sym("2 * n - n", &mut atoms), sym("n", &mut atoms));
         assert_eq!(sym("(n + 4) - 4", &mut atoms), sym("n", &mut atoms));
         assert_eq!(sym("(4 * n + 8) / 4", &mut atoms), sym("n + 2", &mut atoms));
+        assert_eq!(sym("7 % 4", &mut atoms), Sym::constant(3));
+        assert_eq!(sym("7 / 2", &mut atoms), Sym::constant(3));
         assert!(sym("n - n", &mut atoms).is_zero());
     }
 
@@ -436,6 +483,19 @@ mod tests {
         assert_ne!(sym("n / 2 + n / 2", &mut atoms), sym("n", &mut atoms));
         let rest = sym("n - n / 2", &mut atoms);
         assert_eq!(rest.display(&atoms).to_string(), "n - n/2");
+    }
+
+    #[test]
+    fn different_terms_never_share_an_atom() {
+        let mut atoms = Atoms::default();
+        for (a, b) in [
+            ("(n / 2) * m", "n / (2 * m)"),
+            ("(n % 2) * m", "n % (2 * m)"),
+            ("(n * m) / 2", "n * (m / 2)"),
+            ("(n / m) / 3", "n / (m / 3)"),
+        ] {
+            assert_ne!(sym(a, &mut atoms), sym(b, &mut atoms), "{a} and {b}");
+        }
     }
 
     #[test]
@@ -454,7 +514,7 @@ mod tests {
         let twice_half = sym("2 * (n / 2)", &mut atoms);
         assert!(atoms.provably_le(&twice_half, &n));
         assert!(
-            atoms.provably_le(&n, &twice_half.add(&Sym::constant(1))),
+            atoms.provably_le(&n, &twice_half.add(&Sym::constant(1)).unwrap()),
             "n <= 2*(n/2) + 1"
         );
         let rest = sym("n % 4", &mut atoms);
@@ -481,11 +541,37 @@ mod tests {
     #[test]
     fn refuses_what_it_cannot_read() {
         let mut atoms = Atoms::default();
-        for text in ["x.len()", "-n", "1.5", "f(n)"] {
-            assert!(
-                from_expr(&syn::parse_str(text).unwrap(), &mut atoms).is_err(),
-                "{text}"
-            );
+        atoms.forbid("shift", "`shift` is an `isize` parameter".into());
+        for text in [
+            "x.len()",
+            "-n",
+            "1.5",
+            "f(n)",
+            "n as u8",
+            "n as isize",
+            "shift",
+            "n / 0",
+        ] {
+            assert!(refused(text, &mut atoms), "{text}");
         }
+        assert!(!refused("n as usize", &mut atoms));
+    }
+
+    #[test]
+    fn refuses_numbers_beyond_usize_and_never_overflows() {
+        let mut atoms = Atoms::default();
+        assert!(refused(
+            "n * 18446744073709551615 * 18446744073709551615",
+            &mut atoms
+        ));
+        assert!(refused(
+            "(0 - n * 18446744073709551615 * 18446744073709551615 - n) / 3",
+            &mut atoms
+        ));
+        let big = sym("18446744073709551615 * n", &mut atoms);
+        let other = sym("0 - 18446744073709551615 * n", &mut atoms);
+        // The difference is beyond the limit: not provable, and no panic.
+        assert!(!atoms.provably_le(&big, &other));
+        assert!(!big.display(&atoms).to_string().is_empty());
     }
 }

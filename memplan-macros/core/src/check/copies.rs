@@ -35,8 +35,11 @@ fn element_types(plan: &Plan, src: &Place, dst: &Place, errors: &Errors) {
 }
 
 fn lengths(plan: &Plan, label: &str, src: &Place, dst: &Place, errors: &Errors) {
-    let (from, to) = (src.range.len(), dst.range.len());
-    if from.sub(&to).is_zero() {
+    let (Some(from), Some(to)) = (src.range.len(), dst.range.len()) else {
+        // Bounds beyond `usize` were reported where they were read.
+        return;
+    };
+    if from.sub(&to).is_some_and(|difference| difference.is_zero()) {
         return;
     }
     let unknown_length = [src, dst].into_iter().find_map(|place| {

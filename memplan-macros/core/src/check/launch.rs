@@ -7,7 +7,24 @@ use crate::ir::{Arg, KernelParamKind, Launch, OpKind, Plan, text};
 use crate::syntax::SliceAccess;
 use syn::spanned::Spanned;
 
+/// The most parameters a kernel may have: the runtime passes arguments as
+/// tuples, whose `KernelArgs` impls go up to this size.
+const MAX_PARAMS: usize = 12;
+
 pub fn check(plan: &Plan, errors: &Errors) {
+    for kernel in &plan.kernels {
+        if kernel.params.len() > MAX_PARAMS {
+            errors.at(
+                kernel.name.span(),
+                format!(
+                    "kernel `{}` has {} parameters, more than the {MAX_PARAMS} memplan passes",
+                    kernel.name,
+                    kernel.params.len()
+                ),
+                "pass a pointer to a struct of the rest, or split the kernel",
+            );
+        }
+    }
     for op in &plan.ops {
         if let OpKind::Launch(launch) = &op.kind {
             arguments(plan, launch, errors);

@@ -43,7 +43,7 @@ fn initialized_before_read(
                 errors.at(
                     access.span,
                     format!(
-                        "`{}` reads `{name}` at {}, and no operation before it writes all of that",
+                        "`{}` reads `{name}` at {}, and memplan cannot find earlier operations that write all of that",
                         plan.ops[op].label,
                         access.range.display(&plan.atoms)
                     ),
@@ -61,26 +61,38 @@ fn initialized_before_read(
 }
 
 /// Whether the union of `written` provably covers `range`: walks from the
-/// range's start, each step jumping to the end of a write that starts at or
-/// before the current point.
+/// range's start, keeping `start..point` covered, each step over a write that
+/// starts at or before the point and may end after it. A write that reaches
+/// the end finishes the walk; each write is stepped over once, so the walk
+/// ends.
 fn covered(atoms: &Atoms, written: &[SymRange], range: &SymRange) -> bool {
     if atoms.is_empty(range) {
         return true;
     }
     let mut point = range.start.clone();
-    for _ in 0..=written.len() {
+    let mut unused: Vec<&SymRange> = written.iter().collect();
+    loop {
         if atoms.provably_le(&range.end, &point) {
             return true;
         }
-        let step = written
+        let starts_by_point = |w: &&&SymRange| atoms.provably_le(&w.start, &point);
+        if unused
             .iter()
-            .find(|w| atoms.provably_le(&w.start, &point) && !atoms.provably_le(&w.end, &point));
+            .filter(starts_by_point)
+            .any(|w| atoms.provably_le(&range.end, &w.end))
+        {
+            return true;
+        }
+        // Moving the point to any covering write's end keeps `start..point`
+        // covered, even if that end turns out to be below the point.
+        let step = unused
+            .iter()
+            .position(|w| starts_by_point(&w) && !atoms.provably_le(&w.end, &point));
         match step {
-            Some(write) => point = write.end.clone(),
+            Some(index) => point = unused.swap_remove(index).end.clone(),
             None => return false,
         }
     }
-    false
 }
 
 fn used_while_allocated(

@@ -4,9 +4,11 @@
 //!
 //! | file | checks |
 //! | --- | --- |
+//! | `bounds.rs` | ranges that provably leave their buffer or run backwards |
 //! | `copies.rs` | element types, symbolic lengths, overlapping source and destination, writes to read-only slices |
+//! | `host_steps.rs` | host steps that list a buffer twice, or borrow a read-only slice `&mut` |
 //! | `reach.rs` | memory a kernel cannot reach, async copies of pageable memory, write-combined memory read by the host, host steps on device memory |
-//! | `launch.rs` | launch arguments against the kernel's declaration |
+//! | `launch.rs` | launch arguments against the kernel's declaration, and kernels with too many parameters |
 //! | `lifetime.rs` | reads of memory nothing wrote, use after `free`, double `free`, `alloc` without `free` |
 //! | `order.rs` | the happens-before order (and `wait` for an event never recorded) |
 //! | `race.rs` | unordered accesses from two streams, host reads of results in flight, stream-ordered memory across streams |
@@ -14,7 +16,9 @@
 //!
 //! Undeclared and twice-declared names are reported earlier, by `ir::build`.
 
+mod bounds;
 mod copies;
+mod host_steps;
 mod launch;
 mod lifetime;
 mod order;
@@ -38,7 +42,9 @@ pub struct Analysis {
 /// Runs every check on `plan`; errors go to `errors`.
 pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
     let accesses: Vec<Vec<Access>> = (0..plan.ops.len()).map(|op| plan.accesses(op)).collect();
+    bounds::check(plan, errors);
     copies::check(plan, errors);
+    host_steps::check(plan, errors);
     reach::check(plan, errors);
     launch::check(plan, errors);
     lifetime::check(plan, &accesses, errors);

@@ -136,20 +136,19 @@ impl Builder<'_> {
 
     fn param(&mut self, param: &syntax::ParamDef) {
         let index = self.plan.params.len();
-        let kind = match &param.ty {
-            syn::Type::Reference(reference) => {
-                let (elem, len_expr) = match &*reference.elem {
-                    syn::Type::Slice(slice) => ((*slice.elem).clone(), None),
-                    syn::Type::Array(array) => ((*array.elem).clone(), Some(array.len.clone())),
-                    other => {
-                        self.errors.at(
-                            other.span_of(),
-                            "a plan parameter that borrows must borrow a slice",
-                            "write `&[T]`, `&mut [T]`, or with its length, `&[T; n]`",
-                        );
-                        return;
-                    }
-                };
+        let slice = match &param.ty {
+            syn::Type::Reference(reference) => match &*reference.elem {
+                syn::Type::Slice(slice) => Some((reference, (*slice.elem).clone(), None)),
+                syn::Type::Array(array) => {
+                    Some((reference, (*array.elem).clone(), Some(array.len.clone())))
+                }
+                // Any other reference (`&'static str`) is a value.
+                _ => None,
+            },
+            _ => None,
+        };
+        let kind = match slice {
+            Some((reference, elem, len_expr)) => {
                 let len = match &len_expr {
                     Some(expr) => self.sym(expr),
                     None => Sym::atom(self.plan.atoms.intern(&format!("{}.len()", param.name))),
@@ -168,7 +167,7 @@ impl Builder<'_> {
                 self.declare(&param.name, Name::Buffer(buffer));
                 ParamKind::Slice(buffer)
             }
-            ty => {
+            None => {
                 if let Some(registered) = param.registered {
                     self.errors.at(
                         registered.span,
@@ -177,11 +176,17 @@ impl Builder<'_> {
                     );
                 }
                 self.declare(&param.name, Name::Param(index));
-                if is_usize(ty) {
-                    self.plan.atoms.intern(&param.name.to_string());
+                let name = param.name.to_string();
+                if is_usize(&param.ty) {
+                    self.plan.atoms.intern(&name);
                     ParamKind::Size
                 } else {
-                    ParamKind::Value(ty.clone())
+                    let why = format!(
+                        "`{name}` is a `{}` parameter, not a size",
+                        label::tokens(&param.ty)
+                    );
+                    self.plan.atoms.forbid(&name, why);
+                    ParamKind::Value(param.ty.clone())
                 }
             }
         };
@@ -347,7 +352,10 @@ impl Builder<'_> {
                 let end = match (&range.end, &range.limits) {
                     (None, _) => len,
                     (Some(end), RangeLimits::HalfOpen(_)) => self.sym(end),
-                    (Some(end), RangeLimits::Closed(_)) => self.sym(end).add(&Sym::constant(1)),
+                    (Some(end), RangeLimits::Closed(_)) => {
+                        let last = self.sym(end);
+                        last.add(&Sym::constant(1)).unwrap_or(last)
+                    }
                 };
                 SymRange { start, end }
             }
@@ -531,16 +539,6 @@ use super::label;
 
 fn is_usize(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("usize"))
-}
-
-trait SpanOf {
-    fn span_of(&self) -> Span;
-}
-
-impl<T: quote::ToTokens> SpanOf for T {
-    fn span_of(&self) -> Span {
-        syn::spanned::Spanned::span(self)
-    }
 }
 
 #[cfg(test)]

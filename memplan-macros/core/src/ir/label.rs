@@ -40,11 +40,13 @@ pub fn place(place: &Place) -> String {
 pub fn tokens(node: &impl ToTokens) -> String {
     let text = node.to_token_stream().to_string();
     let mut compact = text
+        .replace(" ..= ", "..=")
+        .replace("..= ", "..=")
+        .replace(" ..=", "..=")
         .replace(" .. ", "..")
         .replace(" ..", "..")
         .replace(".. ", "..");
     for (spaced, tight) in [
-        (" (", "("),
         ("( ", "("),
         (" )", ")"),
         (" ,", ","),
@@ -54,7 +56,18 @@ pub fn tokens(node: &impl ToTokens) -> String {
     ] {
         compact = compact.replace(spaced, tight);
     }
-    compact
+    // `f (x)` is a call, `n / (2 * m)` is not: keep the space after operators.
+    let mut text = String::with_capacity(compact.len());
+    let mut chars = compact.chars().peekable();
+    while let Some(c) = chars.next() {
+        let call = c == ' '
+            && chars.peek() == Some(&'(')
+            && text.ends_with(|p: char| p.is_alphanumeric() || p == '_');
+        if !call {
+            text.push(c);
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -69,5 +82,9 @@ mod tests {
         assert_eq!(op_label(&op), "host(&a, &mut b)");
         let op: OpDef = syn::parse_str("fill d with f(1, 2);").unwrap();
         assert_eq!(op_label(&op), "fill d with f(1, 2)");
+        let op: OpDef = syn::parse_str("fill d[0..n / (2 * m)] with g(1);").unwrap();
+        assert_eq!(op_label(&op), "fill d[0..n / (2 * m)] with g(1)");
+        let op: OpDef = syn::parse_str("copy a[1 ..= 2] -> b[..= n];").unwrap();
+        assert_eq!(op_label(&op), "copy a[1..=2] -> b[..=n]");
     }
 }

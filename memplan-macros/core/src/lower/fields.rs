@@ -101,7 +101,8 @@ pub fn constructor(plan: &Plan, setup_sites: &Setup) -> TokenStream {
     }
     for (kernel, site) in plan.kernels.iter().zip(&setup_sites.kernels) {
         let (name, module, site) = (&kernel.name, &modules[kernel.module], setup(*site));
-        let entry = name.to_string();
+        // The kernel's symbol: `r#loop` is `loop`.
+        let entry = syn::ext::IdentExt::unraw(name).to_string();
         inits.push(quote!(#name: #module.kernel(#entry).at_op(#site)?));
     }
     for (stream, site) in plan.streams.iter().zip(&setup_sites.streams) {
@@ -129,7 +130,16 @@ pub fn constructor(plan: &Plan, setup_sites: &Setup) -> TokenStream {
             inits.push(quote!(#name));
         }
     }
+    // Value parameters are copied into every run; say so at their type.
+    let copy_checks = plan.params.iter().filter_map(|param| match &param.kind {
+        ParamKind::Value(ty) => {
+            let span = syn::spanned::Spanned::span(ty);
+            Some(quote::quote_spanned!(span=> ::memplan::plan::assert_copy::<#ty>();))
+        }
+        _ => None,
+    });
     quote! {
+        #(#copy_checks)*
         #(#loads)*
         ::core::result::Result::Ok(Self { #(#inits,)* })
     }

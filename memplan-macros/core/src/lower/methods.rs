@@ -60,13 +60,15 @@ pub fn impl_block(plan: &Plan, setup_sites: &Setup, bodies: Bodies) -> TokenStre
     let views = host_view_methods(plan);
     let op_count = plan.ops.len();
     let ops_params = slice_params(plan, true);
-    let bind_params = bind_params(plan);
     let slice_names: Vec<_> = plan
         .params
         .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Slice(_)))
-        .map(|p| &p.name)
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, ParamKind::Slice(_)))
+        .map(|(index, _)| names::slice(index))
         .collect();
+    let this = names::this();
+    let bind_params = bind_params(plan, &quote!(#this));
     let ops_body = match bodies {
         Bodies::Ops => {
             let statements = (0..plan.ops.len()).map(|index| ops::statements(plan, index));
@@ -102,11 +104,12 @@ pub fn impl_block(plan: &Plan, setup_sites: &Setup, bodies: Bodies) -> TokenStre
             /// Times each GPU operation of later runs with CUDA events, so
             /// that reports list them; off by default, and free when off.
             pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
+                self.__memplan_settle();
                 self.#core.set_timing(on, #op_count)
             }
 
             /// Queues every operation, in program order.
-            fn __memplan_ops(&mut self, #(#ops_params),*) -> ::memplan::Result<()> {
+            fn __memplan_ops(#this: &mut Self, #(#ops_params),*) -> ::memplan::Result<()> {
                 #ops_body
             }
 
@@ -120,28 +123,35 @@ pub fn impl_block(plan: &Plan, setup_sites: &Setup, bodies: Bodies) -> TokenStre
 
 /// The plan's size and value parameters as locals of a method body, so
 /// that lengths, ranges and launch arguments can name them.
-fn bind_params(plan: &Plan) -> TokenStream {
+fn bind_params(plan: &Plan, receiver: &TokenStream) -> TokenStream {
     let bindings = plan
         .params
         .iter()
         .filter(|p| !matches!(p.kind, ParamKind::Slice(_)))
         .map(|param| {
             let name = &param.name;
-            quote!(#[allow(unused_variables)] let #name = self.#name;)
+            quote!(#[allow(unused_variables)] let #name = #receiver.#name;)
         });
     quote!(#(#bindings)*)
 }
 
-/// `xs: &[f32]` for `run`, or `xs: &::memplan::RegisteredRef<'_, f32>` for
-/// the ops (registered slices arrive there registered).
-fn slice_params(plan: &Plan, registered_types: bool) -> Vec<TokenStream> {
+/// `xs: &[f32]` for `run`; for the ops, the same under a hidden name, as
+/// `&::memplan::RegisteredRef<'_, f32>` when registered.
+fn slice_params(plan: &Plan, for_ops: bool) -> Vec<TokenStream> {
+    let registered_types = for_ops;
     plan.params
         .iter()
-        .filter_map(|param| {
+        .enumerate()
+        .filter_map(|(index, param)| {
             let ParamKind::Slice(buffer) = param.kind else {
                 return None;
             };
-            let (name, elem) = (&param.name, &plan.buffers[buffer].elem);
+            let name = if for_ops {
+                names::slice(index)
+            } else {
+                param.name.clone()
+            };
+            let elem = &plan.buffers[buffer].elem;
             let BufferKind::Param {
                 mutable,
                 registered,
@@ -184,7 +194,7 @@ fn run_and_enqueue() -> TokenStream {
             self.__memplan_settle();
             self.#core.begin()?;
             self.#core.set_in_flight();
-            self.__memplan_ops()
+            Self::__memplan_ops(self)
         }
     }
 }
@@ -194,7 +204,7 @@ fn run_and_enqueue() -> TokenStream {
 fn run_with_slices(plan: &Plan, setup_sites: &Setup) -> TokenStream {
     let core = names::core();
     let params = slice_params(plan, false);
-    let bind_params = bind_params(plan);
+    let bind_params = bind_params(plan, &quote!(self));
     let mut prepare = Vec::new();
     let mut args = Vec::new();
     for (index, param) in plan.params.iter().enumerate() {
@@ -230,7 +240,11 @@ fn run_with_slices(plan: &Plan, setup_sites: &Setup) -> TokenStream {
             (true, true) => quote!(&mut #name),
         });
     }
-    let (queued, finished) = (local("__memplan_queued"), local("__memplan_finished"));
+    let (queued, finished, panic) = (
+        local("__memplan_queued"),
+        local("__memplan_finished"),
+        local("__memplan_panic"),
+    );
     quote! {
         /// Runs the plan once on the caller's slices: queues every
         /// operation, waits for all of them (also when one fails), and
@@ -242,9 +256,16 @@ fn run_with_slices(plan: &Plan, setup_sites: &Setup) -> TokenStream {
             self.__memplan_settle();
             self.#core.begin()?;
             self.#core.set_in_flight();
-            let #queued = self.__memplan_ops(#(#args),*);
+            // A panic in the plan's own code (a host step) unwinds past the
+            // caller's slices: wait for the streams before they are released.
+            let #queued = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                Self::__memplan_ops(self, #(#args),*)
+            }));
             let #finished = <Self as ::memplan::plan::Plan>::finish(self);
-            #queued?;
+            match #queued {
+                ::core::result::Result::Ok(#queued) => #queued?,
+                ::core::result::Result::Err(#panic) => ::std::panic::resume_unwind(#panic),
+            }
             #finished
         }
     }
@@ -282,7 +303,7 @@ fn graph(plan: &Plan) -> TokenStream {
                 // `PlanGraph` borrows the plan for as long as the graph lives.
                 let #graph = match unsafe { ::memplan::Capture::begin(&[#(&self.#streams),*]) } {
                     ::core::result::Result::Ok(#capture) => {
-                        let #queued = self.__memplan_ops();
+                        let #queued = Self::__memplan_ops(self);
                         #capture.end(#queued)
                     }
                     ::core::result::Result::Err(#error) => ::core::result::Result::Err(#error),

@@ -40,6 +40,7 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
     let impl_block = methods::impl_block(plan, &setup, bodies);
     let traits = methods::trait_impls(plan);
     let warnings = warnings::emit(&analysis.warnings);
+    let items = with_conditions(attrs, quote!(#views #impl_block #traits #warnings));
     quote! {
         #(#attrs)*
         #[doc = #plan_doc]
@@ -47,10 +48,39 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
             #(#fields,)*
         }
 
-        #views
-        #impl_block
-        #traits
-        #warnings
+        #items
+    }
+}
+
+/// `items`, each under the plan's `#[cfg]` and `#[cfg_attr]` attributes, so
+/// that a plan compiled out takes its impls and views with it.
+fn with_conditions(attrs: &[syn::Attribute], items: TokenStream) -> TokenStream {
+    let conditions: Vec<&syn::Attribute> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        .collect();
+    if conditions.is_empty() {
+        return items;
+    }
+    match syn::parse2::<syn::File>(items.clone()) {
+        Ok(mut file) => {
+            for item in &mut file.items {
+                if let Some(item_attrs) = item_attrs(item) {
+                    item_attrs.extend(conditions.iter().map(|&a| a.clone()));
+                }
+            }
+            quote!(#file)
+        }
+        Err(_) => items,
+    }
+}
+
+fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    match item {
+        syn::Item::Struct(item) => Some(&mut item.attrs),
+        syn::Item::Impl(item) => Some(&mut item.attrs),
+        syn::Item::Const(item) => Some(&mut item.attrs),
+        _ => None,
     }
 }
 
@@ -80,11 +110,11 @@ mod tests {
     fn stream_ops_queue_and_host_ops_wait() {
         let code = lowered(PLAN, Bodies::Ops);
         assert!(
-            code.contains(":: memplan :: copy :: htod (& self . a"),
+            code.contains(":: memplan :: copy :: htod (& __memplan_this . a"),
             "{code}"
         );
         assert!(
-            code.contains(":: memplan :: copy :: dtoh_async (& self . s"),
+            code.contains(":: memplan :: copy :: dtoh_async (& __memplan_this . s"),
             "{code}"
         );
     }

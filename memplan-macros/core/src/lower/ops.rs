@@ -15,6 +15,7 @@ use syn::spanned::Spanned;
 
 /// The statements of op `index`.
 pub fn statements(plan: &Plan, index: usize) -> TokenStream {
+    let this = names::this();
     let op = &plan.ops[index];
     let site = sites::op(index);
     let op_local = local("__memplan_op");
@@ -24,19 +25,19 @@ pub fn statements(plan: &Plan, index: usize) -> TokenStream {
         OpKind::Launch(launch) => timed(plan, index, self::launch(plan, op, launch)),
         OpKind::Record(event) => {
             let (event, stream) = (&plan.events[*event], stream_of(plan, op));
-            quote!(self.#event.record(&self.#stream).at_op(#op_local)?;)
+            quote!(#this.#event.record(&#this.#stream).at_op(#op_local)?;)
         }
         OpKind::Wait(event) => {
             let (event, stream) = (&plan.events[*event], stream_of(plan, op));
-            quote!(self.#stream.wait(&self.#event).at_op(#op_local)?;)
+            quote!(#this.#stream.wait(&#this.#event).at_op(#op_local)?;)
         }
         OpKind::Sync(Some(stream)) => {
             let stream = &plan.streams[*stream].name;
-            quote!(self.#stream.synchronize().at_op(#op_local)?;)
+            quote!(#this.#stream.synchronize().at_op(#op_local)?;)
         }
         OpKind::Sync(None) => {
             let streams = plan.streams.iter().map(|s| &s.name);
-            quote!(::memplan::plan::wait_all(&[#(&self.#streams),*]).at_op(#op_local)?;)
+            quote!(::memplan::plan::wait_all(&[#(&#this.#streams),*]).at_op(#op_local)?;)
         }
         OpKind::Alloc(buffer) => {
             let (var, stream) = (names::stream_ordered(*buffer), stream_of(plan, op));
@@ -46,14 +47,14 @@ pub fn statements(plan: &Plan, index: usize) -> TokenStream {
             // ops can use it.
             return quote! {
                 let #var = unsafe {
-                    ::memplan::StreamOrderedBuffer::<#elem>::alloc_async(&self.#stream, #len)
+                    ::memplan::StreamOrderedBuffer::<#elem>::alloc_async(&#this.#stream, #len)
                 }
                 .at_op(#site)?;
             };
         }
         OpKind::Free(buffer) => {
             let (var, stream) = (names::stream_ordered(*buffer), stream_of(plan, op));
-            quote!(unsafe { #var.free_async(&self.#stream) }.at_op(#op_local)?;)
+            quote!(unsafe { #var.free_async(&#this.#stream) }.at_op(#op_local)?;)
         }
         OpKind::Host { params, body } => {
             let closure_params = params.iter().map(|param| {
@@ -85,31 +86,48 @@ pub fn statements(plan: &Plan, index: usize) -> TokenStream {
 /// Wraps a GPU op in timing marks (no driver calls while timing is off).
 /// `op` evaluates to the bytes it moved.
 fn timed(plan: &Plan, index: usize, op: TokenStream) -> TokenStream {
-    let core = names::core();
+    let (this, core) = (names::this(), names::core());
     let (op_local, bytes) = (local("__memplan_op"), local("__memplan_bytes"));
     let stream = match plan.ops[index].lane {
         Lane::Host => quote!(::core::ptr::null_mut()),
         Lane::Stream(stream) => {
             let stream = &plan.streams[stream].name;
-            quote!(self.#stream.raw())
+            quote!(#this.#stream.raw())
         }
     };
     quote! {
-        self.#core.timer.start(#index, #stream).at_op(#op_local)?;
+        #this.#core.timer.start(#index, #stream).at_op(#op_local)?;
         let #bytes = #op;
-        self.#core.timer.end(#index, #stream, #bytes).at_op(#op_local)?;
+        #this.#core.timer.end(#index, #stream, #bytes).at_op(#op_local)?;
     }
 }
 
 fn copy(plan: &Plan, op: &Op, src: &Place, dst: &Place) -> TokenStream {
-    let op_local = local("__memplan_op");
+    let (this, op_local) = (names::this(), local("__memplan_op"));
     let (src_host, dst_host) = (
         plan.buffers[src.buffer].kind.is_host(),
         plan.buffers[dst.buffer].kind.is_host(),
     );
+    let (from_range, to_range) = (range(src), range(dst));
+    if src.buffer == dst.buffer && src_host {
+        // One host buffer cannot be borrowed twice, once mutably: copy
+        // within it (the check proved the ranges apart).
+        let buffer = names::buffer(plan, src.buffer, true);
+        return match op.lane {
+            Lane::Host => {
+                quote!(::memplan::copy::htoh_within(#buffer, #from_range, #to_range).at_op(#op_local)?)
+            }
+            Lane::Stream(_) => {
+                let stream = stream_of(plan, op);
+                quote! {
+                    unsafe { ::memplan::copy::htoh_within_async(&#this.#stream, #buffer, #from_range, #to_range) }
+                        .at_op(#op_local)?
+                }
+            }
+        };
+    }
     let from = names::buffer(plan, src.buffer, false);
     let to = names::buffer(plan, dst.buffer, dst_host);
-    let (from_range, to_range) = (range(src), range(dst));
     let direction = match (src_host, dst_host) {
         (true, false) => "htod",
         (false, true) => "dtoh",
@@ -128,7 +146,7 @@ fn copy(plan: &Plan, op: &Op, src: &Place, dst: &Place) -> TokenStream {
             );
             let stream = stream_of(plan, op);
             quote! {
-                unsafe { ::memplan::copy::#function(&self.#stream, #from, #from_range, #to, #to_range) }
+                unsafe { ::memplan::copy::#function(&#this.#stream, #from, #from_range, #to, #to_range) }
                     .at_op(#op_local)?
             }
         }
@@ -136,7 +154,7 @@ fn copy(plan: &Plan, op: &Op, src: &Place, dst: &Place) -> TokenStream {
 }
 
 fn fill(plan: &Plan, op: &Op, dst: &Place, value: &syn::Expr) -> TokenStream {
-    let op_local = local("__memplan_op");
+    let (this, op_local) = (names::this(), local("__memplan_op"));
     let buffer = &plan.buffers[dst.buffer];
     let elem = &buffer.elem;
     let value_local = local("__memplan_value");
@@ -153,13 +171,13 @@ fn fill(plan: &Plan, op: &Op, dst: &Place, value: &syn::Expr) -> TokenStream {
         }
         (Lane::Stream(_), _) => {
             let (to, stream) = (names::buffer(plan, dst.buffer, false), stream_of(plan, op));
-            quote!(unsafe { ::memplan::fill::fill_async(&self.#stream, #to, #to_range, #value) }.at_op(#op_local)?)
+            quote!(unsafe { ::memplan::fill::fill_async(&#this.#stream, #to, #to_range, #value) }.at_op(#op_local)?)
         }
     }
 }
 
 fn launch(plan: &Plan, op: &Op, launch: &Launch) -> TokenStream {
-    let op_local = local("__memplan_op");
+    let (this, op_local) = (names::this(), local("__memplan_op"));
     let kernel = &plan.kernels[launch.kernel];
     let args =
         launch
@@ -179,11 +197,11 @@ fn launch(plan: &Plan, op: &Op, launch: &Launch) -> TokenStream {
                 // A value for a slice parameter is an error the launch check reported.
                 (Arg::Value(expr), KernelParamKind::Slice { .. }) => quote!(#expr),
             });
-    let (grid, block) = (&launch.grid, &launch.block);
+    let (grid, block) = (with_builtins(&launch.grid), with_builtins(&launch.block));
     let shared = launch
         .shared
         .as_ref()
-        .map_or_else(|| quote!(0), |shared| quote!(#shared));
+        .map_or_else(|| quote!(0), with_builtins);
     let (config, arguments, name) = (
         local("__memplan_config"),
         local("__memplan_args"),
@@ -192,25 +210,42 @@ fn launch(plan: &Plan, op: &Op, launch: &Launch) -> TokenStream {
     let call = match op.lane {
         Lane::Stream(_) => {
             let stream = stream_of(plan, op);
-            quote!(unsafe { self.#name.launch(&self.#stream, #config, #arguments) }.at_op(#op_local)?;)
+            quote!(unsafe { #this.#name.launch(&#this.#stream, #config, #arguments) }.at_op(#op_local)?;)
         }
         Lane::Host => quote! {
-            unsafe { self.#name.launch_on(::core::ptr::null_mut(), #config, #arguments) }.at_op(#op_local)?;
+            unsafe { #this.#name.launch_on(::core::ptr::null_mut(), #config, #arguments) }.at_op(#op_local)?;
             ::memplan::plan::sync_legacy_stream().at_op(#op_local)?;
         },
     };
     quote! {
         {
-            let #config = {
-                #[allow(unused_imports)]
-                use ::memplan::blocks;
-                ::memplan::LaunchConfig::new(#grid, #block, #shared)
-            };
+            let #config = ::memplan::LaunchConfig::new(#grid, #block, #shared);
             let #arguments = (#(#args,)*);
             #call
             0usize
         }
     }
+}
+
+/// A launch configuration expression with `blocks(n, per_block)` calls
+/// (the language's one built-in function) made to call memplan's, so that
+/// no name is brought into the scope of the user's code.
+fn with_builtins(expr: &syn::Expr) -> TokenStream {
+    use syn::visit_mut::{self, VisitMut};
+    struct Builtins;
+    impl VisitMut for Builtins {
+        fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+            visit_mut::visit_expr_call_mut(self, call);
+            let is_blocks = matches!(&*call.func, syn::Expr::Path(path) if path.qself.is_none() && path.path.is_ident("blocks"));
+            if is_blocks && call.args.len() == 2 {
+                let span = syn::spanned::Spanned::span(&call.func);
+                *call.func = syn::parse_quote_spanned!(span=> ::memplan::blocks);
+            }
+        }
+    }
+    let mut expr = expr.clone();
+    Builtins.visit_expr_mut(&mut expr);
+    quote!(#expr)
 }
 
 /// The range of a place as written, or `..`.

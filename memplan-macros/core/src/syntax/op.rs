@@ -22,6 +22,7 @@ impl Parse for OnBlock {
         syn::braced!(body in input);
         let mut ops = Vec::new();
         while !body.is_empty() {
+            super::plan::skip_doc_comments(&body)?;
             if body.peek(kw::on) {
                 return Err(body.error(
                     "stream blocks do not nest\n\nhelp: close this block before opening another",

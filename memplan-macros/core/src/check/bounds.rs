@@ -1,0 +1,57 @@
+//! Ranges that provably leave their buffer (`a[0..=n]` of an `[f32; n]`),
+//! or run backwards. Ranges the arithmetic cannot judge are checked when the
+//! plan runs, where a bad one is an error naming the op.
+
+use crate::errors::Errors;
+use crate::ir::{Arg, OpKind, Place, Plan};
+use crate::sym::Sym;
+
+pub fn check(plan: &Plan, errors: &Errors) {
+    for op in &plan.ops {
+        let places: Vec<&Place> = match &op.kind {
+            OpKind::Copy { src, dst } => vec![src, dst],
+            OpKind::Fill { dst, .. } => vec![dst],
+            OpKind::Launch(launch) => launch
+                .args
+                .iter()
+                .filter_map(|arg| match arg {
+                    Arg::Buffer(place) => Some(place),
+                    Arg::Value(_) => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for place in places {
+            inside(plan, place, errors);
+        }
+    }
+}
+
+fn inside(plan: &Plan, place: &Place, errors: &Errors) {
+    let buffer = &plan.buffers[place.buffer];
+    let (atoms, range) = (&plan.atoms, &place.range);
+    let one = Sym::constant(1);
+    let past = |bound: &Sym, limit: &Sym| {
+        limit
+            .add(&one)
+            .is_some_and(|beyond| atoms.provably_le(&beyond, bound))
+    };
+    if past(&range.end, &buffer.len) {
+        errors.at(
+            place.span,
+            format!(
+                "the range {} reaches past the end of `{}`, which has {} elements",
+                range.display(atoms),
+                buffer.name,
+                buffer.len.display(atoms)
+            ),
+            "keep ranges inside the buffer; `a[i..j]` ends before element `j`",
+        );
+    } else if past(&range.start, &range.end) {
+        errors.at(
+            place.span,
+            format!("the range {} starts after it ends", range.display(atoms)),
+            "write the smaller bound first",
+        );
+    }
+}

@@ -1,0 +1,10 @@
+use memplan::memplan;
+
+memplan! {
+    plan P(n: usize) {
+        #[cfg(test)]
+        device d: [f32; n];
+    }
+}
+
+fn main() {}
