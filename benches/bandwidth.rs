@@ -86,7 +86,9 @@ fn main() -> Result<(), memplan::Error> {
     Ok(())
 }
 
-/// Median seconds per copy: (raw driver call, memplan-runtime).
+/// Median seconds per copy: (raw driver call, memplan-runtime). The two
+/// alternate, and which goes first alternates too, so that drift and warm
+/// caches favour neither.
 fn measure<H: HostMemoryMut<u8> + ?Sized>(
     stream: &Stream,
     device: &DeviceBuffer<u8>,
@@ -97,43 +99,25 @@ fn measure<H: HostMemoryMut<u8> + ?Sized>(
     let reps = if bytes <= MIB {
         200
     } else if bytes <= 16 * MIB {
-        40
+        60
     } else {
-        12
+        30
     };
     let (mut raw, mut ours) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-    let at = memplan::Location::caller();
     for rep in 0..reps + 2 {
-        let raw_time = time(stream, || {
-            let (pointer, _) = host.host_parts_mut();
-            let (device_ptr, stream_raw) = (device.device_ptr().as_raw(), stream.raw());
-            // SAFETY: both buffers hold `bytes` bytes and outlive the sync in `time`.
-            let status = unsafe {
-                match direction {
-                    Direction::HostToDevice => {
-                        cu::cuMemcpyHtoDAsync_v2(device_ptr, pointer.cast(), bytes, stream_raw)
-                    }
-                    Direction::DeviceToHost => {
-                        cu::cuMemcpyDtoHAsync_v2(pointer.cast(), device_ptr, bytes, stream_raw)
-                    }
-                }
-            };
-            match status {
-                cu::cudaError_enum::CUDA_SUCCESS => Ok(()),
-                error => Err(memplan::Fault::Driver(memplan::DriverError(error as u32)))
-                    .at("raw copy", at),
-            }
-        })?;
-        let our_time = time(stream, || {
-            // SAFETY: as above.
-            let queued = unsafe {
-                match direction {
-                    Direction::HostToDevice => copy::htod_async(stream, &*host, .., device, ..),
-                    Direction::DeviceToHost => copy::dtoh_async(stream, device, .., &mut *host, ..),
-                }
-            };
-            queued.map(drop).at("memplan copy", at)
-        })?;
+        let (raw_time, our_time) = if rep % 2 == 0 {
+            let raw_time = time(stream, || raw_copy(stream, device, host, direction))?;
+            (
+                raw_time,
+                time(stream, || memplan_copy(stream, device, host, direction))?,
+            )
+        } else {
+            let our_time = time(stream, || memplan_copy(stream, device, host, direction))?;
+            (
+                time(stream, || raw_copy(stream, device, host, direction))?,
+                our_time,
+            )
+        };
         // The first two of each are warm-up.
         if rep >= 2 {
             raw.push(raw_time);
@@ -141,6 +125,52 @@ fn measure<H: HostMemoryMut<u8> + ?Sized>(
         }
     }
     Ok((median(&mut raw), median(&mut ours)))
+}
+
+/// The copy as `cust::sys` calls it: the baseline.
+fn raw_copy<H: HostMemoryMut<u8> + ?Sized>(
+    stream: &Stream,
+    device: &DeviceBuffer<u8>,
+    host: &mut H,
+    direction: Direction,
+) -> memplan::Result<()> {
+    let (pointer, bytes) = host.host_parts_mut();
+    let (device_ptr, stream_raw) = (device.device_ptr().as_raw(), stream.raw());
+    // SAFETY: both buffers hold `bytes` bytes and outlive the sync in `time`.
+    let status = unsafe {
+        match direction {
+            Direction::HostToDevice => {
+                cu::cuMemcpyHtoDAsync_v2(device_ptr, pointer.cast(), bytes, stream_raw)
+            }
+            Direction::DeviceToHost => {
+                cu::cuMemcpyDtoHAsync_v2(pointer.cast(), device_ptr, bytes, stream_raw)
+            }
+        }
+    };
+    match status {
+        cu::cudaError_enum::CUDA_SUCCESS => Ok(()),
+        error => Err(memplan::Fault::Driver(memplan::DriverError(error as u32)))
+            .at("raw copy", memplan::Location::caller()),
+    }
+}
+
+/// The copy through memplan-runtime.
+fn memplan_copy<H: HostMemoryMut<u8> + ?Sized>(
+    stream: &Stream,
+    device: &DeviceBuffer<u8>,
+    host: &mut H,
+    direction: Direction,
+) -> memplan::Result<()> {
+    // SAFETY: as in `raw_copy`.
+    let queued = unsafe {
+        match direction {
+            Direction::HostToDevice => copy::htod_async(stream, &*host, .., device, ..),
+            Direction::DeviceToHost => copy::dtoh_async(stream, device, .., host, ..),
+        }
+    };
+    queued
+        .map(drop)
+        .at("memplan copy", memplan::Location::caller())
 }
 
 fn time(stream: &Stream, copy: impl FnOnce() -> memplan::Result<()>) -> memplan::Result<f64> {

@@ -3,8 +3,10 @@
 use cust::device::{Device, DeviceAttribute};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    if let Err(error) = cust::init(cust::CudaFlags::empty()) {
-        println!("no CUDA device: the driver did not start ({error:?})");
+    if cust::init(cust::CudaFlags::empty()).is_err() {
+        let why =
+            memplan::Context::missing_gpu().unwrap_or_else(|| "the driver did not start".into());
+        println!("no CUDA device: {why}");
         return Ok(());
     }
     let devices: Vec<Device> = Device::devices()?.collect::<Result<_, _>>()?;
