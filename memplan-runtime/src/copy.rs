@@ -14,8 +14,7 @@
 //! range outside its buffer, or two ranges of different lengths, is a
 //! [`Fault`], never a panic.
 
-use crate::driver::cu;
-use crate::driver::{byte_len, check};
+use crate::driver::{Status, byte_len, check, cu};
 use crate::error::Fault;
 use crate::memory::{
     DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve,
@@ -39,20 +38,18 @@ where
     S: HostMemory<T> + ?Sized,
     D: DeviceMemory<T> + ?Sized,
 {
-    let (from, len) = host_part(src, src_range)?;
-    let (to, dst_len) = device_part(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
+    let (from, to) = (host_part(src, src_range)?, device_part(dst, dst_range)?);
     // SAFETY: both ranges are inside their buffers, which `&` keeps alive for
-    // the call; the synchronization below finishes the copy before we return.
-    check(unsafe { cu::cuMemcpyHtoD_v2(to.as_raw(), from.cast(), bytes) })?;
-    // From pageable memory the driver returns once the data is staged, before
-    // it reaches the device; wait for it, so "synchronous" means done.
-    if !src.is_page_locked() {
-        // SAFETY: the legacy stream needs no handle.
-        check(unsafe { cu::cuStreamSynchronize(LEGACY_STREAM) })?;
+    // the call. From pinned memory the copy is done when it returns; from
+    // pageable memory the driver returns once the data is staged, so wait
+    // for the rest: "synchronous" means done.
+    let bytes = unsafe {
+        transfer::<T, _, _>(from, to, |from, to, bytes| {
+            cu::cuMemcpyHtoD_v2(to.as_raw(), from.cast(), bytes)
+        })?
+    };
+    if bytes > 0 && !src.is_page_locked() {
+        wait_for_legacy_stream()?;
     }
     Ok(bytes)
 }
@@ -69,16 +66,14 @@ where
     S: DeviceMemory<T> + ?Sized,
     D: HostMemoryMut<T> + ?Sized,
 {
-    let (from, len) = device_part(src, src_range)?;
-    let (to, dst_len) = host_part_mut(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
+    let (from, to) = (device_part(src, src_range)?, host_part_mut(dst, dst_range)?);
     // SAFETY: both ranges are inside their buffers; `&mut` keeps the host
     // side ours; cuMemcpyDtoH returns once the copy is complete.
-    check(unsafe { cu::cuMemcpyDtoH_v2(to.cast(), from.as_raw(), bytes) })?;
-    Ok(bytes)
+    unsafe {
+        transfer::<T, _, _>(from, to, |from, to, bytes| {
+            cu::cuMemcpyDtoH_v2(to.cast(), from.as_raw(), bytes)
+        })
+    }
 }
 
 /// Device to device; returns when the copy has finished.
@@ -93,17 +88,16 @@ where
     S: DeviceMemory<T> + ?Sized,
     D: DeviceMemory<T> + ?Sized,
 {
-    let (from, len) = device_part(src, src_range)?;
-    let (to, dst_len) = device_part(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
+    let (from, to) = (device_part(src, src_range)?, device_part(dst, dst_range)?);
     // SAFETY: both ranges are inside their buffers. cuMemcpyDtoD returns
-    // before the copy finishes; the synchronization below waits for it.
-    unsafe {
-        check(cu::cuMemcpyDtoD_v2(to.as_raw(), from.as_raw(), bytes))?;
-        check(cu::cuStreamSynchronize(LEGACY_STREAM))?;
+    // before the copy finishes; the wait below finishes it.
+    let bytes = unsafe {
+        transfer::<T, _, _>(from, to, |from, to, bytes| {
+            cu::cuMemcpyDtoD_v2(to.as_raw(), from.as_raw(), bytes)
+        })?
+    };
+    if bytes > 0 {
+        wait_for_legacy_stream()?;
     }
     Ok(bytes)
 }
@@ -120,144 +114,11 @@ where
     S: HostMemory<T> + ?Sized,
     D: HostMemoryMut<T> + ?Sized,
 {
-    let (from, len) = host_part(src, src_range)?;
-    let (to, dst_len) = host_part_mut(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
+    let (from, to) = (host_part(src, src_range)?, host_part_mut(dst, dst_range)?);
+    let bytes = same_bytes::<T>(from.1, to.1)?;
     // SAFETY: both ranges are inside their buffers; `&` and `&mut` of two
     // different values cannot overlap.
-    unsafe { std::ptr::copy_nonoverlapping(from, to, len) };
-    Ok(bytes)
-}
-
-/// Sets every byte of a device buffer to zero; returns when done.
-pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<usize, Fault> {
-    let (to, len) = device_part(dst, ..)?;
-    let bytes = byte_len::<T>(len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
-    // SAFETY: the whole buffer; the memset is asynchronous for device memory,
-    // so wait for it.
-    unsafe {
-        check(cu::cuMemsetD8_v2(to.as_raw(), 0, bytes))?;
-        check(cu::cuStreamSynchronize(LEGACY_STREAM))?;
-    }
-    Ok(bytes)
-}
-
-/// Queues a host-to-device copy on `stream`.
-///
-/// # Safety
-/// Until `stream` has finished the copy: `src` stays allocated and the host
-/// does not write it, and `dst` stays allocated.
-pub unsafe fn htod_async<T, S, D>(
-    stream: &Stream,
-    src: &S,
-    src_range: impl RangeBounds<usize>,
-    dst: &D,
-    dst_range: impl RangeBounds<usize>,
-) -> Result<usize, Fault>
-where
-    T: Element,
-    S: HostMemory<T> + ?Sized,
-    D: DeviceMemory<T> + ?Sized,
-{
-    let (from, len) = host_part(src, src_range)?;
-    let (to, dst_len) = device_part(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
-    // SAFETY: ranges checked above; lifetimes are the caller's promise.
-    check(unsafe { cu::cuMemcpyHtoDAsync_v2(to.as_raw(), from.cast(), bytes, stream.raw()) })?;
-    Ok(bytes)
-}
-
-/// Queues a device-to-host copy on `stream`.
-///
-/// # Safety
-/// Until `stream` has finished the copy: `src` stays allocated, and `dst`
-/// stays allocated and the host neither reads nor writes it.
-pub unsafe fn dtoh_async<T, S, D>(
-    stream: &Stream,
-    src: &S,
-    src_range: impl RangeBounds<usize>,
-    dst: &mut D,
-    dst_range: impl RangeBounds<usize>,
-) -> Result<usize, Fault>
-where
-    T: Element,
-    S: DeviceMemory<T> + ?Sized,
-    D: HostMemoryMut<T> + ?Sized,
-{
-    let (from, len) = device_part(src, src_range)?;
-    let (to, dst_len) = host_part_mut(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
-    // SAFETY: ranges checked above; lifetimes are the caller's promise.
-    check(unsafe { cu::cuMemcpyDtoHAsync_v2(to.cast(), from.as_raw(), bytes, stream.raw()) })?;
-    Ok(bytes)
-}
-
-/// Queues a device-to-device copy on `stream`.
-///
-/// # Safety
-/// Both buffers stay allocated until `stream` has finished the copy.
-pub unsafe fn dtod_async<T, S, D>(
-    stream: &Stream,
-    src: &S,
-    src_range: impl RangeBounds<usize>,
-    dst: &D,
-    dst_range: impl RangeBounds<usize>,
-) -> Result<usize, Fault>
-where
-    T: Element,
-    S: DeviceMemory<T> + ?Sized,
-    D: DeviceMemory<T> + ?Sized,
-{
-    let (from, len) = device_part(src, src_range)?;
-    let (to, dst_len) = device_part(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
-    // SAFETY: ranges checked above; lifetimes are the caller's promise.
-    check(unsafe { cu::cuMemcpyDtoDAsync_v2(to.as_raw(), from.as_raw(), bytes, stream.raw()) })?;
-    Ok(bytes)
-}
-
-/// Queues a host-to-host copy on `stream` (`cuMemcpyAsync`), for ordering a
-/// copy between page-locked buffers with other work on the stream.
-///
-/// # Safety
-/// Until `stream` has finished the copy: both buffers stay allocated, the
-/// host does not write `src`, and neither reads nor writes `dst`.
-pub unsafe fn htoh_async<T, S, D>(
-    stream: &Stream,
-    src: &S,
-    src_range: impl RangeBounds<usize>,
-    dst: &mut D,
-    dst_range: impl RangeBounds<usize>,
-) -> Result<usize, Fault>
-where
-    T: Element,
-    S: HostMemory<T> + ?Sized,
-    D: HostMemoryMut<T> + ?Sized,
-{
-    let (from, len) = host_part(src, src_range)?;
-    let (to, dst_len) = host_part_mut(dst, dst_range)?;
-    let bytes = same_bytes::<T>(len, dst_len)?;
-    if bytes == 0 {
-        return Ok(0);
-    }
-    // SAFETY: ranges checked above; with unified addressing host pointers
-    // are valid `CUdeviceptr`s; lifetimes are the caller's promise.
-    check(unsafe { cu::cuMemcpyAsync(to as u64, from as u64, bytes, stream.raw()) })?;
+    unsafe { std::ptr::copy_nonoverlapping(from.0, to.0, from.1) };
     Ok(bytes)
 }
 
@@ -280,6 +141,124 @@ where
     Ok(bytes)
 }
 
+/// Sets every byte of a device buffer to zero; returns when done.
+pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<usize, Fault> {
+    let (to, len) = device_part(dst, ..)?;
+    let bytes = byte_len::<T>(len)?;
+    if bytes > 0 {
+        // SAFETY: the whole buffer; the memset is asynchronous for device
+        // memory, so wait for it.
+        check(unsafe { cu::cuMemsetD8_v2(to.as_raw(), 0, bytes) })?;
+        wait_for_legacy_stream()?;
+    }
+    Ok(bytes)
+}
+
+/// Queues a host-to-device copy on `stream`.
+///
+/// # Safety
+/// Until `stream` has finished the copy: `src` stays allocated and the host
+/// does not write it, and `dst` stays allocated.
+pub unsafe fn htod_async<T, S, D>(
+    stream: &Stream,
+    src: &S,
+    src_range: impl RangeBounds<usize>,
+    dst: &D,
+    dst_range: impl RangeBounds<usize>,
+) -> Result<usize, Fault>
+where
+    T: Element,
+    S: HostMemory<T> + ?Sized,
+    D: DeviceMemory<T> + ?Sized,
+{
+    let (from, to) = (host_part(src, src_range)?, device_part(dst, dst_range)?);
+    // SAFETY: ranges checked; lifetimes are the caller's promise.
+    unsafe {
+        transfer::<T, _, _>(from, to, |from, to, bytes| {
+            cu::cuMemcpyHtoDAsync_v2(to.as_raw(), from.cast(), bytes, stream.raw())
+        })
+    }
+}
+
+/// Queues a device-to-host copy on `stream`.
+///
+/// # Safety
+/// Until `stream` has finished the copy: `src` stays allocated, and `dst`
+/// stays allocated and the host neither reads nor writes it.
+pub unsafe fn dtoh_async<T, S, D>(
+    stream: &Stream,
+    src: &S,
+    src_range: impl RangeBounds<usize>,
+    dst: &mut D,
+    dst_range: impl RangeBounds<usize>,
+) -> Result<usize, Fault>
+where
+    T: Element,
+    S: DeviceMemory<T> + ?Sized,
+    D: HostMemoryMut<T> + ?Sized,
+{
+    let (from, to) = (device_part(src, src_range)?, host_part_mut(dst, dst_range)?);
+    // SAFETY: ranges checked; lifetimes are the caller's promise.
+    unsafe {
+        transfer::<T, _, _>(from, to, |from, to, bytes| {
+            cu::cuMemcpyDtoHAsync_v2(to.cast(), from.as_raw(), bytes, stream.raw())
+        })
+    }
+}
+
+/// Queues a device-to-device copy on `stream`.
+///
+/// # Safety
+/// Both buffers stay allocated until `stream` has finished the copy.
+pub unsafe fn dtod_async<T, S, D>(
+    stream: &Stream,
+    src: &S,
+    src_range: impl RangeBounds<usize>,
+    dst: &D,
+    dst_range: impl RangeBounds<usize>,
+) -> Result<usize, Fault>
+where
+    T: Element,
+    S: DeviceMemory<T> + ?Sized,
+    D: DeviceMemory<T> + ?Sized,
+{
+    let (from, to) = (device_part(src, src_range)?, device_part(dst, dst_range)?);
+    // SAFETY: ranges checked; lifetimes are the caller's promise.
+    unsafe {
+        transfer::<T, _, _>(from, to, |from, to, bytes| {
+            cu::cuMemcpyDtoDAsync_v2(to.as_raw(), from.as_raw(), bytes, stream.raw())
+        })
+    }
+}
+
+/// Queues a host-to-host copy on `stream` (`cuMemcpyAsync`), for ordering a
+/// copy between page-locked buffers with other work on the stream.
+///
+/// # Safety
+/// Until `stream` has finished the copy: both buffers stay allocated, the
+/// host does not write `src`, and neither reads nor writes `dst`.
+pub unsafe fn htoh_async<T, S, D>(
+    stream: &Stream,
+    src: &S,
+    src_range: impl RangeBounds<usize>,
+    dst: &mut D,
+    dst_range: impl RangeBounds<usize>,
+) -> Result<usize, Fault>
+where
+    T: Element,
+    S: HostMemory<T> + ?Sized,
+    D: HostMemoryMut<T> + ?Sized,
+{
+    let (from, to) = (host_part(src, src_range)?, host_part_mut(dst, dst_range)?);
+    // SAFETY: ranges checked; with unified addressing host pointers are valid
+    // `CUdeviceptr`s; lifetimes are the caller's promise.
+    unsafe {
+        transfer::<T, _, _>(from, to, |from, to, bytes| {
+            cu::cuMemcpyAsync(to as u64, from as u64, bytes, stream.raw())
+        })
+    }
+}
+
 /// Queues a copy from one range of a page-locked host buffer to another, on
 /// `stream` (`cuMemcpyAsync`). The ranges may not overlap.
 ///
@@ -298,21 +277,46 @@ where
 {
     let (ptr, len) = buffer.host_parts_mut();
     let (from, to) = (resolve(src_range, len)?, resolve(dst_range, len)?);
-    let bytes = same_bytes::<T>(from.len(), to.len())?;
     if from.start < to.end && to.start < from.end {
         return Err(Fault::Unsupported(
             "a queued copy between overlapping ranges of one buffer",
         ));
     }
-    if bytes == 0 {
-        return Ok(0);
+    // SAFETY: both ranges are inside the buffer, and apart.
+    let parts = unsafe {
+        (
+            (ptr.add(from.start), from.len()),
+            (ptr.add(to.start), to.len()),
+        )
+    };
+    // SAFETY: as for `htoh_async`.
+    unsafe {
+        transfer::<T, _, _>(parts.0, parts.1, |from, to, bytes| {
+            cu::cuMemcpyAsync(to as u64, from as u64, bytes, stream.raw())
+        })
     }
-    // SAFETY: both ranges are inside the buffer and apart; with unified
-    // addressing host pointers are valid `CUdeviceptr`s; lifetime and host
-    // access are the caller's promise.
-    let (source, target) = unsafe { (ptr.add(from.start) as u64, ptr.add(to.start) as u64) };
-    check(unsafe { cu::cuMemcpyAsync(target, source, bytes, stream.raw()) })?;
+}
+
+/// Checks that the two sides have the same length, then makes the driver
+/// call for their byte count, unless it is zero.
+///
+/// # Safety
+/// `call` is sound for the two sides and the byte count.
+unsafe fn transfer<T, From, To>(
+    (from, from_len): (From, usize),
+    (to, to_len): (To, usize),
+    call: impl FnOnce(From, To, usize) -> Status,
+) -> Result<usize, Fault> {
+    let bytes = same_bytes::<T>(from_len, to_len)?;
+    if bytes > 0 {
+        check(call(from, to, bytes))?;
+    }
     Ok(bytes)
+}
+
+fn wait_for_legacy_stream() -> Result<(), Fault> {
+    // SAFETY: the legacy stream needs no handle.
+    Ok(check(unsafe { cu::cuStreamSynchronize(LEGACY_STREAM) })?)
 }
 
 fn host_part<T: Element, M: HostMemory<T> + ?Sized>(
