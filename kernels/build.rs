@@ -1,5 +1,5 @@
-//! Compiles every `src/*.cu` with nvcc into a fatbin and embeds each one as a
-//! `&[u8]` constant named after its file (`vector_add.cu` -> `VECTOR_ADD`).
+//! Compiles every `src/*.cu` with nvcc into a fatbin and embeds each one as an
+//! `Image` named after its file (`vector_add.cu` -> `VECTOR_ADD`).
 //!
 //! Each fatbin holds machine code (SASS) for sm_80 and sm_90 and PTX for
 //! compute_90, so Ampere and Hopper load it without JIT and newer GPUs JIT the
@@ -156,7 +156,9 @@ fn generate_rust(kernels: &[Kernel]) -> String {
         writeln!(
             rust,
             "/// Fatbin of `src/{stem}.cu`; kernels: {entry_points}.\n\
-             pub static {name}: &[u8] = &{aligned}.0;\n\
+             // SAFETY: nvcc wrote these bytes (just above, in build.rs), and\n\
+             // `Aligned` aligns them to 16.\n\
+             pub static {name}: Image = unsafe {{ Image::from_static(&{aligned}.0) }};\n\
              static {aligned}: Aligned<[u8; {len}]> = Aligned(*include_bytes!({path:?}));\n",
             stem = kernel.stem,
             len = kernel.fatbin_len,
@@ -166,12 +168,12 @@ fn generate_rust(kernels: &[Kernel]) -> String {
     }
     let all = kernels
         .iter()
-        .map(|k| format!("({:?}, {})", k.stem, k.stem.to_uppercase()))
+        .map(|k| format!("({:?}, &{})", k.stem, k.stem.to_uppercase()))
         .collect::<Vec<_>>()
         .join(", ");
     writeln!(
         rust,
-        "/// Every module, by file stem.\npub static ALL: &[(&str, &[u8])] = &[{all}];"
+        "/// Every module, by file stem.\npub static ALL: &[(&str, &Image)] = &[{all}];"
     )
     .unwrap();
     rust

@@ -45,7 +45,7 @@
 //! - `n: usize`: a size, fixed when the plan is made (`Name::new(&ctx, n)`).
 //!   Lengths and ranges are written with sizes, integers, `usize`
 //!   constants, `+ - * / %`, parentheses and `as usize`, so that the macro
-//!   can compare them.
+//!   can compare them (see [Sizes](#sizes)).
 //! - `scale: f32` (any other `Copy` type): a value, also fixed at `new`,
 //!   usable in launch arguments, fill values and host steps.
 //! - `xs: &[f32; n]` or `out: &mut [f32; n]`: the caller's memory, passed
@@ -76,11 +76,15 @@
 //! ## Kernels
 //!
 //! `kernel name(params) from MODULE;` declares a kernel of a compiled
-//! module (a `&[u8]` fatbin, such as those of `memplan_kernels`) with its
-//! C++ signature: `&[T]` for a pointer the kernel reads, `&mut [T]` for one
-//! it reads and writes, `&out [T]` for one it only writes, and plain types
-//! for values. The declaration is your promise about the C++ code; the
-//! macro holds every launch to it.
+//! module (an [`Image`](crate::Image), such as those of `memplan_kernels`)
+//! with its C++ signature: `&[T]` for a pointer the kernel reads, `&mut [T]`
+//! for one it reads and writes, `&out [T]` for one it only writes, and
+//! plain data for values: types that implement
+//! [`KernelValue`](crate::KernelValue) (integers, floats, `bool`, arrays of
+//! them, and `#[repr(C)]` structs their author vouches for). Memory reaches
+//! a kernel only as a buffer argument, which the checks track; a device
+//! pointer is not a `KernelValue`. The declaration is your promise about
+//! the C++ code; the macro holds every launch to it.
 //!
 //! ```
 //! # use memplan::prelude::*;
@@ -188,9 +192,18 @@
 //!   the two buffers.
 //! - `fill dst with value;` sets every element (`cuMemsetD8/16/32`).
 //! - `launch k<<<grid, block>>>(args);` or `<<<grid, block, shared_bytes>>>`
-//!   launches a kernel. Grid and block are `u32` or tuples of two or three;
-//!   `blocks(n, 256)`, the language's one built-in function, is the number
-//!   of 256-thread blocks that cover `n`.
+//!   launches a kernel. Grid and block are one dimension or tuples of two
+//!   or three, written with the sizes' arithmetic, `as u32`, and
+//!   `blocks(n, 256)`, the language's one built-in function: the number of
+//!   256-thread blocks that cover `n`. `new` computes them with checked
+//!   arithmetic (a dimension that does not fit a `u32` is an error, never
+//!   truncated) and checks them against the GPU and the kernel: threads per
+//!   block, each dimension's limit, and dynamic shared memory (opting the
+//!   kernel in above the default 48 KiB where the GPU allows). A launch
+//!   whose grid has no blocks (`blocks(0, 256)`) is skipped: empty input is
+//!   valid input, and the plan's other ops still run. Any other Rust
+//!   expression that converts to [`Dim3`](crate::Dim3) works too, computed
+//!   by `new` as written.
 //!   Buffer arguments may be ranges: `da[n / 2..]` passes a pointer to
 //!   element `n / 2`.
 //! - `host(&a, &mut b) { ... }` runs Rust code on the CPU between GPU work,
@@ -202,6 +215,9 @@
 //! Outside stream blocks operations are synchronous: each has finished when
 //! the next begins. Inside `on s { ... }` they are queued on `s`, and the
 //! host goes on at once.
+//!
+//! Fill values and launch arguments are Rust expressions over the plan's
+//! sizes and values; `new` evaluates each once, and runs reuse the result.
 //!
 //! ```
 //! # use memplan::prelude::*;
@@ -220,31 +236,59 @@
 //! }
 //! ```
 //!
+//! ## Sizes
+//!
+//! Every length, range bound and launch dimension is a size: a `usize`
+//! written with the plan's `usize` parameters, integers, constants, `+ - *
+//! / %`, parentheses and `as usize`. The checks compare sizes as written
+//! (`n / 2` and `n - n / 2` differ for odd `n`). `x as usize` of anything
+//! but the plan's own sizes (a signed parameter, a constant of another
+//! type, `(n as u8) as usize`) is a size of its own, equal only to itself.
+//!
+//! `new` computes every size once, as written, with checked arithmetic: a
+//! step that would overflow or go below zero is an error naming the op or
+//! declaration and the size (`the size `k + 2` cannot be computed: ...
+//! overflows usize (k = 18446744073709551615)`), never a wrapped value. It
+//! then checks every range against its buffer (inside it, not backwards),
+//! and every copy's two lengths, before anything runs; lengths of caller
+//! slices declared without one are checked at each run. What the
+//! compile-time checks assume (no size wraps, every range lies within its
+//! buffer) is what these checks make true.
+//!
 //! ## What a plan becomes
 //!
 //! `plan AddOne(n: usize) { ... }` becomes `struct AddOne` with:
 //! - `new(&ctx, sizes and values...)`: makes every buffer, stream, event and
-//!   kernel once; a failure frees what was made before it.
+//!   kernel once, evaluates the plan's expressions, and checks its sizes,
+//!   ranges and launches; a failure frees what was made before it.
 //! - `run()` (or `run(slices...)`): queues every operation, waits for all
 //!   of them (also when one fails), and returns a [`RunReport`]. With
 //!   `set_timing(true)`, the report has each GPU operation's time and
 //!   bandwidth, and can be written as a Chrome trace or an SVG timeline.
 //! - `enqueue()`: queues every operation and returns an
-//!   [`InFlight`](crate::plan::InFlight) guard; until it is waited for, the
+//!   [`InFlight`](crate::InFlight) guard; until it is waited for, the
 //!   plan is borrowed, so host code cannot touch its buffers (a borrow error,
 //!   not a run-time check). Plans that borrow the caller's slices have no
 //!   `enqueue`: a guard can be leaked, and the slices must not be.
 //! - `graph()`: captures the plan as a CUDA graph
-//!   ([`PlanGraph`](crate::plan::PlanGraph)), replayed with one launch per
+//!   ([`PlanGraph`](crate::PlanGraph)), replayed with one launch per
 //!   run, for plans whose operations all run in stream blocks.
 //! - `host()` / `host_mut()`: the host buffers, as slices, in a struct with
 //!   one field per buffer (`plan.host_mut().data.copy_from_slice(..)`).
-//! - `OPS` and `SETUP`: each operation and declaration with its source
-//!   location, which errors name (`plan AddOne: copy on_gpu -> data at
-//!   src/main.rs:14:13: ...`); `SUMMARY` and `DIAGRAM` (Mermaid).
+//! - `SUMMARY` and `DIAGRAM` (Mermaid): the plan described. Errors name
+//!   the op or declaration and where it is written (`plan AddOne: copy
+//!   on_gpu -> data at src/main.rs:14:13: ...`).
 //!
-//! The code it generates can be read: `tests/expand/` keeps one example's
-//! expansion.
+//! The plan's logic (building it, running it, waiting, graphs, reports)
+//! lives once, in the runtime: the generated code is the plan's static
+//! description, its host buffers, `new` (which evaluates your expressions,
+//! in safe code) and methods that forward to the runtime. It can be read:
+//! `tests/expand/` keeps one example's expansion. Nothing of yours is ever
+//! placed inside an `unsafe` block, so a crate with
+//! `#![forbid(unsafe_code)]` gets rustc's own error for an expression that
+//! needs one; and no code, not even the module that invokes `memplan!`,
+//! reaches the plan's buffers, streams or in-flight state except through
+//! these methods.
 //!
 //! ## The checks
 //!
@@ -255,7 +299,7 @@
 //! | --- | --- |
 //! | a copy between different element types, or ranges of different lengths | lengths are compared symbolically: `n / 2` and `n - n / 2` differ for odd `n` |
 //! | a copy whose source and destination overlap | |
-//! | a range that provably leaves its buffer, or runs backwards | other ranges are checked at run time, as errors naming the op |
+//! | a range that provably leaves its buffer, or runs backwards | other ranges are checked by `new`, as errors naming the op |
 //! | a write into a caller's `&[T]` | |
 //! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it |
 //! | a copy of pageable memory in a stream block | it would silently block: make it `pinned` or `registered` |

@@ -1,9 +1,9 @@
 //! The CUDA context: one GPU's primary context, retained for as long as any
 //! handle or anything allocated in it lives.
 
+use crate::driver::DriverError;
 use crate::driver::check;
 use crate::driver::cu;
-use crate::error::DriverError;
 use crate::error::{Fault, Location, Result, ResultExt};
 use cust::sys::{CUcontext, CUdevice};
 use std::sync::Arc;
@@ -103,6 +103,11 @@ impl Context {
         check(unsafe { cu::cuCtxSynchronize() }).at("cuCtxSynchronize", at)
     }
 
+    /// The driver's handle.
+    pub(crate) fn raw(&self) -> CUcontext {
+        self.0.raw
+    }
+
     /// The GPU's ordinal, as passed to [`Context::new`].
     pub fn ordinal(&self) -> usize {
         self.0.ordinal
@@ -153,10 +158,17 @@ impl Context {
     }
 
     fn attribute(&self, attribute: cust::sys::CUdevice_attribute, at: Location) -> Result<i32> {
+        self.attribute_raw(attribute).at("cuDeviceGetAttribute", at)
+    }
+
+    /// One of the GPU's attributes (`cuDeviceGetAttribute`).
+    pub(crate) fn attribute_raw(
+        &self,
+        attribute: cust::sys::CUdevice_attribute,
+    ) -> Result<i32, DriverError> {
         let mut value = 0;
         // SAFETY: writes the attribute's value.
-        check(unsafe { cu::cuDeviceGetAttribute(&mut value, attribute, self.0.device) })
-            .at("cuDeviceGetAttribute", at)?;
+        check(unsafe { cu::cuDeviceGetAttribute(&mut value, attribute, self.0.device) })?;
         Ok(value)
     }
 }

@@ -5,26 +5,23 @@
 //! so they are `unsafe`: the caller keeps both sides alive and the host off
 //! them until the stream has passed the copy. [`scope`](crate::scope) is the
 //! safe way to queue copies by hand, and memplan's plans prove these
-//! conditions at compile time before they call the `_async` functions.
+//! conditions at compile time before they queue copies.
 //!
 //! Each returns the number of bytes it moved (or queued). Empty ranges make
 //! no driver call.
 //!
 //! Ranges are anything `a[range]` accepts (`..`, `2..`, `..n`, `i..j`); a
-//! range outside its buffer, or two ranges of different lengths, is a
-//! [`Fault`], never a panic.
+//! range outside its buffer, two ranges of different lengths, or a source
+//! and destination that share memory is a [`Fault`], never a panic.
 
-use crate::driver::{Status, byte_len, check, cu};
+use crate::driver::{DriverError, check, cu};
 use crate::error::Fault;
 use crate::memory::{
-    DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve,
+    DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, byte_len, resolve,
 };
-use crate::stream::Stream;
+use crate::stream::{Stream, synchronize_legacy};
 use cust::sys::CUstream;
 use std::ops::RangeBounds;
-
-/// The legacy default stream, on which synchronous copies run.
-const LEGACY_STREAM: CUstream = std::ptr::null_mut();
 
 /// Host to device; returns when the data is on the device.
 pub fn htod<T, S, D>(
@@ -39,18 +36,18 @@ where
     D: DeviceMemory<T> + ?Sized,
 {
     let (from, to) = (host_part(src, src_range)?, device_part(dst, dst_range)?);
+    let bytes = same_bytes::<T>(from.1, to.1)?;
     // SAFETY: both ranges are inside their buffers, which `&` keeps alive for
-    // the call. From pinned memory the copy is done when it returns; from
-    // pageable memory the driver returns once the data is staged, so wait
-    // for the rest: "synchronous" means done.
-    let bytes = unsafe {
-        transfer::<T, _, _>(from, to, |from, to, bytes| {
-            cu::cuMemcpyHtoD_v2(to.as_raw(), from.cast(), bytes)
-        })?
+    // the call, and the call returns when the copy is done.
+    unsafe {
+        now(
+            Direction::HostToDevice,
+            from.0 as u64,
+            to.0.as_raw(),
+            bytes,
+            src.is_page_locked(),
+        )?
     };
-    if bytes > 0 && !src.is_page_locked() {
-        wait_for_legacy_stream()?;
-    }
     Ok(bytes)
 }
 
@@ -67,13 +64,19 @@ where
     D: HostMemoryMut<T> + ?Sized,
 {
     let (from, to) = (device_part(src, src_range)?, host_part_mut(dst, dst_range)?);
+    let bytes = same_bytes::<T>(from.1, to.1)?;
     // SAFETY: both ranges are inside their buffers; `&mut` keeps the host
-    // side ours; cuMemcpyDtoH returns once the copy is complete.
+    // side ours; the call returns when the copy is done.
     unsafe {
-        transfer::<T, _, _>(from, to, |from, to, bytes| {
-            cu::cuMemcpyDtoH_v2(to.cast(), from.as_raw(), bytes)
-        })
-    }
+        now(
+            Direction::DeviceToHost,
+            from.0.as_raw(),
+            to.0 as u64,
+            bytes,
+            false,
+        )?
+    };
+    Ok(bytes)
 }
 
 /// Device to device; returns when the copy has finished.
@@ -89,16 +92,19 @@ where
     D: DeviceMemory<T> + ?Sized,
 {
     let (from, to) = (device_part(src, src_range)?, device_part(dst, dst_range)?);
-    // SAFETY: both ranges are inside their buffers. cuMemcpyDtoD returns
-    // before the copy finishes; the wait below finishes it.
-    let bytes = unsafe {
-        transfer::<T, _, _>(from, to, |from, to, bytes| {
-            cu::cuMemcpyDtoD_v2(to.as_raw(), from.as_raw(), bytes)
-        })?
+    let bytes = same_bytes::<T>(from.1, to.1)?;
+    apart(from.0.as_raw(), to.0.as_raw(), bytes)?;
+    // SAFETY: both ranges are inside their buffers, and apart; the call
+    // returns when the copy is done.
+    unsafe {
+        now(
+            Direction::DeviceToDevice,
+            from.0.as_raw(),
+            to.0.as_raw(),
+            bytes,
+            false,
+        )?
     };
-    if bytes > 0 {
-        wait_for_legacy_stream()?;
-    }
     Ok(bytes)
 }
 
@@ -116,13 +122,22 @@ where
 {
     let (from, to) = (host_part(src, src_range)?, host_part_mut(dst, dst_range)?);
     let bytes = same_bytes::<T>(from.1, to.1)?;
-    // SAFETY: both ranges are inside their buffers; `&` and `&mut` of two
-    // different values cannot overlap.
-    unsafe { std::ptr::copy_nonoverlapping(from.0, to.0, from.1) };
+    apart(from.0 as u64, to.0 as u64, bytes)?;
+    // SAFETY: both ranges are inside their buffers, and apart.
+    unsafe {
+        now(
+            Direction::HostToHost,
+            from.0 as u64,
+            to.0 as u64,
+            bytes,
+            true,
+        )?
+    };
     Ok(bytes)
 }
 
-/// From one range of a host buffer to another, by the CPU.
+/// From one range of a host buffer to another, by the CPU. The ranges may
+/// overlap, as with `slice::copy_within`.
 pub fn htoh_within<T, B>(
     buffer: &mut B,
     src_range: impl RangeBounds<usize>,
@@ -149,7 +164,7 @@ pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<usize, F
         // SAFETY: the whole buffer; the memset is asynchronous for device
         // memory, so wait for it.
         check(unsafe { cu::cuMemsetD8_v2(to.as_raw(), 0, bytes) })?;
-        wait_for_legacy_stream()?;
+        synchronize_legacy()?;
     }
     Ok(bytes)
 }
@@ -172,12 +187,18 @@ where
     D: DeviceMemory<T> + ?Sized,
 {
     let (from, to) = (host_part(src, src_range)?, device_part(dst, dst_range)?);
+    let bytes = same_bytes::<T>(from.1, to.1)?;
     // SAFETY: ranges checked; lifetimes are the caller's promise.
     unsafe {
-        transfer::<T, _, _>(from, to, |from, to, bytes| {
-            cu::cuMemcpyHtoDAsync_v2(to.as_raw(), from.cast(), bytes, stream.raw())
-        })
-    }
+        queue(
+            Direction::HostToDevice,
+            from.0 as u64,
+            to.0.as_raw(),
+            bytes,
+            stream.raw(),
+        )?
+    };
+    Ok(bytes)
 }
 
 /// Queues a device-to-host copy on `stream`.
@@ -198,12 +219,18 @@ where
     D: HostMemoryMut<T> + ?Sized,
 {
     let (from, to) = (device_part(src, src_range)?, host_part_mut(dst, dst_range)?);
+    let bytes = same_bytes::<T>(from.1, to.1)?;
     // SAFETY: ranges checked; lifetimes are the caller's promise.
     unsafe {
-        transfer::<T, _, _>(from, to, |from, to, bytes| {
-            cu::cuMemcpyDtoHAsync_v2(to.cast(), from.as_raw(), bytes, stream.raw())
-        })
-    }
+        queue(
+            Direction::DeviceToHost,
+            from.0.as_raw(),
+            to.0 as u64,
+            bytes,
+            stream.raw(),
+        )?
+    };
+    Ok(bytes)
 }
 
 /// Queues a device-to-device copy on `stream`.
@@ -223,12 +250,19 @@ where
     D: DeviceMemory<T> + ?Sized,
 {
     let (from, to) = (device_part(src, src_range)?, device_part(dst, dst_range)?);
-    // SAFETY: ranges checked; lifetimes are the caller's promise.
+    let bytes = same_bytes::<T>(from.1, to.1)?;
+    apart(from.0.as_raw(), to.0.as_raw(), bytes)?;
+    // SAFETY: ranges checked and apart; lifetimes are the caller's promise.
     unsafe {
-        transfer::<T, _, _>(from, to, |from, to, bytes| {
-            cu::cuMemcpyDtoDAsync_v2(to.as_raw(), from.as_raw(), bytes, stream.raw())
-        })
-    }
+        queue(
+            Direction::DeviceToDevice,
+            from.0.as_raw(),
+            to.0.as_raw(),
+            bytes,
+            stream.raw(),
+        )?
+    };
+    Ok(bytes)
 }
 
 /// Queues a host-to-host copy on `stream` (`cuMemcpyAsync`), for ordering a
@@ -250,13 +284,19 @@ where
     D: HostMemoryMut<T> + ?Sized,
 {
     let (from, to) = (host_part(src, src_range)?, host_part_mut(dst, dst_range)?);
-    // SAFETY: ranges checked; with unified addressing host pointers are valid
-    // `CUdeviceptr`s; lifetimes are the caller's promise.
+    let bytes = same_bytes::<T>(from.1, to.1)?;
+    apart(from.0 as u64, to.0 as u64, bytes)?;
+    // SAFETY: ranges checked and apart; lifetimes are the caller's promise.
     unsafe {
-        transfer::<T, _, _>(from, to, |from, to, bytes| {
-            cu::cuMemcpyAsync(to as u64, from as u64, bytes, stream.raw())
-        })
-    }
+        queue(
+            Direction::HostToHost,
+            from.0 as u64,
+            to.0 as u64,
+            bytes,
+            stream.raw(),
+        )?
+    };
+    Ok(bytes)
 }
 
 /// Queues a copy from one range of a page-locked host buffer to another, on
@@ -277,46 +317,115 @@ where
 {
     let (ptr, len) = buffer.host_parts_mut();
     let (from, to) = (resolve(src_range, len)?, resolve(dst_range, len)?);
-    if from.start < to.end && to.start < from.end {
-        return Err(Fault::Unsupported(
-            "a queued copy between overlapping ranges of one buffer",
-        ));
-    }
-    // SAFETY: both ranges are inside the buffer, and apart.
-    let parts = unsafe {
-        (
-            (ptr.add(from.start), from.len()),
-            (ptr.add(to.start), to.len()),
-        )
-    };
-    // SAFETY: as for `htoh_async`.
+    let bytes = same_bytes::<T>(from.len(), to.len())?;
+    let (src, dst) = (ptr.wrapping_add(from.start), ptr.wrapping_add(to.start));
+    apart(src as u64, dst as u64, bytes)?;
+    // SAFETY: both ranges are inside the buffer, and apart; lifetimes are
+    // the caller's promise.
     unsafe {
-        transfer::<T, _, _>(parts.0, parts.1, |from, to, bytes| {
-            cu::cuMemcpyAsync(to as u64, from as u64, bytes, stream.raw())
-        })
-    }
-}
-
-/// Checks that the two sides have the same length, then makes the driver
-/// call for their byte count, unless it is zero.
-///
-/// # Safety
-/// `call` is sound for the two sides and the byte count.
-unsafe fn transfer<T, From, To>(
-    (from, from_len): (From, usize),
-    (to, to_len): (To, usize),
-    call: impl FnOnce(From, To, usize) -> Status,
-) -> Result<usize, Fault> {
-    let bytes = same_bytes::<T>(from_len, to_len)?;
-    if bytes > 0 {
-        check(call(from, to, bytes))?;
-    }
+        queue(
+            Direction::HostToHost,
+            src as u64,
+            dst as u64,
+            bytes,
+            stream.raw(),
+        )?
+    };
     Ok(bytes)
 }
 
-fn wait_for_legacy_stream() -> Result<(), Fault> {
-    // SAFETY: the legacy stream needs no handle.
-    Ok(check(unsafe { cu::cuStreamSynchronize(LEGACY_STREAM) })?)
+/// Which way a copy goes, which decides the driver call that carries it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Direction {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    HostToHost,
+}
+
+/// Queues a copy of `bytes` from `src` to `dst` on `stream` (addresses:
+/// host pointers for host memory, device pointers for device memory).
+/// No driver call for 0 bytes.
+///
+/// # Safety
+/// Both ranges are memory of the kinds `direction` names, do not overlap,
+/// and stay allocated (and the host off them) until `stream` has finished
+/// the copy.
+pub(crate) unsafe fn queue(
+    direction: Direction,
+    src: u64,
+    dst: u64,
+    bytes: usize,
+    stream: CUstream,
+) -> Result<(), DriverError> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: forwarded to the caller.
+    check(unsafe {
+        match direction {
+            Direction::HostToDevice => {
+                cu::cuMemcpyHtoDAsync_v2(dst, src as *const _, bytes, stream)
+            }
+            Direction::DeviceToHost => cu::cuMemcpyDtoHAsync_v2(dst as *mut _, src, bytes, stream),
+            Direction::DeviceToDevice => cu::cuMemcpyDtoDAsync_v2(dst, src, bytes, stream),
+            // With unified addressing, host pointers are valid `CUdeviceptr`s.
+            Direction::HostToHost => cu::cuMemcpyAsync(dst, src, bytes, stream),
+        }
+    })
+}
+
+/// Copies `bytes` from `src` to `dst` and returns when the copy is done:
+/// device copies go through the legacy default stream and are waited for
+/// where the driver returns early (from pageable memory, the driver returns
+/// once the data is staged; device-to-device copies return at once); host
+/// copies are done by the CPU. No driver call for 0 bytes.
+///
+/// # Safety
+/// Both ranges are memory of the kinds `direction` names, do not overlap,
+/// stay allocated during the call, and nothing else touches them.
+pub(crate) unsafe fn now(
+    direction: Direction,
+    src: u64,
+    dst: u64,
+    bytes: usize,
+    src_page_locked: bool,
+) -> Result<(), DriverError> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        match direction {
+            Direction::HostToDevice => {
+                check(cu::cuMemcpyHtoD_v2(dst, src as *const _, bytes))?;
+                if !src_page_locked {
+                    synchronize_legacy()?;
+                }
+            }
+            Direction::DeviceToHost => check(cu::cuMemcpyDtoH_v2(dst as *mut _, src, bytes))?,
+            Direction::DeviceToDevice => {
+                check(cu::cuMemcpyDtoD_v2(dst, src, bytes))?;
+                synchronize_legacy()?;
+            }
+            Direction::HostToHost => {
+                std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, bytes)
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Ok` if `bytes` from `from` and from `to` (addresses in one address
+/// space) do not overlap: the driver's copies, like `memcpy`, are undefined
+/// for overlapping ranges.
+pub(crate) fn apart(from: u64, to: u64, bytes: usize) -> Result<(), Fault> {
+    let bytes = bytes as u64;
+    let overlap = bytes > 0 && from < to.saturating_add(bytes) && to < from.saturating_add(bytes);
+    if overlap {
+        return Err(Fault::OverlappingCopy);
+    }
+    Ok(())
 }
 
 fn host_part<T: Element, M: HostMemory<T> + ?Sized>(
@@ -357,4 +466,23 @@ fn same_bytes<T>(source: usize, destination: usize) -> Result<usize, Fault> {
         });
     }
     byte_len::<T>(source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_ranges_are_refused() {
+        assert_eq!(apart(0, 8, 8), Ok(()));
+        assert_eq!(apart(8, 0, 8), Ok(()));
+        assert_eq!(apart(0, 4, 8), Err(Fault::OverlappingCopy));
+        assert_eq!(apart(4, 0, 8), Err(Fault::OverlappingCopy));
+        assert_eq!(apart(4, 4, 1), Err(Fault::OverlappingCopy));
+        assert_eq!(apart(4, 4, 0), Ok(()), "empty copies touch nothing");
+        assert_eq!(
+            apart(u64::MAX - 2, u64::MAX - 4, 4),
+            Err(Fault::OverlappingCopy)
+        );
+    }
 }

@@ -2,8 +2,7 @@
 //! what failed (the CUDA error, a range outside a buffer...), which
 //! operation it was, and where that operation is in your source.
 
-use crate::driver::{check, cu};
-use std::ffi::CStr;
+use crate::driver::DriverError;
 use std::fmt;
 
 /// `Result` with [`Error`].
@@ -42,87 +41,6 @@ impl fmt::Display for Location {
     }
 }
 
-/// An error code the CUDA driver returned (a `CUresult` other than
-/// `CUDA_SUCCESS`), whatever the driver's version.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DriverError(pub u32);
-
-impl DriverError {
-    pub const INVALID_VALUE: Self = Self(1);
-    pub const OUT_OF_MEMORY: Self = Self(2);
-    pub const NOT_INITIALIZED: Self = Self(3);
-    pub const STUB_LIBRARY: Self = Self(34);
-    pub const NO_DEVICE: Self = Self(100);
-    pub const NOT_FOUND: Self = Self(500);
-    pub const NOT_READY: Self = Self(600);
-
-    /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`: the driver's, or (when
-    /// there is no driver to ask) memplan's own for common codes.
-    pub fn name(self) -> String {
-        if let Some(name) = driver_string(cu::cuGetErrorName, self.0) {
-            return name;
-        }
-        match known_name(self.0) {
-            Some(name) => name.to_owned(),
-            None => format!("CUDA error {}", self.0),
-        }
-    }
-
-    /// The driver's own description, when the driver can give one.
-    pub fn description(self) -> Option<String> {
-        driver_string(cu::cuGetErrorString, self.0)
-    }
-}
-
-/// A static string the driver gives for an error code.
-fn driver_string(
-    function: unsafe extern "C" fn(u32, *mut *const std::ffi::c_char) -> crate::driver::Status,
-    code: u32,
-) -> Option<String> {
-    let mut text = std::ptr::null();
-    // SAFETY: on success the driver points `text` at a static C string.
-    let status = unsafe { function(code, &mut text) };
-    if check(status).is_err() || text.is_null() {
-        return None;
-    }
-    // SAFETY: checked non-null above; the string is static and NUL-terminated.
-    Some(
-        unsafe { CStr::from_ptr(text) }
-            .to_string_lossy()
-            .into_owned(),
-    )
-}
-
-/// Names of the codes memplan's own messages and tests meet, for when no
-/// driver can be asked (the driver stub answers every call with 34).
-fn known_name(code: u32) -> Option<&'static str> {
-    Some(match code {
-        1 => "CUDA_ERROR_INVALID_VALUE",
-        2 => "CUDA_ERROR_OUT_OF_MEMORY",
-        3 => "CUDA_ERROR_NOT_INITIALIZED",
-        34 => "CUDA_ERROR_STUB_LIBRARY",
-        100 => "CUDA_ERROR_NO_DEVICE",
-        500 => "CUDA_ERROR_NOT_FOUND",
-        600 => "CUDA_ERROR_NOT_READY",
-        _ => return None,
-    })
-}
-
-impl fmt::Debug for DriverError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.name())
-    }
-}
-
-impl fmt::Display for DriverError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.description() {
-            Some(description) => write!(f, "{} ({description})", self.name()),
-            None => write!(f, "{}", self.name()),
-        }
-    }
-}
-
 /// What went wrong, without where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -141,6 +59,17 @@ pub enum Fault {
     WrongLength { expected: usize, actual: usize },
     /// A copy between ranges of different lengths.
     LengthMismatch { source: usize, destination: usize },
+    /// A copy whose source and destination share memory.
+    OverlappingCopy,
+    /// Work in a [`scope`](crate::scope) touching memory that unordered work
+    /// on another stream (queued at `other`) writes, or reads where this
+    /// work writes.
+    Unordered { other: Location },
+    /// A size of a plan that cannot be computed without wrapping (or
+    /// dividing by zero), and why.
+    Size { size: &'static str, problem: String },
+    /// A launch configuration this GPU or kernel cannot run, and why.
+    Launch(String),
     /// A byte count that does not fit in `usize`.
     SizeOverflow { len: usize, element_size: usize },
     /// `fill` with a value the driver's memset cannot write.
@@ -177,6 +106,20 @@ impl fmt::Display for Fault {
                 f,
                 "the source has {source} elements and the destination {destination}"
             ),
+            Fault::OverlappingCopy => write!(
+                f,
+                "the source and destination of the copy overlap; copy through a second buffer"
+            ),
+            Fault::Unordered { other } => write!(
+                f,
+                "this touches memory that work queued at {other} on another stream also \
+                 touches, one of them writing, and no event orders the two; `record` an \
+                 event after that work and `wait` for it on this stream"
+            ),
+            Fault::Size { size, problem } => {
+                write!(f, "the size `{size}` cannot be computed: {problem}")
+            }
+            Fault::Launch(why) => write!(f, "{why}"),
             Fault::SizeOverflow { len, element_size } => write!(
                 f,
                 "{len} elements of {element_size} bytes overflow the address space"

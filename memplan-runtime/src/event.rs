@@ -107,6 +107,17 @@ impl Event {
     }
 }
 
+impl Stream {
+    /// Makes work queued on this stream from now on wait until `event`
+    /// (as last recorded) has completed. The event stays usable.
+    #[track_caller]
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        // SAFETY: live stream and event handles; flags must be 0.
+        check(unsafe { cu::cuStreamWaitEvent(self.raw(), event.raw(), 0) })
+            .at("cuStreamWaitEvent", Location::caller())
+    }
+}
+
 impl Drop for Event {
     fn drop(&mut self) {
         // SAFETY: created in `create`, destroyed once; the driver keeps a

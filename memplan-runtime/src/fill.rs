@@ -1,11 +1,10 @@
 //! Filling device memory with one value (`cuMemsetD8/16/32`).
 
 use crate::copy::device_part;
-use crate::driver::check;
-use crate::driver::{Status, cu};
+use crate::driver::{DriverError, check, cu};
 use crate::error::Fault;
-use crate::memory::{DeviceMemory, Element};
-use crate::stream::Stream;
+use crate::memory::{DeviceMemory, Element, byte_len};
+use crate::stream::{LEGACY, Stream, synchronize_legacy};
 use bytemuck::NoUninit;
 use cust::sys::{CUdeviceptr, CUstream};
 use std::ops::RangeBounds;
@@ -16,13 +15,10 @@ where
     T: Element + NoUninit,
     D: DeviceMemory<T> + ?Sized,
 {
-    let legacy_stream = std::ptr::null_mut();
     // SAFETY: memset of the legacy stream, waited for before we return.
-    unsafe {
-        let bytes = memset(dst, range, value, legacy_stream)?;
-        check(cu::cuStreamSynchronize(legacy_stream))?;
-        Ok(bytes)
-    }
+    let bytes = unsafe { memset(dst, range, value, LEGACY)? };
+    synchronize_legacy()?;
+    Ok(bytes)
 }
 
 /// Queues a fill of `range` of a device buffer with `value` on `stream`.
@@ -59,26 +55,24 @@ where
     let pattern = Pattern::of(bytemuck::bytes_of(&value)).ok_or(Fault::UnsupportedFill {
         element_size: size_of::<T>(),
     })?;
-    let count = len * pattern.repeats_per_element(size_of::<T>());
-    if count == 0 {
-        return Ok(0);
-    }
-    // SAFETY: `count` units of the pattern cover exactly `range`, which is
-    // inside the buffer; its lifetime is the caller's promise.
-    check(unsafe { pattern.write(to.as_raw(), count, stream) })?;
-    crate::driver::byte_len::<T>(len)
+    let bytes = byte_len::<T>(len)?;
+    // SAFETY: the pattern repeated over `bytes` covers exactly `range`,
+    // which is inside the buffer; its lifetime is the caller's promise.
+    unsafe { pattern.write(to.as_raw(), bytes, stream)? };
+    Ok(bytes)
 }
 
 /// The smallest unit the driver can memset that repeats to an element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pattern {
+pub(crate) enum Pattern {
     Byte(u8),
     Half(u16),
     Word(u32),
 }
 
 impl Pattern {
-    fn of(bytes: &[u8]) -> Option<Pattern> {
+    /// The pattern of one element's bytes, if the driver can repeat it.
+    pub(crate) fn of(bytes: &[u8]) -> Option<Pattern> {
         let repeats = |unit: usize| {
             bytes.len().is_multiple_of(unit) && bytes.chunks(unit).all(|c| c == &bytes[..unit])
         };
@@ -97,26 +91,39 @@ impl Pattern {
         }
     }
 
-    fn repeats_per_element(self, element_size: usize) -> usize {
+    /// Bytes in one repetition of the pattern.
+    fn unit(self) -> usize {
         match self {
-            Pattern::Byte(_) => element_size,
-            Pattern::Half(_) => element_size / 2,
-            Pattern::Word(_) => element_size / 4,
+            Pattern::Byte(_) => 1,
+            Pattern::Half(_) => 2,
+            Pattern::Word(_) => 4,
         }
     }
 
+    /// Queues the pattern over `bytes` (a whole number of elements) from
+    /// `to` on `stream`; no driver call for 0 bytes.
+    ///
     /// # Safety
-    /// `count` units from `to` are device memory that stays allocated until
+    /// The `bytes` from `to` are device memory that stays allocated until
     /// `stream` has finished the memset.
-    unsafe fn write(self, to: CUdeviceptr, count: usize, stream: CUstream) -> Status {
+    pub(crate) unsafe fn write(
+        self,
+        to: CUdeviceptr,
+        bytes: usize,
+        stream: CUstream,
+    ) -> Result<(), DriverError> {
+        let count = bytes / self.unit();
+        if count == 0 {
+            return Ok(());
+        }
         // SAFETY: forwarded to the caller.
-        unsafe {
+        check(unsafe {
             match self {
                 Pattern::Byte(value) => cu::cuMemsetD8Async(to, value, count, stream),
                 Pattern::Half(value) => cu::cuMemsetD16Async(to, value, count, stream),
                 Pattern::Word(value) => cu::cuMemsetD32Async(to, value, count, stream),
             }
-        }
+        })
     }
 }
 
@@ -151,9 +158,9 @@ mod tests {
     }
 
     #[test]
-    fn counts_units_per_element() {
-        assert_eq!(Pattern::Byte(0).repeats_per_element(8), 8);
-        assert_eq!(Pattern::Half(1).repeats_per_element(4), 2);
-        assert_eq!(Pattern::Word(1).repeats_per_element(8), 2);
+    fn repeats_in_units_the_driver_writes() {
+        assert_eq!(Pattern::Byte(0).unit(), 1);
+        assert_eq!(Pattern::Half(1).unit(), 2);
+        assert_eq!(Pattern::Word(1).unit(), 4);
     }
 }

@@ -1,10 +1,52 @@
-//! Checking a module image before the driver reads it. `cuModuleLoadData`
-//! takes a pointer and no length: it reads as far as the image's own headers
-//! say, so an image whose headers claim more than the slice holds would make
-//! it read past the end. These checks make `Module::from_fatbin` safe for
-//! any slice.
+//! Module images: the compiled GPU code a [`Module`](crate::Module) loads.
+//!
+//! `cuModuleLoadData` takes a pointer and no length, and follows the
+//! image's own headers and tables wherever they point: an image whose
+//! entries claim more than it holds makes the driver read past its end. A
+//! fatbin's entries (compressed ELF and PTX) cannot all be checked here, so
+//! safe code loads only an [`Image`], which a build step that ran nvcc made
+//! (`memplan_kernels`, and `memplan-build` for your own kernels); bytes of
+//! any other origin load through the `unsafe` [`Module::from_bytes`].
+//!
+//! [`Module::from_bytes`]: crate::Module::from_bytes
 
 use crate::error::Fault;
+
+/// A fatbin or cubin as nvcc wrote it, embedded in the program: what
+/// [`Module::from_fatbin`](crate::Module::from_fatbin) loads.
+///
+/// Only build steps make these (the constructor is `unsafe`: the bytes are
+/// trusted as far as the driver reads them), so safe code cannot hand the
+/// driver a malformed image.
+///
+/// ```
+/// let image: &memplan_runtime::Image = &memplan_kernels::VECTOR_ADD;
+/// assert_eq!(&image.bytes()[..4], &0xBA55ED50u32.to_le_bytes());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Image {
+    bytes: &'static [u8],
+}
+
+impl Image {
+    /// An image of `bytes`.
+    ///
+    /// # Safety
+    /// `bytes` is a complete fatbin or cubin written by nvcc (or read back
+    /// unchanged from one), aligned to 8 bytes: the driver follows every
+    /// offset and length inside it.
+    pub const unsafe fn from_static(bytes: &'static [u8]) -> Image {
+        Image { bytes }
+    }
+
+    /// The image's bytes.
+    pub const fn bytes(&self) -> &'static [u8] {
+        self.bytes
+    }
+}
+
+/// The alignment the driver reads a fatbin's header with.
+pub(crate) const ALIGNMENT: usize = 8;
 
 const FATBIN_MAGIC: u32 = 0xBA55_ED50;
 const ELF_MAGIC: &[u8] = b"\x7fELF";
@@ -144,7 +186,8 @@ mod tests {
     #[test]
     fn accepts_the_fatbins_the_kernels_crate_embeds() {
         for (name, image) in memplan_kernels::ALL {
-            assert_eq!(check_image(image), Ok(()), "{name}");
+            assert_eq!(check_image(image.bytes()), Ok(()), "{name}");
+            assert_eq!(image.bytes().as_ptr().align_offset(ALIGNMENT), 0, "{name}");
         }
     }
 }

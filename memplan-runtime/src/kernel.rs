@@ -1,12 +1,14 @@
 //! Kernels: loading compiled modules, and launching their functions.
 
 use crate::context::{Context, release_in};
+use crate::driver::DriverError;
 use crate::driver::check;
 use crate::driver::cu;
 use crate::error::{Fault, Location, Result, ResultExt};
+use crate::image::Image;
 use crate::stream::Stream;
 use cust::memory::DeviceCopy;
-use cust::sys::{CUfunction, CUmodule, CUstream};
+use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 
@@ -16,7 +18,7 @@ use std::sync::Arc;
 /// use memplan_runtime::{Context, Module};
 /// # fn main() -> memplan_runtime::Result<()> {
 /// let ctx = Context::new(0)?;
-/// let module = Module::from_fatbin(&ctx, memplan_kernels::VECTOR_ADD)?;
+/// let module = Module::from_fatbin(&ctx, &memplan_kernels::VECTOR_ADD)?;
 /// let vadd = module.kernel("vadd")?;
 /// # Ok(()) }
 /// ```
@@ -33,15 +35,33 @@ unsafe impl Send for Loaded {}
 unsafe impl Sync for Loaded {}
 
 impl Module {
-    /// Loads a fatbin or cubin image (`cuModuleLoadData`). The driver picks
-    /// the machine code for this GPU, or compiles the image's PTX for it.
-    /// An image whose headers claim more bytes than `image` holds is refused
-    /// before the driver could read past its end.
+    /// Loads a fatbin or cubin image that a build step made
+    /// (`cuModuleLoadData`). The driver picks the machine code for this GPU,
+    /// or compiles the image's PTX for it.
     #[track_caller]
-    pub fn from_fatbin(context: &Context, image: &[u8]) -> Result<Module> {
+    pub fn from_fatbin(context: &Context, image: &Image) -> Result<Module> {
+        // SAFETY: an `Image` holds bytes nvcc wrote (its constructor's promise).
+        unsafe { Self::from_bytes(context, image.bytes()) }
+    }
+
+    /// Loads a fatbin or cubin from bytes of any origin (`cuModuleLoadData`).
+    /// The outer headers are checked, and bytes that are not aligned to 8
+    /// refused; what the driver reads beyond them is not.
+    ///
+    /// # Safety
+    /// `bytes` is a complete fatbin or cubin: every offset and length inside
+    /// it, which the driver follows, lies within `bytes`.
+    #[track_caller]
+    pub unsafe fn from_bytes(context: &Context, bytes: &[u8]) -> Result<Module> {
         let at = Location::caller();
-        crate::image::check_image(image).at("cuModuleLoadData", at)?;
-        Self::load(context, image.as_ptr().cast(), at)
+        if bytes.as_ptr().align_offset(crate::image::ALIGNMENT) != 0 {
+            return Err(Fault::Unsupported(
+                "a module image must be aligned to 8 bytes (the driver reads its header as 8-byte words)",
+            ))
+            .at("cuModuleLoadData", at);
+        }
+        crate::image::check_image(bytes).at("cuModuleLoadData", at)?;
+        Self::load(context, bytes.as_ptr().cast(), at)
     }
 
     /// Loads PTX source (`cuModuleLoadData`), compiling it for this GPU.
@@ -144,32 +164,67 @@ impl Kernel {
         config: LaunchConfig,
         mut args: A,
     ) -> Result<(), Fault> {
+        // SAFETY: `pointers` point to the argument values, which live until
+        // the driver has copied them during this call; the caller vouches
+        // for their types and for the memory they reach.
+        args.with_pointers(|pointers| unsafe {
+            self.launch_raw(stream, config, pointers.as_mut_ptr())
+        })?;
+        Ok(())
+    }
+
+    /// `cuLaunchKernel` with an array of pointers to the argument values.
+    ///
+    /// # Safety
+    /// `arguments` holds one pointer per kernel parameter, each to a value
+    /// of the parameter's type, valid during the call; the memory the
+    /// kernel reaches is as for [`launch`](Self::launch).
+    pub(crate) unsafe fn launch_raw(
+        &self,
+        stream: CUstream,
+        config: LaunchConfig,
+        arguments: *mut *mut c_void,
+    ) -> Result<(), DriverError> {
         let LaunchConfig {
             grid,
             block,
             shared_bytes,
         } = config;
-        args.with_pointers(|pointers| {
-            // SAFETY: `pointers` point to the argument values, which live
-            // until the driver has copied them during this call; the caller
-            // vouches for their types and for the memory they reach.
-            check(unsafe {
-                cu::cuLaunchKernel(
-                    self.raw,
-                    grid.x,
-                    grid.y,
-                    grid.z,
-                    block.x,
-                    block.y,
-                    block.z,
-                    shared_bytes,
-                    stream,
-                    pointers.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                )
-            })
-        })?;
-        Ok(())
+        // SAFETY: forwarded to the caller.
+        check(unsafe {
+            cu::cuLaunchKernel(
+                self.raw,
+                grid.x,
+                grid.y,
+                grid.z,
+                block.x,
+                block.y,
+                block.z,
+                shared_bytes,
+                stream,
+                arguments,
+                std::ptr::null_mut(),
+            )
+        })
+    }
+
+    /// One of the kernel's attributes on this GPU (`cuFuncGetAttribute`).
+    pub(crate) fn attribute(&self, attribute: CUfunction_attribute) -> Result<u32, DriverError> {
+        let mut value = 0;
+        // SAFETY: writes the attribute of a live function handle.
+        check(unsafe { cu::cuFuncGetAttribute(&mut value, attribute, self.raw) })?;
+        Ok(u32::try_from(value).unwrap_or(0))
+    }
+
+    /// Sets one of the kernel's attributes (`cuFuncSetAttribute`).
+    pub(crate) fn set_attribute(
+        &self,
+        attribute: CUfunction_attribute,
+        value: u32,
+    ) -> Result<(), DriverError> {
+        let value = i32::try_from(value).map_err(|_| DriverError::INVALID_VALUE)?;
+        // SAFETY: a live function handle; the driver checks the value.
+        check(unsafe { cu::cuFuncSetAttribute(self.raw, attribute, value) })
     }
 }
 
@@ -231,6 +286,45 @@ pub fn blocks(n: usize, per_block: u32) -> u32 {
     let per_block = per_block.max(1) as usize;
     u32::try_from(n.div_ceil(per_block)).unwrap_or(u32::MAX)
 }
+
+/// A type a plan may pass to a kernel as a value parameter: plain data, with
+/// no pointer inside. Memory reaches a plan's kernels only as buffer
+/// arguments, which the plan's checks track; a device address smuggled in
+/// a value (a [`DevicePtr`](crate::DevicePtr), say) would escape them.
+///
+/// Implemented for the integer and float types, `bool`, and arrays of
+/// them. For a `#[repr(C)]` struct of such fields that mirrors a C++
+/// struct:
+///
+/// ```
+/// #[repr(C)]
+/// #[derive(Clone, Copy)]
+/// struct Window {
+///     width: u32,
+///     height: u32,
+///     scale: f32,
+/// }
+/// // SAFETY: plain numbers, laid out as the kernel's C++ `struct Window`.
+/// unsafe impl memplan_runtime::KernelValue for Window {}
+/// ```
+///
+/// # Safety
+/// The type is plain data: no pointers, references or handles, and every
+/// byte the kernel reads is initialized (no padding the kernel looks at).
+/// Its layout is the one the kernel's C++ parameter has.
+pub unsafe trait KernelValue: Copy + 'static {}
+
+macro_rules! kernel_values {
+    ($($ty:ty),*) => {$(
+        // SAFETY: a plain number.
+        unsafe impl KernelValue for $ty {}
+    )*};
+}
+kernel_values!(
+    i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, bool
+);
+// SAFETY: arrays of plain data are plain data.
+unsafe impl<T: KernelValue, const N: usize> KernelValue for [T; N] {}
 
 /// A tuple of kernel arguments.
 ///

@@ -8,8 +8,11 @@
 //!   [`StreamOrderedBuffer`] (`cuMemAllocAsync`).
 //! - [`copy`] and [`fill`]: synchronous (safe) and queued (`unsafe`)
 //!   transfers; [`scope`] queues them safely.
-//! - [`Stream`], [`Event`], [`Module`], [`Kernel`], [`Graph`].
+//! - [`Stream`], [`Event`], [`Module`] (from an [`Image`]), [`Kernel`],
+//!   [`Graph`].
 //! - [`Error`]: every failure names its operation and source location.
+//! - [`Plan`], [`InFlight`], [`PlanGraph`]: what the plan types of
+//!   `memplan!` are built on.
 //!
 //! It calls the driver through `cust::sys` (cust 0.3.2's raw bindings) and
 //! uses cust's [`DeviceCopy`](cust::memory::DeviceCopy). cust's safe
@@ -29,8 +32,9 @@
 //! `std::thread::scope` does for threads. Plans do the same at compile time
 //! and own their buffers. What stays `unsafe` is what the borrow checker
 //! cannot see: the raw `_async` copies and fills, kernel launches (the
-//! kernel's C++ signature is your promise), stream-ordered allocation, and
-//! graph capture and launch. Each says what its caller promises.
+//! kernel's C++ signature is your promise), stream-ordered allocation,
+//! graph capture and launch, and module images of unknown origin. Each says
+//! what its caller promises.
 
 mod context;
 pub mod copy;
@@ -44,27 +48,47 @@ mod host;
 mod image;
 mod kernel;
 mod memory;
-pub mod plan;
+mod op;
+mod plan;
+mod report;
 mod scope;
 mod stream;
-mod timing;
+mod timer;
 mod trace;
 
 pub use context::Context;
 pub use device::{DeviceBuffer, StreamOrderedBuffer};
-pub use error::{DriverError, Error, Fault, Location, Result, ResultExt};
+pub use driver::DriverError;
+pub use error::{Error, Fault, Location, Result, ResultExt};
 pub use event::Event;
 pub use graph::{Capture, Graph};
 pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
-pub use kernel::{Dim3, Kernel, KernelArgs, LaunchConfig, Module, blocks};
-pub use memory::{
-    DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve,
-};
-pub use scope::{Lent, Scope, Source, Target, scope};
+pub use image::Image;
+pub use kernel::{Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, blocks};
+pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
+pub use op::{OpInfo, OpKind};
+pub use plan::{InFlight, Plan, PlanGraph};
+pub use report::{OpTiming, RunReport};
+pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
 pub use stream::{Priority, Stream};
-pub use timing::{IntoOpError, OpInfo, OpKind, OpResultExt, OpTiming, RunReport, Timer};
 
 /// The traits behind [`Element`].
 pub use bytemuck;
 /// The driver bindings memplan calls, for what it does not wrap.
 pub use cust::sys;
+
+/// What the code `memplan!` generates calls: not public API, outside
+/// semver, hidden from the documentation. Everything here is safe to call
+/// from any code in any order, except [`Engine::new`](plan::Engine::new),
+/// whose promise only the macro can keep.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::host::HostAlloc;
+    pub use crate::plan::{
+        Arg, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, KernelInfo, LaunchInfo, Op,
+        OpDef, Place, PlanInfo, Shared, Site, Size, Slice, StreamInfo, Term, copied, elem, launch,
+        pick,
+    };
+    pub use crate::stream::Priority;
+    pub use crate::{Fault, Result};
+}

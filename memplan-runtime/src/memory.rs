@@ -140,6 +140,15 @@ unsafe impl<T: Element> HostMemoryMut<T> for Vec<T> {
     }
 }
 
+/// Bytes in `len` elements of `T`, or a fault if that overflows.
+#[inline]
+pub fn byte_len<T>(len: usize) -> Result<usize, Fault> {
+    len.checked_mul(size_of::<T>()).ok_or(Fault::SizeOverflow {
+        len,
+        element_size: size_of::<T>(),
+    })
+}
+
 /// Turns a range over a buffer of `len` elements into `start..end`, like
 /// slice indexing does, but with a fault instead of a panic.
 pub fn resolve(range: impl RangeBounds<usize>, len: usize) -> Result<Range<usize>, Fault> {

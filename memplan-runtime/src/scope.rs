@@ -1,20 +1,23 @@
 //! Queuing GPU work safely by hand: [`scope`] lends buffers to the GPU and
 //! takes them back only after the work that uses them has finished.
 
-use crate::context::Context;
+mod order;
+
 use crate::copy;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::fill;
 use crate::kernel::{Kernel, KernelArgs, LaunchConfig};
-use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
-use crate::stream::Stream;
+use crate::memory::{
+    DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, resolve,
+};
+use crate::stream::{Stream, wait_all};
 use crate::{DeviceBuffer, PinnedBuffer, Registered, RegisteredRef};
 use bytemuck::NoUninit;
-use cust::sys::CUstream;
+use order::{Accesses, Mark, Use};
 use std::cell::RefCell;
 use std::marker::PhantomData;
-use std::ops::RangeBounds;
+use std::ops::{Range, RangeBounds};
 
 /// Runs `work`, which queues copies, fills and launches on streams, then
 /// waits for every stream it used, and only then returns.
@@ -27,11 +30,13 @@ use std::ops::RangeBounds;
 /// [`lend`](Scope::lend) it. The wait happens also when `work` fails or
 /// panics, as with `std::thread::scope`.
 ///
-/// Device buffers are lent shared, and device memory is not Rust memory: a
-/// synchronous copy into a device buffer inside the scope runs on the legacy
-/// stream, unordered with the queued work, and may see or leave torn data.
-/// That is a logic error, not undefined behaviour; the plans of `memplan!`
-/// rule it out.
+/// The scope also keeps the GPU's accesses in order: a copy or fill that
+/// touches memory which unordered work on another stream of the scope
+/// writes (or reads, where this one writes) is refused, with an error that
+/// says where that work was queued. Order the two with
+/// [`record`](Scope::record) on one stream and [`wait`](Scope::wait) on the
+/// other. Kernels, launched through the `unsafe` [`launch`](Scope::launch),
+/// are outside this bookkeeping: their arguments are raw pointers.
 ///
 /// ```no_run
 /// use memplan_runtime::{scope, Context, DeviceBuffer, PinnedBuffer, Stream};
@@ -53,6 +58,7 @@ use std::ops::RangeBounds;
 pub fn scope<'env, R>(work: impl FnOnce(&Scope<'env>) -> Result<R>) -> Result<R> {
     let scope = Scope {
         streams: RefCell::new(Vec::new()),
+        accesses: RefCell::new(Accesses::default()),
         env: PhantomData,
     };
     // Waits on every path out, panics included; the normal path below waits
@@ -68,10 +74,23 @@ pub fn scope<'env, R>(work: impl FnOnce(&Scope<'env>) -> Result<R>) -> Result<R>
 
 /// The handle [`scope`] gives its closure.
 pub struct Scope<'env> {
-    /// Streams with queued work, to wait for at the end.
-    streams: RefCell<Vec<(CUstream, Context)>>,
+    /// Streams with queued work, to wait for at the end. A stream's index
+    /// here is its lane in `accesses`.
+    streams: RefCell<Vec<&'env Stream>>,
+    /// What the queued copies and fills touch, and what orders them.
+    accesses: RefCell<Accesses>,
     /// Invariant in `'env`, so that loans cannot be shortened.
     env: PhantomData<&'env mut &'env ()>,
+}
+
+/// A point of a stream, marked by [`Scope::record`], that other streams of
+/// the scope can [`wait`](Scope::wait) for. It keeps its event lent to the
+/// scope: recording the event again, which would move the point, waits
+/// until every copy of this token is gone.
+#[derive(Clone, Copy, Debug)]
+pub struct Recorded<'e> {
+    event: &'e Event,
+    mark: Mark,
 }
 
 impl<'env> Scope<'env> {
@@ -98,24 +117,27 @@ impl<'env> Scope<'env> {
         dst_range: impl RangeBounds<usize>,
     ) -> Result<()> {
         let at = Location::caller();
-        self.uses(stream);
         let (src, mut dst) = (src.into().side, dst.into().side);
+        let (from, to) = (
+            src.resolve(src_range).at("Scope::copy", at)?,
+            dst.resolve(dst_range).at("Scope::copy", at)?,
+        );
+        let uses = [Use::read(src.span(&from)), Use::write(dst.span(&to))];
+        self.queue(stream, &uses, "Scope::copy", at)?;
         // SAFETY: both sides are borrowed for `'env`, which outlasts the
         // wait at the end of the scope; host targets exclusively.
         let queued = unsafe {
             match (&src, &mut dst) {
-                (Side::Host(from), Side::Device(to)) => {
-                    copy::htod_async(stream, from, src_range, to, dst_range)
+                (Side::Host(src), Side::Device(dst)) => {
+                    copy::htod_async(stream, src, from, dst, to)
                 }
-                (Side::Device(from), Side::Host(to)) => {
-                    copy::dtoh_async(stream, from, src_range, to, dst_range)
+                (Side::Device(src), Side::Host(dst)) => {
+                    copy::dtoh_async(stream, src, from, dst, to)
                 }
-                (Side::Device(from), Side::Device(to)) => {
-                    copy::dtod_async(stream, from, src_range, to, dst_range)
+                (Side::Device(src), Side::Device(dst)) => {
+                    copy::dtod_async(stream, src, from, dst, to)
                 }
-                (Side::Host(from), Side::Host(to)) => {
-                    copy::htoh_async(stream, from, src_range, to, dst_range)
-                }
+                (Side::Host(src), Side::Host(dst)) => copy::htoh_async(stream, src, from, dst, to),
             }
         };
         queued.map(drop).at("Scope::copy", at)
@@ -129,11 +151,18 @@ impl<'env> Scope<'env> {
         dst: &'env DeviceBuffer<T>,
         value: T,
     ) -> Result<()> {
-        self.uses(stream);
+        let at = Location::caller();
+        let side = Side::<HostView<T>, _>::Device(device_view(dst));
+        self.queue(
+            stream,
+            &[Use::write(side.span(&(0..dst.len())))],
+            "Scope::fill",
+            at,
+        )?;
         // SAFETY: `dst` is borrowed for `'env`, past the wait.
         unsafe { fill::fill_async(stream, dst, .., value) }
             .map(drop)
-            .at("Scope::fill", Location::caller())
+            .at("Scope::fill", at)
     }
 
     /// Queues a kernel launch on `stream`.
@@ -141,7 +170,8 @@ impl<'env> Scope<'env> {
     /// # Safety
     /// As for [`Kernel::launch`]; the memory the kernel reaches must stay
     /// allocated and untouched by the host until the scope ends (borrow it
-    /// for the scope, with [`lend`](Self::lend) for host memory).
+    /// for the scope, with [`lend`](Self::lend) for host memory), and be
+    /// ordered with the scope's other work on it.
     #[track_caller]
     pub unsafe fn launch<A: KernelArgs>(
         &self,
@@ -150,23 +180,35 @@ impl<'env> Scope<'env> {
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
-        self.uses(stream);
+        self.lane(stream);
         // SAFETY: forwarded to the caller.
         unsafe { kernel.launch(stream, config, args) }.at("Scope::launch", Location::caller())
     }
 
-    /// Records `event` on `stream`.
+    /// Records `event` at the current end of `stream`, for other streams of
+    /// the scope to [`wait`](Self::wait) for. The event stays lent while the
+    /// returned token lives, so nothing records it elsewhere meanwhile.
     #[track_caller]
-    pub fn record(&self, event: &Event, stream: &'env Stream) -> Result<()> {
-        self.uses(stream);
-        event.record(stream)
+    pub fn record<'e>(&self, event: &'e mut Event, stream: &'env Stream) -> Result<Recorded<'e>> {
+        let lane = self.lane(stream);
+        let event: &'e Event = event;
+        event.record(stream)?;
+        let mark = self.accesses.borrow_mut().record(lane);
+        Ok(Recorded { event, mark })
     }
 
-    /// Makes later work on `stream` wait for `event`.
+    /// Makes later work on `stream` wait until the point `recorded` marks.
     #[track_caller]
-    pub fn wait(&self, stream: &'env Stream, event: &Event) -> Result<()> {
-        self.uses(stream);
-        stream.wait(event)
+    pub fn wait(&self, stream: &'env Stream, recorded: Recorded<'_>) -> Result<()> {
+        let at = Location::caller();
+        let lane = self.lane(stream);
+        if !self.accesses.borrow_mut().wait(lane, recorded.mark) {
+            return Err(Fault::Unsupported(
+                "the event was recorded in another scope",
+            ))
+            .at("Scope::wait", at);
+        }
+        stream.wait(recorded.event)
     }
 
     /// Lends a host buffer to the GPU for the rest of the scope, as a handle
@@ -183,28 +225,38 @@ impl<'env> Scope<'env> {
         }
     }
 
-    fn uses(&self, stream: &Stream) {
+    /// The lane of `stream`, which the scope waits for at its end.
+    fn lane(&self, stream: &'env Stream) -> usize {
         let mut streams = self.streams.borrow_mut();
-        if !streams.iter().any(|(raw, _)| *raw == stream.raw()) {
-            streams.push((stream.raw(), stream.context().clone()));
+        match streams.iter().position(|s| s.raw() == stream.raw()) {
+            Some(lane) => lane,
+            None => {
+                streams.push(stream);
+                streams.len() - 1
+            }
         }
     }
 
+    /// Enters an operation on `stream` making `uses` into the bookkeeping,
+    /// or refuses it.
+    fn queue(
+        &self,
+        stream: &'env Stream,
+        uses: &[Use],
+        operation: &'static str,
+        at: Location,
+    ) -> Result<()> {
+        let lane = self.lane(stream);
+        self.accesses
+            .borrow_mut()
+            .queue(lane, uses, at)
+            .map_err(|other| Fault::Unordered { other })
+            .at(operation, at)
+    }
+
     fn wait_all(&self) -> Result<()> {
-        let mut first_error = None;
-        for (stream, context) in self.streams.borrow().iter() {
-            // SAFETY: each stream is borrowed for `'env`, so still alive.
-            let status =
-                crate::driver::check(unsafe { crate::driver::cu::cuStreamSynchronize(*stream) });
-            if let Err(error) = status.at("cuStreamSynchronize (end of scope)", Location::caller())
-            {
-                // The loans end after this: if the stream could not be waited
-                // for, wait for everything in its context.
-                let _ = context.synchronize();
-                first_error.get_or_insert(error);
-            }
-        }
-        first_error.map_or(Ok(()), Err)
+        wait_all(self.streams.borrow().iter().copied())
+            .at("cuStreamSynchronize (end of scope)", Location::caller())
     }
 }
 
@@ -241,6 +293,29 @@ pub struct Target<'env, T> {
 enum Side<H, D> {
     Host(H),
     Device(D),
+}
+
+impl<T: Element> Side<HostView<T>, DeviceView<T>> {
+    /// `range` of this side as `start..end`, checked against its length.
+    fn resolve(&self, range: impl RangeBounds<usize>) -> Result<Range<usize>, Fault> {
+        let len = match self {
+            Side::Host(host) => host.len,
+            Side::Device(device) => device.len,
+        };
+        resolve(range, len)
+    }
+
+    /// The addresses `range` (resolved) covers: host addresses for host
+    /// memory, device addresses for device memory, which unified
+    /// addressing keeps apart.
+    fn span(&self, range: &Range<usize>) -> Range<u64> {
+        let base = match self {
+            Side::Host(host) => host.ptr as u64,
+            Side::Device(device) => device.ptr.as_raw(),
+        };
+        let size = size_of::<T>() as u64;
+        base + range.start as u64 * size..base + range.end as u64 * size
+    }
 }
 
 /// Host memory as a pointer and length.

@@ -3,10 +3,10 @@
 //! `Stream::new` silently drops, so they are created here directly.
 
 use crate::context::{Context, release_in};
+use crate::driver::DriverError;
 use crate::driver::check;
 use crate::driver::cu;
 use crate::error::{Location, Result, ResultExt};
-use crate::event::Event;
 use cust::sys::{CUstream, CUstream_flags};
 
 /// A stream's scheduling priority. CUDA counts priorities down (0 is the
@@ -102,15 +102,6 @@ impl Stream {
         }
     }
 
-    /// Makes work queued on this stream from now on wait until `event`
-    /// (as last recorded) has completed. The event stays usable.
-    #[track_caller]
-    pub fn wait(&self, event: &Event) -> Result<()> {
-        // SAFETY: live stream and event handles; flags must be 0.
-        check(unsafe { cu::cuStreamWaitEvent(self.raw, event.raw(), 0) })
-            .at("cuStreamWaitEvent", Location::caller())
-    }
-
     /// The stream's priority as CUDA counts it.
     #[track_caller]
     pub fn priority(&self) -> Result<i32> {
@@ -130,6 +121,36 @@ impl Drop for Stream {
             cu::cuStreamDestroy_v2(self.raw)
         });
     }
+}
+
+/// The legacy default stream, on which synchronous copies, fills and
+/// launches run. memplan's own streams never wait for it, so work on it is
+/// ordered with theirs only by waiting on the host.
+pub(crate) const LEGACY: CUstream = std::ptr::null_mut();
+
+/// Waits on the host for the legacy default stream.
+pub(crate) fn synchronize_legacy() -> Result<(), DriverError> {
+    // SAFETY: the legacy stream needs no handle.
+    check(unsafe { cu::cuStreamSynchronize(LEGACY) })
+}
+
+/// Waits for every stream; the first failure, after waiting for all.
+///
+/// A failed wait has not waited: if a stream's wait fails, its whole
+/// context is waited for before the error is returned, since the caller is
+/// about to let the host touch (or free) the memory the stream used.
+pub(crate) fn wait_all<'s>(
+    streams: impl IntoIterator<Item = &'s Stream>,
+) -> Result<(), DriverError> {
+    let mut first = Ok(());
+    for stream in streams {
+        // SAFETY: a live stream handle.
+        if let Err(code) = check(unsafe { cu::cuStreamSynchronize(stream.raw) }) {
+            let _ = stream.context().synchronize();
+            first = first.and(Err(code));
+        }
+    }
+    first
 }
 
 impl std::fmt::Debug for Stream {

@@ -1,7 +1,8 @@
 //! A run report drawn two ways: a Chrome trace (open it in
 //! chrome://tracing or ui.perfetto.dev) and an SVG timeline of the streams.
 
-use crate::timing::{OpKind, RunReport};
+use crate::op::OpKind;
+use crate::report::RunReport;
 use std::fmt::Write as _;
 
 impl RunReport {
@@ -150,9 +151,10 @@ fn xml(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use crate::Location;
-    use crate::timing::{OpInfo, OpKind, OpTiming, RunReport};
+    use crate::op::{OpInfo, OpKind};
+    use crate::report::{OpTiming, RunReport};
 
-    static COPY: OpInfo = OpInfo {
+    const COPY: OpInfo = OpInfo {
         plan: "P",
         label: "copy dc -> c",
         kind: OpKind::CopyDeviceToHost,
@@ -169,7 +171,7 @@ mod tests {
             plan: "P",
             wall: Default::default(),
             ops: vec![OpTiming {
-                op: &COPY,
+                op: COPY,
                 start_ms: 0.5,
                 end_ms: 1.5,
                 bytes: 64,

@@ -2,330 +2,112 @@
 #[doc = " Adds one to every element: upload, kernel, download, all queued on"]
 #[doc = " one stream."]
 #[doc = "\n\n# Plan\n\n```text\nplan AddOne(n: usize)\n  buffers: data: [f32; n] pinned, on_gpu: [f32; n] device\n  streams: work\n  ops:\n      0  work     copy data -> on_gpu\n      1  work     launch process_data\n      2  work     copy on_gpu -> data\n```\n\n`AddOne::DIAGRAM` holds it as a Mermaid flowchart."]
-pub struct AddOne {
-    n: usize,
-    data: ::memplan::PinnedBuffer<f32>,
-    on_gpu: ::memplan::DeviceBuffer<f32>,
-    process_data: ::memplan::Kernel,
-    work: ::memplan::Stream,
-    __memplan_core: ::memplan::plan::PlanCore,
-}
+pub struct AddOne(::memplan::__private::Engine<AddOne>);
 #[doc = "The host buffers of [`AddOne`], borrowed to read; from [`AddOne::host`]."]
 pub struct AddOneHost<'p> {
     pub data: &'p [f32],
-    __memplan_plan: ::core::marker::PhantomData<&'p ()>,
 }
 #[doc = "The host buffers of [`AddOne`], borrowed to write; from [`AddOne::host_mut`]."]
 pub struct AddOneHostMut<'p> {
     pub data: &'p mut [f32],
-    __memplan_plan: ::core::marker::PhantomData<&'p mut ()>,
 }
-impl AddOne {
-    #[doc = r" Every operation of the plan, in program order: what errors and"]
-    #[doc = r" reports name."]
-    pub const OPS: &'static [::memplan::OpInfo] = &[
-        ::memplan::OpInfo {
-            plan: "AddOne",
-            label: "copy data -> on_gpu",
-            kind: ::memplan::OpKind::CopyHostToDevice,
-            stream: ::core::option::Option::Some("work"),
-            location: ::memplan::Location {
-                file: ::core::file!(),
-                line: 22u32,
-                column: 13u32,
-            },
-        },
-        ::memplan::OpInfo {
-            plan: "AddOne",
-            label: "launch process_data",
-            kind: ::memplan::OpKind::Launch,
-            stream: ::core::option::Option::Some("work"),
-            location: ::memplan::Location {
-                file: ::core::file!(),
-                line: 23u32,
-                column: 13u32,
-            },
-        },
-        ::memplan::OpInfo {
-            plan: "AddOne",
-            label: "copy on_gpu -> data",
-            kind: ::memplan::OpKind::CopyDeviceToHost,
-            stream: ::core::option::Option::Some("work"),
-            location: ::memplan::Location {
-                file: ::core::file!(),
-                line: 24u32,
-                column: 13u32,
-            },
-        },
-    ];
-    #[doc = r" Every declaration `new` turns into a resource."]
-    pub const SETUP: &'static [::memplan::OpInfo] = &[
-        ::memplan::OpInfo {
-            plan: "AddOne",
-            label: "data: [f32; n] pinned",
-            kind: ::memplan::OpKind::Declaration,
-            stream: ::core::option::Option::None,
-            location: ::memplan::Location {
-                file: ::core::file!(),
-                line: 17u32,
-                column: 16u32,
-            },
-        },
-        ::memplan::OpInfo {
-            plan: "AddOne",
-            label: "on_gpu: [f32; n] device",
-            kind: ::memplan::OpKind::Declaration,
-            stream: ::core::option::Option::None,
-            location: ::memplan::Location {
-                file: ::core::file!(),
-                line: 18u32,
-                column: 16u32,
-            },
-        },
-        ::memplan::OpInfo {
-            plan: "AddOne",
-            label: "kernel process_data",
-            kind: ::memplan::OpKind::Declaration,
-            stream: ::core::option::Option::None,
-            location: ::memplan::Location {
-                file: ::core::file!(),
-                line: 15u32,
-                column: 16u32,
-            },
-        },
-        ::memplan::OpInfo {
-            plan: "AddOne",
-            label: "stream work",
-            kind: ::memplan::OpKind::Declaration,
-            stream: ::core::option::Option::None,
-            location: ::memplan::Location {
-                file: ::core::file!(),
-                line: 19u32,
-                column: 16u32,
-            },
-        },
-    ];
-    #[doc = r" What the plan declares and does, in order."]
-    pub const SUMMARY: &'static str = "plan AddOne(n: usize)\n  buffers: data: [f32; n] pinned, on_gpu: [f32; n] device\n  streams: work\n  ops:\n      0  work     copy data -> on_gpu\n      1  work     launch process_data\n      2  work     copy on_gpu -> data\n";
-    #[doc = r" The plan as a Mermaid flowchart: one lane per stream, with the"]
-    #[doc = r" event and sync edges that order them."]
-    pub const DIAGRAM: &'static str = "flowchart TB\n  subgraph lane1[\"stream work\"]\n    op0[\"copy data -> on_gpu\"]\n    op1[\"launch process_data\"]\n    op2[\"copy on_gpu -> data\"]\n    op0 --> op1\n    op1 --> op2\n  end\n";
-    #[doc = r" Creates every buffer, stream, event and kernel of the plan,"]
-    #[doc = r" once; runs reuse them. A failure frees what was made before it."]
-    pub fn new(__memplan_context: &::memplan::Context, n: usize) -> ::memplan::Result<Self> {
-        use ::memplan::OpResultExt as _;
-        let __memplan_module_0 =
-            ::memplan::Module::from_fatbin(__memplan_context, memplan_kernels::ADD_ONE)
-                .at_op(&Self::SETUP[2usize])?;
-        ::core::result::Result::Ok(Self {
-            data: ::memplan::PinnedBuffer::<f32>::with_flags(
-                __memplan_context,
-                n,
-                ::memplan::HostAlloc::PINNED,
-            )
-            .at_op(&Self::SETUP[0usize])?,
-            on_gpu: ::memplan::DeviceBuffer::<f32>::new(__memplan_context, n)
-                .at_op(&Self::SETUP[1usize])?,
-            process_data: __memplan_module_0
-                .kernel("process_data")
-                .at_op(&Self::SETUP[2usize])?,
-            work: ::memplan::Stream::with_priority(__memplan_context, ::memplan::Priority::Normal)
-                .at_op(&Self::SETUP[3usize])?,
-            __memplan_core: ::memplan::plan::PlanCore::new("AddOne", __memplan_context),
-            n,
-        })
+const _: () = {
+    use ::memplan::__private as __memplan;
+    pub struct __MemplanState {
+        data: ::memplan::PinnedBuffer<f32>,
     }
-    #[doc = r" Runs the plan once: queues every operation, waits for all of"]
-    #[doc = r" them (also when one fails), and reports on the run."]
-    pub fn run(&mut self) -> ::memplan::Result<::memplan::RunReport> {
-        let __memplan_queued = self.__memplan_queue();
-        let __memplan_finished = <Self as ::memplan::plan::Plan>::finish(self);
-        __memplan_queued?;
-        __memplan_finished
-    }
-    #[doc = r" Queues every operation and returns at once. Until the guard is"]
-    #[doc = r" waited for (or dropped), the plan stays borrowed: host code cannot"]
-    #[doc = r" touch its buffers while the GPU may use them."]
-    pub fn enqueue(&mut self) -> ::memplan::Result<::memplan::plan::InFlight<'_, Self>> {
-        self.__memplan_queue()?;
-        ::core::result::Result::Ok(::memplan::plan::InFlight::new(self))
-    }
-    fn __memplan_queue(&mut self) -> ::memplan::Result<()> {
-        self.__memplan_settle();
-        self.__memplan_core.begin()?;
-        self.__memplan_core.set_in_flight();
-        Self::__memplan_ops(self)
-    }
-    #[doc = "Captures the plan's work as a CUDA graph: each run of the graph replays every operation with one launch. Errors for plans with synchronous operations, host steps or borrowed slices, which a graph cannot hold."]
-    pub fn graph(&mut self) -> ::memplan::Result<::memplan::plan::PlanGraph<'_, Self>> {
-        self.__memplan_settle();
-        let __memplan_timer = ::core::mem::take(&mut self.__memplan_core.timer);
-        let __memplan_graph = match unsafe { ::memplan::Capture::begin(&[&self.work]) } {
-            ::core::result::Result::Ok(__memplan_capture) => {
-                let __memplan_queued = Self::__memplan_ops(self);
-                __memplan_capture.end(__memplan_queued)
-            }
-            ::core::result::Result::Err(__memplan_error) => {
-                ::core::result::Result::Err(__memplan_error)
-            }
-        };
-        self.__memplan_core.timer = __memplan_timer;
-        let __memplan_graph = __memplan_graph.map_err(|__memplan_error| {
-            __memplan_error.within(
-                "AddOne",
-                "graph",
-                ::memplan::Location {
-                    file: ::core::file!(),
-                    line: 14u32,
-                    column: 14u32,
-                },
-            )
-        })?;
-        ::core::result::Result::Ok(unsafe {
-            ::memplan::plan::PlanGraph::new(self, __memplan_graph)
-        })
-    }
-    #[doc = r" The plan's host buffers, to read (after a run has finished)."]
-    pub fn host(&self) -> AddOneHost<'_> {
-        self.__memplan_settle();
-        AddOneHost {
-            data: &self.data,
-            __memplan_plan: ::core::marker::PhantomData,
+    static __MEMPLAN_PLAN: ::memplan::__private::PlanInfo = {
+        use ::memplan::__private::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
+        PlanInfo {
+            site: Site("AddOne", 14, 14),
+            file: ::core::file!(),
+            inputs: &["n"],
+            sizes: &[
+                Size("n", &[Input(0)]),
+                Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
+                Size("256", &[Literal(256)]),
+            ],
+            kernels: &[Site("kernel process_data", 15, 16)
+                .kernel("process_data", &memplan_kernels::ADD_ONE)],
+            buffers: &[
+                Site("data: [f32; n] pinned", 17, 16).buffer(
+                    elem::<f32>(),
+                    0,
+                    Pinned(HostAlloc::PINNED),
+                ),
+                Site("on_gpu: [f32; n] device", 18, 16).buffer(elem::<f32>(), 0, Device),
+            ],
+            streams: &[Site("stream work", 19, 16).stream("work", Priority::Normal)],
+            events: &[],
+            ops: &[
+                Site("copy data -> on_gpu", 22, 13).on(0, Copy(Whole(0), Whole(1))),
+                Site("launch process_data", 23, 13).on(
+                    0,
+                    Launch(launch(
+                        0,
+                        Sizes(&[1]),
+                        Sizes(&[2]),
+                        None,
+                        &[Buffer(Whole(1)), Value],
+                    )),
+                ),
+                Site("copy on_gpu -> data", 24, 13).on(0, Copy(Whole(1), Whole(0))),
+            ],
         }
-    }
-    #[doc = r" The plan's host buffers, to fill before a run or change between runs."]
-    pub fn host_mut(&mut self) -> AddOneHostMut<'_> {
-        self.__memplan_settle();
-        AddOneHostMut {
-            data: &mut self.data,
-            __memplan_plan: ::core::marker::PhantomData,
-        }
-    }
-    #[doc = r" Times each GPU operation of later runs with CUDA events, so"]
-    #[doc = r" that reports list them; off by default, and free when off."]
-    pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
-        self.__memplan_settle();
-        self.__memplan_core.set_timing(on, 3usize)
-    }
-    #[doc = r" Queues every operation, in program order."]
-    fn __memplan_ops(__memplan_this: &mut Self) -> ::memplan::Result<()> {
-        use ::memplan::OpResultExt as _;
-        #[allow(unused_variables)]
-        let n = __memplan_this.n;
-        {
-            let __memplan_op = &Self::OPS[0usize];
-            __memplan_this
-                .__memplan_core
-                .timer
-                .start(0usize, __memplan_this.work.raw())
-                .at_op(__memplan_op)?;
-            let __memplan_bytes = unsafe {
-                ::memplan::copy::htod_async(
-                    &__memplan_this.work,
-                    &__memplan_this.data,
-                    ..,
-                    &__memplan_this.on_gpu,
-                    ..,
-                )
-            }
-            .at_op(__memplan_op)?;
-            __memplan_this
-                .__memplan_core
-                .timer
-                .end(0usize, __memplan_this.work.raw(), __memplan_bytes)
-                .at_op(__memplan_op)?;
-        }
-        {
-            let __memplan_op = &Self::OPS[1usize];
-            __memplan_this
-                .__memplan_core
-                .timer
-                .start(1usize, __memplan_this.work.raw())
-                .at_op(__memplan_op)?;
-            let __memplan_bytes = {
-                let __memplan_config =
-                    ::memplan::LaunchConfig::new(::memplan::blocks(n, 256), 256, 0);
-                let __memplan_args = (
-                    ::memplan::plan::device_arg(&__memplan_this.on_gpu, ..).at_op(__memplan_op)?,
-                    {
-                        let __memplan_value: i32 = n as i32;
-                        __memplan_value
-                    },
-                );
-                unsafe {
-                    __memplan_this.process_data.launch(
-                        &__memplan_this.work,
-                        __memplan_config,
-                        __memplan_args,
-                    )
-                }
-                .at_op(__memplan_op)?;
-                0usize
+    };
+    impl AddOne {
+        #[doc = r" What the plan declares and does, in order."]
+        pub const SUMMARY: &'static str = "plan AddOne(n: usize)\n  buffers: data: [f32; n] pinned, on_gpu: [f32; n] device\n  streams: work\n  ops:\n      0  work     copy data -> on_gpu\n      1  work     launch process_data\n      2  work     copy on_gpu -> data\n";
+        #[doc = r" The plan as a Mermaid flowchart, a lane per stream."]
+        pub const DIAGRAM: &'static str = "flowchart TB\n  subgraph lane1[\"stream work\"]\n    op0[\"copy data -> on_gpu\"]\n    op1[\"launch process_data\"]\n    op2[\"copy on_gpu -> data\"]\n    op0 --> op1\n    op1 --> op2\n  end\n";
+        #[doc = r" Makes the plan's memory, kernels, streams and events, and checks its sizes."]
+        pub fn new(context: &::memplan::Context, n: usize) -> ::memplan::Result<Self> {
+            let mut plan = __memplan::Builder::new(context, &__MEMPLAN_PLAN, &[n]);
+            let state = __MemplanState {
+                data: plan.pinned(0)?,
             };
-            __memplan_this
-                .__memplan_core
-                .timer
-                .end(1usize, __memplan_this.work.raw(), __memplan_bytes)
-                .at_op(__memplan_op)?;
+            plan.value::<i32>(1, 1, {
+                let value: i32 = n as i32;
+                value
+            });
+            ::core::result::Result::Ok(Self(unsafe { __memplan::Engine::new(plan, state) }?))
         }
-        {
-            let __memplan_op = &Self::OPS[2usize];
-            __memplan_this
-                .__memplan_core
-                .timer
-                .start(2usize, __memplan_this.work.raw())
-                .at_op(__memplan_op)?;
-            let __memplan_bytes = unsafe {
-                ::memplan::copy::dtoh_async(
-                    &__memplan_this.work,
-                    &__memplan_this.on_gpu,
-                    ..,
-                    &mut __memplan_this.data,
-                    ..,
-                )
+        #[doc = r" Runs the plan once, waits for all of it, and reports on the run."]
+        pub fn run(&mut self) -> ::memplan::Result<::memplan::RunReport> {
+            self.0.run()
+        }
+        #[doc = r" Queues the plan's work; the plan stays borrowed until the guard waits."]
+        pub fn enqueue(&mut self) -> ::memplan::Result<::memplan::InFlight<'_>> {
+            self.0.enqueue()
+        }
+        #[doc = r" Captures the plan as a CUDA graph, replayed with one launch per run."]
+        pub fn graph(&mut self) -> ::memplan::Result<::memplan::PlanGraph<'_, Self>> {
+            self.0.graph()
+        }
+        #[doc = r" The host buffers, to read (after waiting for a run in flight)."]
+        pub fn host(&self) -> AddOneHost<'_> {
+            self.0.host()
+        }
+        #[doc = r" The host buffers, to write (after waiting for a run in flight)."]
+        pub fn host_mut(&mut self) -> AddOneHostMut<'_> {
+            self.0.host_mut()
+        }
+        #[doc = r" Times each GPU operation of later runs; off by default, free when off."]
+        pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
+            self.0.set_timing(on)
+        }
+    }
+    impl ::memplan::Plan for AddOne {
+        type Host<'p> = AddOneHost<'p>;
+        type HostMut<'p> = AddOneHostMut<'p>;
+        type State = __MemplanState;
+        fn host(state: &__MemplanState) -> AddOneHost<'_> {
+            AddOneHost { data: &state.data }
+        }
+        fn host_mut(state: &mut __MemplanState) -> AddOneHostMut<'_> {
+            AddOneHostMut {
+                data: &mut state.data,
             }
-            .at_op(__memplan_op)?;
-            __memplan_this
-                .__memplan_core
-                .timer
-                .end(2usize, __memplan_this.work.raw(), __memplan_bytes)
-                .at_op(__memplan_op)?;
         }
-        ::core::result::Result::Ok(())
     }
-    #[doc = r" If a run is still in flight (its guard was leaked), waits for it."]
-    fn __memplan_settle(&self) {
-        self.__memplan_core
-            .settle(|| ::memplan::plan::wait_all(&[&self.work]));
-    }
-}
-impl ::memplan::plan::Plan for AddOne {
-    type Host<'a> = AddOneHost<'a>;
-    type HostMut<'a> = AddOneHostMut<'a>;
-    fn host_view(&self) -> AddOneHost<'_> {
-        self.host()
-    }
-    fn host_view_mut(&mut self) -> AddOneHostMut<'_> {
-        self.host_mut()
-    }
-    fn finish(&mut self) -> ::memplan::Result<::memplan::RunReport> {
-        let __memplan_waited = ::memplan::plan::wait_all(&[&self.work]);
-        let __memplan_report = self.__memplan_core.end(Self::OPS);
-        __memplan_waited?;
-        __memplan_report
-    }
-    fn defer(&mut self, error: ::memplan::Error) {
-        self.__memplan_core.defer(error);
-    }
-    fn core_mut(&mut self) -> &mut ::memplan::plan::PlanCore {
-        &mut self.__memplan_core
-    }
-    fn launch_stream(&self) -> ::core::option::Option<&::memplan::Stream> {
-        ::core::option::Option::Some(&self.work)
-    }
-}
-impl ::core::ops::Drop for AddOne {
-    fn drop(&mut self) {
-        self.__memplan_settle();
-    }
-}
+};

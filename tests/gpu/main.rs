@@ -8,6 +8,7 @@ mod plans;
 mod runtime_errors;
 mod runtime_memory;
 mod runtime_streams;
+mod sealed;
 mod smoke;
 
 fn main() {
@@ -18,6 +19,7 @@ fn main() {
         runtime_streams::TESTS,
         runtime_errors::TESTS,
         plans::TESTS,
+        sealed::TESTS,
     ]
     .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();

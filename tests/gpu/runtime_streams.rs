@@ -15,8 +15,8 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         events_order_streams_and_can_be_waited_twice,
     ),
     (
-        "runtime::streams::timed_events_measure_a_copy",
-        timed_events_measure_a_copy,
+        "runtime::streams::timed_events_time_a_copy",
+        timed_events_time_a_copy,
     ),
     ("runtime::streams::priorities", priorities),
     (
@@ -33,9 +33,9 @@ const N: usize = 1 << 20;
 
 fn events_order_streams_and_can_be_waited_twice() -> Result<(), Failed> {
     let ctx = context()?;
-    let kernel = Module::from_fatbin(&ctx, memplan_kernels::ADD_ONE)?.kernel("process_data")?;
+    let kernel = Module::from_fatbin(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
     let (copies, compute) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
-    let loaded = Event::new(&ctx)?;
+    let mut loaded = Event::new(&ctx)?;
     let first = floats(N);
     let second = floats(N);
     let inputs = [
@@ -50,8 +50,9 @@ fn events_order_streams_and_can_be_waited_twice() -> Result<(), Failed> {
     scope(|s| {
         for (input, device) in inputs.iter().zip(&devices) {
             s.copy(&copies, input, device)?;
-            s.record(&loaded, &copies)?;
-            s.wait(&compute, &loaded)?; // the same event, waited for twice
+            let copied = s.record(&mut loaded, &copies)?; // the same event, recorded twice
+            s.wait(&compute, copied)?;
+            s.wait(&compute, copied)?; // and a record waited for twice
             // SAFETY: process_data over the N floats of `device`, borrowed past the scope.
             unsafe { s.launch(&compute, &kernel, config, (device.device_ptr(), N as i32))? };
         }
@@ -72,24 +73,28 @@ fn events_order_streams_and_can_be_waited_twice() -> Result<(), Failed> {
     Ok(())
 }
 
-fn timed_events_measure_a_copy() -> Result<(), Failed> {
+fn timed_events_time_a_copy() -> Result<(), Failed> {
     let ctx = context()?;
     let bytes = 64 << 20;
     let host = PinnedBuffer::<u8>::new(&ctx, bytes)?;
     let device = DeviceBuffer::<u8>::new(&ctx, bytes)?;
     let stream = Stream::new(&ctx)?;
-    let (start, end) = (Event::timed(&ctx)?, Event::timed(&ctx)?);
+    let (mut start, mut end) = (Event::timed(&ctx)?, Event::timed(&ctx)?);
     scope(|s| {
-        s.record(&start, &stream)?;
+        s.record(&mut start, &stream)?;
         s.copy(&stream, &host, &device)?;
-        s.record(&end, &stream)
+        s.record(&mut end, &stream).map(drop)
     })?;
     let ms = end.elapsed_ms(&start)?;
-    let gb_per_s = bytes as f64 / (f64::from(ms) / 1e3) / 1e9;
-    // PCIe 4 to 6 and NVLink-C2C: anything from 10 to 1000 GB/s is a real copy.
+    // What a timing is, not how fast the copy was: speeds belong in the
+    // benchmarks, where nothing shares the copy engine with them.
     ensure!(
-        (10.0..1000.0).contains(&gb_per_s),
-        "64 MiB in {ms} ms is {gb_per_s:.1} GB/s"
+        ms.is_finite() && ms > 0.0,
+        "64 MiB timed as {ms} ms between two completed events"
+    );
+    ensure!(
+        start.is_complete()? && end.is_complete()?,
+        "an event of a finished stream is not complete"
     );
     Ok(())
 }
@@ -119,7 +124,7 @@ fn priorities() -> Result<(), Failed> {
 
 fn graph_replays_match_the_direct_stream() -> Result<(), Failed> {
     let ctx = context()?;
-    let kernel = Module::from_fatbin(&ctx, memplan_kernels::ADD_ONE)?.kernel("process_data")?;
+    let kernel = Module::from_fatbin(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
     let (copies, compute) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
     let loaded = Event::new(&ctx)?;
     let mut input = PinnedBuffer::<f32>::new(&ctx, N)?;

@@ -27,7 +27,7 @@ const BLOCK: u32 = 256;
 
 fn add_one_on_a_non_blocking_stream() -> Result<(), Failed> {
     let _context = cust::quick_init()?;
-    let module = Module::from_fatbin(memplan_kernels::ADD_ONE, &[])?;
+    let module = Module::from_fatbin(memplan_kernels::ADD_ONE.bytes(), &[])?;
     let process_data = module.get_function("process_data")?;
 
     let input: Vec<f32> = (0..N).map(|i| i as f32 * 0.5 - 1000.0).collect();
@@ -83,7 +83,7 @@ fn add_one_on_a_non_blocking_stream() -> Result<(), Failed> {
 fn every_kernel_module_loads() -> Result<(), Failed> {
     let _context = cust::quick_init()?;
     for (name, fatbin) in memplan_kernels::ALL {
-        Module::from_fatbin(fatbin, &[]).map_err(|e| format!("module {name}: {e}"))?;
+        Module::from_fatbin(fatbin.bytes(), &[]).map_err(|e| format!("module {name}: {e}"))?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 # prints is "N passed, N failed"; it exits non-zero if anything failed.
 #
 #   ./run.sh                    everything
-#   ./run.sh tests              one kind only (tests, examples or benches)
+#   ./run.sh tests examples     some kinds only (of tests, examples, benches)
 #   SANITIZE=1 ./run.sh tests   each program under compute-sanitizer --leak-check full
 #                               (API errors that tests provoke on purpose are not reported;
 #                               tests run one at a time, since the sanitizer's own
@@ -29,7 +29,7 @@ under_sanitizer() {
     fi
 }
 
-for kind in ${1:-tests examples benches}; do
+for kind in ${*:-tests examples benches}; do
     [ -d "$kind" ] || continue
     for program in "$kind"/*; do
         echo "=== $program"

@@ -18,6 +18,7 @@ pub mod ir;
 pub mod lower;
 pub mod sym;
 pub mod syntax;
+pub mod text;
 
 use proc_macro2::TokenStream;
 use quote::quote;

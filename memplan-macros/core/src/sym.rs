@@ -45,12 +45,26 @@ pub struct Atoms {
     index: HashMap<String, Atom>,
     /// Names that may not appear in lengths and ranges, and why.
     forbidden: HashMap<String, String>,
+    /// The plan's `usize` parameters (the other names are constants, whose
+    /// types the macro does not know).
+    sizes: Vec<String>,
 }
 
 impl Atoms {
     /// The atom for a parameter or constant called `name`.
     pub fn intern(&mut self, name: &str) -> Atom {
         self.intern_defined(name, AtomDef::Opaque)
+    }
+
+    /// The atom of `usize` plan parameter `name`.
+    pub fn intern_size(&mut self, name: &str) -> Atom {
+        self.sizes.push(name.to_owned());
+        self.intern(name)
+    }
+
+    /// Whether `name` is a `usize` plan parameter.
+    pub fn is_size(&self, name: &str) -> bool {
+        self.sizes.iter().any(|size| size == name)
     }
 
     /// Keeps `name` out of lengths and ranges (a value parameter that is not
@@ -332,7 +346,7 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
             _ => Err(unsupported(expr)),
         },
         Expr::Path(path) if path.qself.is_none() => {
-            let name = crate::ir::text(&path.path);
+            let name = crate::text::text(&path.path);
             if let Some(why) = atoms.forbidden.get(&name) {
                 return Err(syn::Error::new_spanned(
                     path,
@@ -343,8 +357,17 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
         }
         Expr::Paren(inner) => from_expr(&inner.expr, atoms),
         Expr::Group(inner) => from_expr(&inner.expr, atoms),
+        // `as usize` of the plan's own sizes changes nothing.
+        Expr::Cast(cast) if is_usize(&cast.ty) && is_pure(&cast.expr, atoms) => {
+            from_expr(&cast.expr, atoms)
+        }
+        // Of anything else (a constant of another type, maybe signed) it may
+        // change the value: a term of its own, equal only to itself.
+        Expr::Cast(cast) if is_usize(&cast.ty) => {
+            let name = format!("({}) as usize", crate::text::text(&cast.expr));
+            Ok(Sym::atom(atoms.intern(&name)))
+        }
         // Other casts truncate or change sign, which the arithmetic does not model.
-        Expr::Cast(cast) if is_usize(&cast.ty) => from_expr(&cast.expr, atoms),
         Expr::Binary(binary) => {
             let left = from_expr(&binary.left, atoms)?;
             let right = from_expr(&binary.right, atoms)?;
@@ -395,7 +418,28 @@ pub fn from_expr(expr: &Expr, atoms: &mut Atoms) -> Result<Sym, syn::Error> {
     }
 }
 
-fn is_usize(ty: &syn::Type) -> bool {
+/// Whether `expr` is built from integers and the plan's `usize`
+/// parameters only, so that it is a `usize` computed as the arithmetic
+/// models it.
+pub fn is_pure(expr: &Expr, atoms: &Atoms) -> bool {
+    match expr {
+        Expr::Lit(lit) => matches!(lit.lit, Lit::Int(_)),
+        Expr::Path(path) => path.qself.is_none() && atoms.is_size(&crate::text::text(&path.path)),
+        Expr::Paren(inner) => is_pure(&inner.expr, atoms),
+        Expr::Group(inner) => is_pure(&inner.expr, atoms),
+        Expr::Cast(cast) => is_usize(&cast.ty) && is_pure(&cast.expr, atoms),
+        Expr::Binary(binary) => {
+            matches!(
+                binary.op,
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_)
+            ) && is_pure(&binary.left, atoms)
+                && is_pure(&binary.right, atoms)
+        }
+        _ => false,
+    }
+}
+
+pub fn is_usize(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("usize"))
 }
 
@@ -555,6 +599,25 @@ mod tests {
             assert!(refused(text, &mut atoms), "{text}");
         }
         assert!(!refused("n as usize", &mut atoms));
+    }
+
+    #[test]
+    fn as_usize_is_the_identity_only_for_the_plans_sizes() {
+        let mut atoms = Atoms::default();
+        atoms.intern_size("n");
+        assert_eq!(
+            sym("(n - 1) as usize", &mut atoms),
+            sym("n - 1", &mut atoms)
+        );
+        // `K` may be an `i64` constant: `(K - 1) as usize` is not `K - 1`.
+        let cast = sym("(K - 1) as usize", &mut atoms);
+        assert_ne!(cast, sym("K - 1", &mut atoms));
+        assert_eq!(
+            cast,
+            sym("(K - 1) as usize", &mut atoms),
+            "but equal to itself"
+        );
+        assert_ne!(sym("K as usize", &mut atoms), sym("K", &mut atoms));
     }
 
     #[test]

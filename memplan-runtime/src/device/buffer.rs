@@ -2,10 +2,10 @@
 
 use crate::context::{Context, release_in};
 use crate::copy;
+use crate::driver::check;
 use crate::driver::cu;
-use crate::driver::{byte_len, check};
 use crate::error::{Location, Result, ResultExt};
-use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element};
+use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, byte_len};
 
 /// `len` elements of device memory (`cuMemAlloc`), freed on drop.
 ///

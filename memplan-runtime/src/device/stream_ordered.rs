@@ -3,10 +3,10 @@
 //! device's memory pool without synchronizing the device.
 
 use crate::context::{Context, release_in};
+use crate::driver::check;
 use crate::driver::cu;
-use crate::driver::{byte_len, check};
 use crate::error::Fault;
-use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element};
+use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, byte_len};
 use crate::stream::Stream;
 
 /// Device memory allocated in stream order. It exists for work ordered

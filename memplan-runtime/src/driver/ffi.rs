@@ -10,8 +10,8 @@
 //! return [`Status`], which holds any code.
 
 use cust::sys::{
-    CUcontext, CUdevice, CUdevice_attribute, CUdeviceptr, CUevent, CUfunction, CUgraph,
-    CUgraphExec, CUmodule, CUstream, CUstreamCaptureMode,
+    CUcontext, CUdevice, CUdevice_attribute, CUdeviceptr, CUevent, CUfunction,
+    CUfunction_attribute, CUgraph, CUgraphExec, CUmodule, CUstream, CUstreamCaptureMode,
 };
 use std::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
@@ -48,6 +48,16 @@ unsafe extern "C" {
     pub fn cuEventQuery(hEvent: CUevent) -> Status;
     pub fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> Status;
     pub fn cuEventSynchronize(hEvent: CUevent) -> Status;
+    pub fn cuFuncGetAttribute(
+        pi: *mut c_int,
+        attrib: CUfunction_attribute,
+        hfunc: CUfunction,
+    ) -> Status;
+    pub fn cuFuncSetAttribute(
+        hfunc: CUfunction,
+        attrib: CUfunction_attribute,
+        value: c_int,
+    ) -> Status;
     pub fn cuGetErrorString(error: u32, pStr: *mut *const c_char) -> Status;
     pub fn cuGetErrorName(error: u32, pStr: *mut *const c_char) -> Status;
     pub fn cuGraphDestroy(hGraph: CUgraph) -> Status;

@@ -27,6 +27,11 @@ impl HostAlloc {
     /// but host reads are uncached and very slow. For upload buffers only.
     pub const WRITE_COMBINED: Self = Self(CU_MEMHOSTALLOC_WRITECOMBINED);
 
+    /// These flags and `other`'s: `|`, usable in constants.
+    pub const fn with(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
     pub const fn bits(self) -> u32 {
         self.0
     }
@@ -51,6 +56,6 @@ impl HostAlloc {
 impl BitOr for HostAlloc {
     type Output = Self;
     fn bitor(self, other: Self) -> Self {
-        Self(self.0 | other.0)
+        self.with(other)
     }
 }

@@ -4,6 +4,7 @@
 mod flags;
 mod pinned;
 mod registered;
+pub(crate) mod registry;
 
 pub use flags::HostAlloc;
 pub use pinned::PinnedBuffer;

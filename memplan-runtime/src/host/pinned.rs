@@ -2,11 +2,11 @@
 //! write-combined and portable.
 
 use crate::context::{Context, release_in};
+use crate::driver::check;
 use crate::driver::cu;
-use crate::driver::{byte_len, check};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::host::HostAlloc;
-use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemory, HostMemoryMut};
+use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemory, HostMemoryMut, byte_len};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 

@@ -1,12 +1,11 @@
 //! Caller memory page-locked in place (`cuMemHostRegister`) for as long as a
 //! borrow of it lasts.
 
-use crate::context::{Context, release_in};
-use crate::driver::cu;
-use crate::driver::{byte_len, check};
+use crate::context::Context;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::host::mapped_device_ptr;
-use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemory, HostMemoryMut};
+use crate::host::registry::{self, Hold};
+use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemory, HostMemoryMut, byte_len};
 use cust::sys::CU_MEMHOSTREGISTER_DEVICEMAP;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
@@ -19,7 +18,7 @@ use std::ptr::NonNull;
 /// The registration borrows the slice mutably, so nothing else can touch or
 /// free it while it is registered. (Leaking the registration with
 /// `mem::forget` leaves the memory page-locked after the borrow ends, which
-/// is safe but makes registering it again fail.)
+/// is safe.)
 ///
 /// ```no_run
 /// use memplan_runtime::{Context, Registered};
@@ -43,14 +42,12 @@ pub struct RegisteredRef<'a, T: Element> {
     slice: PhantomData<&'a [T]>,
 }
 
-/// A registered range of host memory; unregistered on drop.
+/// A registered range of host memory; unregistered when its hold drops.
 struct Region<T> {
     ptr: NonNull<T>,
     len: usize,
     device_ptr: Option<DevicePtr<T>>,
-    /// False for an empty slice, which the driver cannot register.
-    registered: bool,
-    context: Context,
+    _hold: Hold,
 }
 
 // SAFETY: the region stands for a borrowed slice; sending it is sending the
@@ -114,21 +111,16 @@ impl<T: Element> Region<T> {
         let ptr = NonNull::new(ptr)
             .ok_or(Fault::Unsupported("null slice"))
             .at("cuMemHostRegister", at)?;
+        let start = ptr.as_ptr() as u64;
+        // The slice is borrowed for as long as the region (and its hold) lives.
+        let hold = registry::lock(context, start, start + bytes as u64, flags)
+            .at("cuMemHostRegister", at)?;
         let mut region = Self {
             ptr,
             len,
             device_ptr: None,
-            registered: false,
-            context: context.clone(),
+            _hold: hold,
         };
-        if bytes > 0 {
-            context.bind_to_thread()?;
-            // SAFETY: `bytes` bytes of the caller's slice, borrowed for as
-            // long as the region lives; unregistered in `Drop`.
-            check(unsafe { cu::cuMemHostRegister_v2(ptr.as_ptr().cast(), bytes, flags) })
-                .at("cuMemHostRegister", at)?;
-            region.registered = true;
-        }
         if flags & CU_MEMHOSTREGISTER_DEVICEMAP != 0 {
             region.device_ptr =
                 Some(mapped_device_ptr(ptr, bytes).at("cuMemHostGetDevicePointer", at)?);
@@ -139,19 +131,6 @@ impl<T: Element> Region<T> {
     fn slice(&self) -> &[T] {
         // SAFETY: the borrowed slice, `len` initialized elements.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<T> Drop for Region<T> {
-    fn drop(&mut self) {
-        if !self.registered {
-            return;
-        }
-        // SAFETY: registered in `register`. No copy still uses it: the safe
-        // API keeps the registration borrowed until its scope has synchronized.
-        release_in(&self.context, || unsafe {
-            cu::cuMemHostUnregister(self.ptr.as_ptr().cast())
-        });
     }
 }
 

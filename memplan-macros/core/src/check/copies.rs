@@ -2,7 +2,8 @@
 //! source and destination, no writes into a caller's read-only slice.
 
 use crate::errors::Errors;
-use crate::ir::{BufferKind, OpKind, Place, Plan, text as type_text};
+use crate::ir::{BufferKind, OpKind, Place, Plan};
+use crate::text::text as type_text;
 
 pub fn check(plan: &Plan, errors: &Errors) {
     for op in &plan.ops {

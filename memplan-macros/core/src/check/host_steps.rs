@@ -2,7 +2,8 @@
 //! may be written.
 
 use crate::errors::Errors;
-use crate::ir::{OpKind, Plan, text};
+use crate::ir::{OpKind, Plan};
+use crate::text::text;
 
 pub fn check(plan: &Plan, errors: &Errors) {
     for op in &plan.ops {

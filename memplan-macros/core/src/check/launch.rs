@@ -3,8 +3,9 @@
 //! through a caller's read-only slice.
 
 use crate::errors::Errors;
-use crate::ir::{Arg, KernelParamKind, Launch, OpKind, Plan, text};
+use crate::ir::{Arg, KernelParamKind, Launch, OpKind, Plan};
 use crate::syntax::SliceAccess;
+use crate::text::text;
 use syn::spanned::Spanned;
 
 /// The most parameters a kernel may have: the runtime passes arguments as

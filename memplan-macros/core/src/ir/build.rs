@@ -11,6 +11,7 @@ use super::*;
 use crate::errors::Errors;
 use crate::sym::{self, Sym, SymRange};
 use crate::syntax::{self, BufferSpace, ItemDef, KernelParamTy, OpDef, PlanDef, PriorityDef};
+use crate::text::text;
 use std::collections::HashMap;
 use syn::{Expr, RangeLimits};
 
@@ -177,14 +178,11 @@ impl Builder<'_> {
                 }
                 self.declare(&param.name, Name::Param(index));
                 let name = param.name.to_string();
-                if is_usize(&param.ty) {
-                    self.plan.atoms.intern(&name);
+                if sym::is_usize(&param.ty) {
+                    self.plan.atoms.intern_size(&name);
                     ParamKind::Size
                 } else {
-                    let why = format!(
-                        "`{name}` is a `{}` parameter, not a size",
-                        label::tokens(&param.ty)
-                    );
+                    let why = format!("`{name}` is a `{}` parameter, not a size", text(&param.ty));
                     self.plan.atoms.forbid(&name, why);
                     ParamKind::Value(param.ty.clone())
                 }
@@ -246,13 +244,8 @@ impl Builder<'_> {
     }
 
     fn kernel(&mut self, kernel: &syntax::KernelDecl) {
-        let path_text = label::tokens(&kernel.module);
-        let module = match self
-            .plan
-            .modules
-            .iter()
-            .position(|m| label::tokens(m) == path_text)
-        {
+        let path_text = text(&kernel.module);
+        let module = match self.plan.modules.iter().position(|m| text(m) == path_text) {
             Some(index) => index,
             None => {
                 self.plan.modules.push(kernel.module.clone());
@@ -533,12 +526,6 @@ impl Builder<'_> {
             range,
         })
     }
-}
-
-use super::label;
-
-fn is_usize(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("usize"))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Ops as text, for error messages, reports and diagrams: `copy a[0..n/2] -> da`.
 
 use crate::syntax::{OpDef, Place};
-use quote::ToTokens;
+use crate::text::text as tokens;
 
 /// The op as a person would write it.
 pub fn op_label(op: &OpDef) -> String {
@@ -34,40 +34,6 @@ pub fn place(place: &Place) -> String {
         Some(range) => format!("{}[{}]", place.name, tokens(range)),
         None => place.name.to_string(),
     }
-}
-
-/// Tokens as compact text: `0 .. n / 2` becomes `0..n / 2`.
-pub fn tokens(node: &impl ToTokens) -> String {
-    let text = node.to_token_stream().to_string();
-    let mut compact = text
-        .replace(" ..= ", "..=")
-        .replace("..= ", "..=")
-        .replace(" ..=", "..=")
-        .replace(" .. ", "..")
-        .replace(" ..", "..")
-        .replace(".. ", "..");
-    for (spaced, tight) in [
-        ("( ", "("),
-        (" )", ")"),
-        (" ,", ","),
-        (" [", "["),
-        ("[ ", "["),
-        (" ]", "]"),
-    ] {
-        compact = compact.replace(spaced, tight);
-    }
-    // `f (x)` is a call, `n / (2 * m)` is not: keep the space after operators.
-    let mut text = String::with_capacity(compact.len());
-    let mut chars = compact.chars().peekable();
-    while let Some(c) = chars.next() {
-        let call = c == ' '
-            && chars.peek() == Some(&'(')
-            && text.ends_with(|p: char| p.is_alphanumeric() || p == '_');
-        if !call {
-            text.push(c);
-        }
-    }
-    text
 }
 
 #[cfg(test)]

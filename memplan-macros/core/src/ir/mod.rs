@@ -9,8 +9,6 @@ mod label;
 
 pub use access::{Access, Mode};
 pub use build::{RESERVED_PREFIX, build};
-/// Syntax as compact text, for messages: `[f32; n]`, `0..n / 2`.
-pub use label::tokens as text;
 
 use crate::sym::{Atoms, Sym, SymRange};
 use crate::syntax::SliceAccess;

@@ -1,7 +1,8 @@
 //! The plan described for people: a text summary and a Mermaid diagram of
 //! its streams, made at compile time and kept as constants on the type.
 
-use crate::ir::{BufferKind, Lane, OpKind, ParamKind, Plan, text};
+use crate::ir::{BufferKind, Lane, OpKind, ParamKind, Plan};
+use crate::text::text;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::fmt::Write as _;
@@ -11,8 +12,7 @@ pub fn consts(plan: &Plan) -> TokenStream {
     quote! {
         /// What the plan declares and does, in order.
         pub const SUMMARY: &'static str = #summary;
-        /// The plan as a Mermaid flowchart: one lane per stream, with the
-        /// event and sync edges that order them.
+        /// The plan as a Mermaid flowchart, a lane per stream.
         pub const DIAGRAM: &'static str = #diagram;
     }
 }

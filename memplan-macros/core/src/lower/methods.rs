@@ -1,359 +1,238 @@
-//! The plan type's methods: `new`, `run`, `enqueue`, `graph`, the host
-//! views, timing, and the `Plan` trait the runtime's guards use.
+//! The plan type's code: `new`, which evaluates the user's expressions and
+//! allocates the host buffers, the methods that forward to the runtime's
+//! engine, and the `Plan` impl with the host views and host steps.
 
-use super::names::{self, local};
-use super::sites::{Setup, setup};
-use super::{Bodies, diagram, fields, ops, sites};
-use crate::ir::{BufferKind, Lane, ParamKind, Plan};
+use super::info::{Given, has_host_steps, host_step_number, scalar_params, with_builtins};
+use super::names::{host_views, info, local, number, private, state};
+use super::{Bodies, diagram};
+use crate::ir::{BufferKind, OpKind, ParamKind, Plan};
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
-/// Why a plan cannot be captured as a CUDA graph, if it cannot.
-pub fn graph_obstacle(plan: &Plan) -> Option<&'static str> {
-    if plan
-        .params
-        .iter()
-        .any(|p| matches!(p.kind, ParamKind::Slice(_)))
-    {
-        Some(
-            "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
-        )
-    } else if plan.ops.iter().any(|op| op.lane == Lane::Host) {
-        Some(
-            "this plan has synchronous operations or host steps, which a CUDA graph cannot capture; \
-             only plans whose operations all run in stream blocks replay as graphs",
-        )
-    } else if plan.streams.is_empty() {
-        Some("this plan has no stream, so there is no work to capture")
-    } else {
-        None
-    }
-}
-
-fn has_slice_params(plan: &Plan) -> bool {
-    plan.params
-        .iter()
-        .any(|p| matches!(p.kind, ParamKind::Slice(_)))
-}
-
-pub fn impl_block(plan: &Plan, setup_sites: &Setup, bodies: Bodies) -> TokenStream {
-    let name = &plan.name;
-    let core = names::core();
-    let context = local("__memplan_context");
-    let new_params = plan.params.iter().filter_map(|param| {
-        let name = &param.name;
-        match &param.kind {
-            ParamKind::Size => Some(quote!(#name: usize)),
-            ParamKind::Value(ty) => Some(quote!(#name: #ty)),
-            ParamKind::Slice(_) => None,
-        }
-    });
-    let constructor = fields::constructor(plan, setup_sites);
-    let site_consts = sites::consts(plan, setup_sites);
-    let documentation = diagram::consts(plan);
-    let runs = if has_slice_params(plan) {
-        run_with_slices(plan, setup_sites)
-    } else {
-        run_and_enqueue()
-    };
-    let graph = graph(plan);
-    let views = host_view_methods(plan);
-    let op_count = plan.ops.len();
-    let ops_params = slice_params(plan, true);
-    let slice_names: Vec<_> = plan
-        .params
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| matches!(p.kind, ParamKind::Slice(_)))
-        .map(|(index, _)| names::slice(index))
-        .collect();
-    let this = names::this();
-    let bind_params = bind_params(plan, &quote!(#this));
-    let ops_body = match bodies {
-        Bodies::Ops => {
-            let statements = (0..plan.ops.len()).map(|index| ops::statements(plan, index));
-            quote! {
-                use ::memplan::OpResultExt as _;
-                #bind_params
-                #(#statements)*
-                ::core::result::Result::Ok(())
-            }
-        }
-        Bodies::Placeholder => quote! {
-            let _ = (#(#slice_names),*);
-            ::core::unreachable!("memplan: this plan has errors")
-        },
-    };
-    let streams = plan.streams.iter().map(|s| &s.name);
-    quote! {
-        impl #name {
-            #site_consts
-            #documentation
-
-            /// Creates every buffer, stream, event and kernel of the plan,
-            /// once; runs reuse them. A failure frees what was made before it.
-            pub fn new(#context: &::memplan::Context, #(#new_params),*) -> ::memplan::Result<Self> {
-                use ::memplan::OpResultExt as _;
-                #constructor
-            }
-
-            #runs
-            #graph
-            #views
-
-            /// Times each GPU operation of later runs with CUDA events, so
-            /// that reports list them; off by default, and free when off.
-            pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
-                self.__memplan_settle();
-                self.#core.set_timing(on, #op_count)
-            }
-
-            /// Queues every operation, in program order.
-            fn __memplan_ops(#this: &mut Self, #(#ops_params),*) -> ::memplan::Result<()> {
-                #ops_body
-            }
-
-            /// If a run is still in flight (its guard was leaked), waits for it.
-            fn __memplan_settle(&self) {
-                self.#core.settle(|| ::memplan::plan::wait_all(&[#(&self.#streams),*]));
-            }
-        }
-    }
-}
-
-/// The plan's size and value parameters as locals of a method body, so
-/// that lengths, ranges and launch arguments can name them.
-fn bind_params(plan: &Plan, receiver: &TokenStream) -> TokenStream {
-    let bindings = plan
-        .params
-        .iter()
-        .filter(|p| !matches!(p.kind, ParamKind::Slice(_)))
-        .map(|param| {
-            let name = &param.name;
-            quote!(#[allow(unused_variables)] let #name = #receiver.#name;)
-        });
-    quote!(#(#bindings)*)
-}
-
-/// `xs: &[f32]` for `run`; for the ops, the same under a hidden name, as
-/// `&::memplan::RegisteredRef<'_, f32>` when registered.
-fn slice_params(plan: &Plan, for_ops: bool) -> Vec<TokenStream> {
-    let registered_types = for_ops;
-    plan.params
-        .iter()
-        .enumerate()
-        .filter_map(|(index, param)| {
-            let ParamKind::Slice(buffer) = param.kind else {
-                return None;
-            };
-            let name = if for_ops {
-                names::slice(index)
-            } else {
-                param.name.clone()
-            };
-            let elem = &plan.buffers[buffer].elem;
-            let BufferKind::Param {
-                mutable,
-                registered,
-            } = plan.buffers[buffer].kind
-            else {
-                return None;
-            };
-            Some(match (mutable, registered && registered_types) {
-                (false, false) => quote!(#name: &[#elem]),
-                (true, false) => quote!(#name: &mut [#elem]),
-                (false, true) => quote!(#name: &::memplan::RegisteredRef<'_, #elem>),
-                (true, true) => quote!(#name: &mut ::memplan::Registered<'_, #elem>),
-            })
-        })
-        .collect()
-}
-
-fn run_and_enqueue() -> TokenStream {
-    let core = names::core();
-    let (queued, finished) = (local("__memplan_queued"), local("__memplan_finished"));
-    quote! {
-        /// Runs the plan once: queues every operation, waits for all of
-        /// them (also when one fails), and reports on the run.
-        pub fn run(&mut self) -> ::memplan::Result<::memplan::RunReport> {
-            let #queued = self.__memplan_queue();
-            let #finished = <Self as ::memplan::plan::Plan>::finish(self);
-            #queued?;
-            #finished
-        }
-
-        /// Queues every operation and returns at once. Until the guard is
-        /// waited for (or dropped), the plan stays borrowed: host code cannot
-        /// touch its buffers while the GPU may use them.
-        pub fn enqueue(&mut self) -> ::memplan::Result<::memplan::plan::InFlight<'_, Self>> {
-            self.__memplan_queue()?;
-            ::core::result::Result::Ok(::memplan::plan::InFlight::new(self))
-        }
-
-        fn __memplan_queue(&mut self) -> ::memplan::Result<()> {
-            self.__memplan_settle();
-            self.#core.begin()?;
-            self.#core.set_in_flight();
-            Self::__memplan_ops(self)
-        }
-    }
-}
-
-/// `run(xs, out)`: the caller's slices are borrowed for the run, so a plan
-/// that takes them waits before returning and has no `enqueue`.
-fn run_with_slices(plan: &Plan, setup_sites: &Setup) -> TokenStream {
-    let core = names::core();
-    let params = slice_params(plan, false);
-    let bind_params = bind_params(plan, &quote!(self));
-    let mut prepare = Vec::new();
-    let mut args = Vec::new();
-    for (index, param) in plan.params.iter().enumerate() {
-        let ParamKind::Slice(buffer) = param.kind else {
-            continue;
-        };
-        let (name, site) = (&param.name, setup(setup_sites.params[index].unwrap_or(0)));
-        let BufferKind::Param {
-            mutable,
-            registered,
-        } = plan.buffers[buffer].kind
-        else {
-            continue;
-        };
-        if let Some(len) = &plan.buffers[buffer].len_expr {
-            prepare.push(quote!(::memplan::plan::expect_len(#name.len(), #len).at_op(#site)?;));
-        }
-        if registered {
-            let kind = if mutable {
-                quote!(Registered)
-            } else {
-                quote!(RegisteredRef)
-            };
-            let borrow = if mutable { quote!(mut) } else { quote!() };
-            prepare.push(quote! {
-                let #borrow #name = ::memplan::#kind::new(self.#core.context(), #name).at_op(#site)?;
-            });
-        }
-        args.push(match (mutable, registered) {
-            (false, false) => quote!(#name),
-            (true, false) => quote!(&mut *#name),
-            (false, true) => quote!(&#name),
-            (true, true) => quote!(&mut #name),
-        });
-    }
-    let (queued, finished, panic) = (
-        local("__memplan_queued"),
-        local("__memplan_finished"),
-        local("__memplan_panic"),
-    );
-    quote! {
-        /// Runs the plan once on the caller's slices: queues every
-        /// operation, waits for all of them (also when one fails), and
-        /// reports on the run.
-        pub fn run(&mut self, #(#params),*) -> ::memplan::Result<::memplan::RunReport> {
-            use ::memplan::OpResultExt as _;
-            #bind_params
-            #(#prepare)*
-            self.__memplan_settle();
-            self.#core.begin()?;
-            self.#core.set_in_flight();
-            // A panic in the plan's own code (a host step) unwinds past the
-            // caller's slices: wait for the streams before they are released.
-            let #queued = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                Self::__memplan_ops(self, #(#args),*)
-            }));
-            let #finished = <Self as ::memplan::plan::Plan>::finish(self);
-            match #queued {
-                ::core::result::Result::Ok(#queued) => #queued?,
-                ::core::result::Result::Err(#panic) => ::std::panic::resume_unwind(#panic),
-            }
-            #finished
-        }
-    }
-}
-
-fn graph(plan: &Plan) -> TokenStream {
-    let core = names::core();
-    let name = plan.name.to_string();
-    let start = plan.name.span().start();
-    let (line, column) = (start.line as u32, start.column as u32 + 1);
-    let location =
-        quote!(::memplan::Location { file: ::core::file!(), line: #line, column: #column });
-    let doc = "Captures the plan's work as a CUDA graph: each run of the graph replays \
-               every operation with one launch. Errors for plans with synchronous \
-               operations, host steps or borrowed slices, which a graph cannot hold.";
-    let body = match graph_obstacle(plan) {
-        Some(why) => quote! {
-            ::core::result::Result::Err(
-                ::memplan::Error::new(::memplan::Fault::Unsupported(#why), "graph", #location).in_plan(#name),
-            )
-        },
-        None => {
-            let streams = plan.streams.iter().map(|s| &s.name);
-            let (timer, capture, graph) = (
-                local("__memplan_timer"),
-                local("__memplan_capture"),
-                local("__memplan_graph"),
-            );
-            let (queued, error) = (local("__memplan_queued"), local("__memplan_error"));
-            quote! {
-                self.__memplan_settle();
-                // Timing records events on the legacy stream, which a capture forbids.
-                let #timer = ::core::mem::take(&mut self.#core.timer);
-                // SAFETY: the graph holds addresses of buffers the plan owns, and
-                // `PlanGraph` borrows the plan for as long as the graph lives.
-                let #graph = match unsafe { ::memplan::Capture::begin(&[#(&self.#streams),*]) } {
-                    ::core::result::Result::Ok(#capture) => {
-                        let #queued = Self::__memplan_ops(self);
-                        #capture.end(#queued)
-                    }
-                    ::core::result::Result::Err(#error) => ::core::result::Result::Err(#error),
-                };
-                self.#core.timer = #timer;
-                let #graph = #graph.map_err(|#error| #error.within(#name, "graph", #location))?;
-                // SAFETY: the graph was captured from this plan's own ops, and
-                // `finish` waits for every stream of the plan.
-                ::core::result::Result::Ok(unsafe { ::memplan::plan::PlanGraph::new(self, #graph) })
-            }
-        }
-    };
-    quote! {
-        #[doc = #doc]
-        pub fn graph(&mut self) -> ::memplan::Result<::memplan::plan::PlanGraph<'_, Self>> {
-            #body
-        }
-    }
-}
-
-fn host_buffers(plan: &Plan) -> impl Iterator<Item = &crate::ir::Buffer> {
+/// The host buffers the plan allocates: the fields of its state.
+fn host_buffers(plan: &Plan) -> impl Iterator<Item = (usize, &crate::ir::Buffer)> {
     plan.buffers
         .iter()
-        .filter(|b| matches!(b.kind, BufferKind::Host(_)))
+        .enumerate()
+        .filter(|(_, b)| matches!(b.kind, BufferKind::Host(_)))
 }
 
-fn host_view_methods(plan: &Plan) -> TokenStream {
-    let (view, view_mut) = names::host_views(plan);
-    let names: Vec<_> = host_buffers(plan).map(|b| &b.name).collect();
-    quote! {
-        /// The plan's host buffers, to read (after a run has finished).
-        pub fn host(&self) -> #view<'_> {
-            self.__memplan_settle();
-            #view { #(#names: &self.#names,)* __memplan_plan: ::core::marker::PhantomData }
+/// The struct of the host buffers, and of the sizes and values when host
+/// steps read them.
+pub fn state_struct(plan: &Plan) -> TokenStream {
+    let name = state();
+    let buffers = host_buffers(plan).map(|(_, buffer)| {
+        let (field, elem) = (&buffer.name, &buffer.elem);
+        match buffer.kind {
+            BufferKind::Host(kind) if kind.pageable => quote!(#field: ::std::vec::Vec<#elem>),
+            _ => quote!(#field: ::memplan::PinnedBuffer<#elem>),
         }
+    });
+    let scalars = has_host_steps(plan)
+        .then(|| scalar_params(plan).map(|(name, ty)| quote!(#name: #ty)))
+        .into_iter()
+        .flatten();
+    quote! {
+        pub struct #name {
+            #(#buffers,)*
+            #(#scalars,)*
+        }
+    }
+}
 
-        /// The plan's host buffers, to fill before a run or change between runs.
-        pub fn host_mut(&mut self) -> #view_mut<'_> {
-            self.__memplan_settle();
-            #view_mut { #(#names: &mut self.#names,)* __memplan_plan: ::core::marker::PhantomData }
+/// The inherent methods: constants, `new`, and what forwards to the engine.
+pub fn impl_block(
+    plan: &Plan,
+    inputs: &[TokenStream],
+    given: &[Given],
+    bodies: Bodies,
+) -> TokenStream {
+    let name = &plan.name;
+    let (view, view_mut) = host_views(plan);
+    let documentation = diagram::consts(plan);
+    let new = new(plan, inputs, given, bodies);
+    let slices: Vec<_> = plan
+        .params
+        .iter()
+        .filter_map(|param| match param.kind {
+            ParamKind::Slice(buffer) => Some((param, &plan.buffers[buffer])),
+            _ => None,
+        })
+        .collect();
+    let runs = if slices.is_empty() {
+        quote! {
+            /// Runs the plan once, waits for all of it, and reports on the run.
+            pub fn run(&mut self) -> ::memplan::Result<::memplan::RunReport> {
+                self.0.run()
+            }
+
+            /// Queues the plan's work; the plan stays borrowed until the guard waits.
+            pub fn enqueue(&mut self) -> ::memplan::Result<::memplan::InFlight<'_>> {
+                self.0.enqueue()
+            }
+        }
+    } else {
+        let params = slices.iter().map(|(param, buffer)| {
+            let (name, elem) = (&param.name, &buffer.elem);
+            match buffer.kind {
+                BufferKind::Param { mutable: true, .. } => quote!(#name: &mut [#elem]),
+                _ => quote!(#name: &[#elem]),
+            }
+        });
+        let lent = slices.iter().map(|(param, buffer)| {
+            let name = &param.name;
+            match buffer.kind {
+                BufferKind::Param { mutable: true, .. } => {
+                    quote!(::memplan::__private::Slice::new_mut(#name))
+                }
+                _ => quote!(::memplan::__private::Slice::new(#name)),
+            }
+        });
+        quote! {
+            /// Runs the plan once on the caller's slices, waits, and reports.
+            pub fn run(&mut self, #(#params),*) -> ::memplan::Result<::memplan::RunReport> {
+                self.0.run_with(&mut [#(#lent),*])
+            }
+        }
+    };
+    quote! {
+        impl #name {
+            #documentation
+            #new
+            #runs
+
+            /// Captures the plan as a CUDA graph, replayed with one launch per run.
+            pub fn graph(&mut self) -> ::memplan::Result<::memplan::PlanGraph<'_, Self>> {
+                self.0.graph()
+            }
+
+            /// The host buffers, to read (after waiting for a run in flight).
+            pub fn host(&self) -> #view<'_> {
+                self.0.host()
+            }
+
+            /// The host buffers, to write (after waiting for a run in flight).
+            pub fn host_mut(&mut self) -> #view_mut<'_> {
+                self.0.host_mut()
+            }
+
+            /// Times each GPU operation of later runs; off by default, free when off.
+            pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
+                self.0.set_timing(on)
+            }
+        }
+    }
+}
+
+/// `new`: the size inputs, the host buffers, the user's values, then the
+/// engine. Every user expression is evaluated here, in safe code, at the
+/// user's tokens; the one `unsafe` block holds only locals.
+fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> TokenStream {
+    let (context, builder, state_local) = (local("context"), local("plan"), local("state"));
+    let params = scalar_params(plan).map(|(name, ty)| quote!(#name: #ty));
+    let doc = quote! {
+        /// Makes the plan's memory, kernels, streams and events, and checks its sizes.
+    };
+    if bodies == Bodies::Placeholder {
+        let names = scalar_params(plan).map(|(name, _)| name);
+        return quote! {
+            #doc
+            pub fn new(#context: &::memplan::Context, #(#params),*) -> ::memplan::Result<Self> {
+                let _ = (#context, #(#names),*);
+                ::core::unreachable!("memplan: this plan has errors")
+            }
+        };
+    }
+    let (private, info, state) = (private(), info(), state());
+    let buffers = host_buffers(plan).map(|(id, buffer)| {
+        let (field, id) = (&buffer.name, number(id));
+        match buffer.kind {
+            BufferKind::Host(kind) if kind.pageable => quote!(#field: #builder.pageable(#id)?),
+            _ => quote!(#field: #builder.pinned(#id)?),
+        }
+    });
+    let host_steps = has_host_steps(plan);
+    let scalars: Vec<_> = if host_steps {
+        scalar_params(plan).map(|(name, _)| quote!(#name)).collect()
+    } else {
+        Vec::new()
+    };
+    // Value parameters are copied into each host step: say so at their
+    // type (once: host steps check it themselves).
+    let copy_checks = plan
+        .params
+        .iter()
+        .filter(|_| !host_steps)
+        .filter_map(|param| match &param.kind {
+            ParamKind::Value(ty) => {
+                let name = &param.name;
+                Some(quote_spanned!(ty.span()=> let _ = #private::copied::<#ty>(&#name);))
+            }
+            _ => None,
+        });
+    // Each expression goes into a local of its declared type, so that a
+    // mismatch is rustc's own error, at the user's expression, pointing at
+    // the declaration that wants the type.
+    let value = local("value");
+    let givens = given.iter().map(|given| match given {
+        Given::Fill {
+            op,
+            ty,
+            value: expr,
+        } => {
+            let op = number(*op);
+            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
+            quote!(#builder.fill(#op, #typed);)
+        }
+        Given::Value {
+            op,
+            arg,
+            ty,
+            value: expr,
+        } => {
+            let (op, arg) = (number(*op), number(*arg));
+            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
+            let call = quote_spanned!(ty.span()=> #builder.value::<#ty>);
+            quote!(#call(#op, #arg, #typed);)
+        }
+        Given::Grid { op, value: expr } => {
+            let op = number(*op);
+            let expr = with_builtins(expr);
+            quote!(#builder.grid(#op, #expr);)
+        }
+        Given::Block { op, value: expr } => {
+            let op = number(*op);
+            let expr = with_builtins(expr);
+            quote!(#builder.block(#op, #expr);)
+        }
+        Given::Shared { op, value: expr } => {
+            let op = number(*op);
+            let expr = with_builtins(expr);
+            quote!(#builder.shared(#op, #expr);)
+        }
+    });
+    quote! {
+        #doc
+        pub fn new(#context: &::memplan::Context, #(#params),*) -> ::memplan::Result<Self> {
+            #(#copy_checks)*
+            let mut #builder = #private::Builder::new(#context, &#info, &[#(#inputs),*]);
+            let #state_local = #state { #(#buffers,)* #(#scalars,)* };
+            #(#givens)*
+            // SAFETY: memplan! checked the plan, and the state holds what the builder allocated.
+            ::core::result::Result::Ok(Self(unsafe { #private::Engine::new(#builder, #state_local) }?))
         }
     }
 }
 
 /// The two view structs of the host buffers.
 pub fn host_view_types(plan: &Plan) -> TokenStream {
-    let (view, view_mut) = names::host_views(plan);
+    let (view, view_mut) = host_views(plan);
     let vis = &plan.vis;
     let name = &plan.name;
-    let fields: Vec<_> = host_buffers(plan).map(|b| (&b.name, &b.elem)).collect();
+    let fields: Vec<_> = host_buffers(plan)
+        .map(|(_, b)| (&b.name, &b.elem))
+        .collect();
     let read = fields
         .iter()
         .map(|(name, elem)| quote!(pub #name: &'p [#elem]));
@@ -364,70 +243,150 @@ pub fn host_view_types(plan: &Plan) -> TokenStream {
         format!("The host buffers of [`{name}`], borrowed to read; from [`{name}::host`]."),
         format!("The host buffers of [`{name}`], borrowed to write; from [`{name}::host_mut`]."),
     );
+    // A view without buffers still needs its lifetime.
+    let (marker, marker_mut) = match fields.is_empty() {
+        true => (
+            Some(quote!(__memplan_plan: ::core::marker::PhantomData<&'p ()>,)),
+            Some(quote!(__memplan_plan: ::core::marker::PhantomData<&'p mut ()>,)),
+        ),
+        false => (None, None),
+    };
     quote! {
         #[doc = #doc]
         #vis struct #view<'p> {
             #(#read,)*
-            __memplan_plan: ::core::marker::PhantomData<&'p ()>,
+            #marker
         }
 
         #[doc = #doc_mut]
         #vis struct #view_mut<'p> {
             #(#write,)*
-            __memplan_plan: ::core::marker::PhantomData<&'p mut ()>,
+            #marker_mut
         }
     }
 }
 
-/// `Plan` (for the runtime's guards) and `Drop` (a leaked guard's run is
-/// waited for before the buffers go).
-pub fn trait_impls(plan: &Plan) -> TokenStream {
+/// `impl memplan::Plan`: the host views, and the host steps.
+pub fn plan_impl(plan: &Plan, bodies: Bodies) -> TokenStream {
     let name = &plan.name;
-    let core = names::core();
-    let streams: Vec<_> = plan.streams.iter().map(|s| &s.name).collect();
-    let (waited, report) = (local("__memplan_waited"), local("__memplan_report"));
-    let launch_stream = match streams.first() {
-        Some(first) => quote!(::core::option::Option::Some(&self.#first)),
-        None => quote!(::core::option::Option::None),
-    };
-    let (view, view_mut) = names::host_views(plan);
-    quote! {
-        impl ::memplan::plan::Plan for #name {
-            type Host<'a> = #view<'a>;
-            type HostMut<'a> = #view_mut<'a>;
-
-            fn host_view(&self) -> #view<'_> {
-                self.host()
-            }
-
-            fn host_view_mut(&mut self) -> #view_mut<'_> {
-                self.host_mut()
-            }
-
-            fn finish(&mut self) -> ::memplan::Result<::memplan::RunReport> {
-                let #waited = ::memplan::plan::wait_all(&[#(&self.#streams),*]);
-                let #report = self.#core.end(Self::OPS);
-                #waited?;
-                #report
-            }
-
-            fn defer(&mut self, error: ::memplan::Error) {
-                self.#core.defer(error);
-            }
-
-            fn core_mut(&mut self) -> &mut ::memplan::plan::PlanCore {
-                &mut self.#core
-            }
-
-            fn launch_stream(&self) -> ::core::option::Option<&::memplan::Stream> {
-                #launch_stream
-            }
+    let (view, view_mut) = host_views(plan);
+    let state = state();
+    let this = local("state");
+    let fields: Vec<_> = host_buffers(plan).map(|(_, b)| &b.name).collect();
+    let marker = fields
+        .is_empty()
+        .then(|| quote!(__memplan_plan: ::core::marker::PhantomData));
+    let (host, host_mut) = match bodies {
+        Bodies::Ops => (
+            quote!(#view { #(#fields: &#this.#fields,)* #marker }),
+            quote!(#view_mut { #(#fields: &mut #this.#fields,)* #marker }),
+        ),
+        Bodies::Placeholder => {
+            let unreachable = quote!(::core::unreachable!("memplan: this plan has errors"));
+            (unreachable.clone(), unreachable)
         }
+    };
+    let state_type = match bodies {
+        Bodies::Ops => quote!(#state),
+        Bodies::Placeholder => quote!(()),
+    };
+    let steps = match bodies {
+        Bodies::Ops if has_host_steps(plan) => host_steps(plan),
+        _ => TokenStream::new(),
+    };
+    quote! {
+        impl ::memplan::Plan for #name {
+            type Host<'p> = #view<'p>;
+            type HostMut<'p> = #view_mut<'p>;
+            type State = #state_type;
 
-        impl ::core::ops::Drop for #name {
-            fn drop(&mut self) {
-                self.__memplan_settle();
+            fn host(#this: &#state_type) -> #view<'_> {
+                #host
             }
+
+            fn host_mut(#this: &mut #state_type) -> #view_mut<'_> {
+                #host_mut
+            }
+
+            #steps
+        }
+    }
+}
+
+/// `host_step`: each host step's code, as a closure over the buffers it
+/// lists, with the plan's sizes and values in scope and nothing else.
+fn host_steps(plan: &Plan) -> TokenStream {
+    let (state, private) = (state(), private());
+    let (this, step, slices, closure) = (
+        local("state"),
+        local("step"),
+        local("slices"),
+        local("host_step"),
+    );
+    let scalars = scalar_params(plan).map(|(name, ty)| {
+        let copied = quote_spanned!(ty.span()=> #private::copied::<#ty>(&#this.#name));
+        quote!(#[allow(unused_variables)] let #name = #copied;)
+    });
+    let slice_of = |buffer: usize| {
+        plan.params
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::Slice(_)))
+            .position(|p| matches!(p.kind, ParamKind::Slice(b) if b == buffer))
+    };
+    let arms = plan.ops.iter().enumerate().filter_map(|(index, op)| {
+        let OpKind::Host { params, body } = &op.kind else {
+            return None;
+        };
+        let step_number = number(host_step_number(plan, index));
+        let picked: Vec<usize> = params.iter().filter_map(|p| slice_of(p.buffer)).collect();
+        let handles: Vec<_> = (0..picked.len())
+            .map(|i| local(&format!("slice_{i}")))
+            .collect();
+        let pick = (!picked.is_empty()).then(|| {
+            let picked = picked.iter().map(|&p| number(p));
+            quote!(let [#(#handles),*] = #private::pick(#slices, [#(#picked),*])?;)
+        });
+        let mut handles_left = handles.iter();
+        let mut closure_params = Vec::new();
+        let mut args = Vec::new();
+        for param in params {
+            let (name, elem) = (&param.name, &plan.buffers[param.buffer].elem);
+            let reference = if param.mutable {
+                quote!(&mut)
+            } else {
+                quote!(&)
+            };
+            closure_params.push(quote!(#name: #reference [#elem]));
+            let handle = match plan.buffers[param.buffer].kind {
+                BufferKind::Param { .. } => handles_left.next(),
+                _ => None,
+            };
+            args.push(match (handle, param.mutable) {
+                (Some(handle), true) => quote!(#handle.get_mut()?),
+                (Some(handle), false) => quote!(#handle.get()?),
+                (None, _) => quote!(#reference #this.#name),
+            });
+        }
+        Some(quote! {
+            #step_number => {
+                #pick
+                let #closure = |#(#closure_params),*| #body;
+                #closure(#(#args),*);
+            }
+        })
+    });
+    quote! {
+        fn host_step(
+            #this: &mut #state,
+            #step: u16,
+            #slices: &mut [#private::Slice<'_>],
+        ) -> ::core::result::Result<(), #private::Fault> {
+            #(#scalars)*
+            match #step {
+                #(#arms)*
+                _ => {}
+            }
+            ::core::result::Result::Ok(())
         }
     }
 }

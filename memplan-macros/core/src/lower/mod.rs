@@ -1,13 +1,14 @@
-//! From IR to Rust: the plan becomes a struct that owns every buffer,
-//! stream, event and kernel, with `new`, `run`, `enqueue`, `graph` and host
-//! views, calling only memplan-runtime's public API.
+//! From IR to Rust: the plan becomes a struct holding the runtime's
+//! engine, a static description of the plan that the engine builds and
+//! runs it from, its host buffers as a typed struct, and the code that
+//! evaluates the user's expressions. Everything else (running, waiting,
+//! graphs, reports) lives once, in `memplan-runtime`.
 
 mod diagram;
-mod fields;
+mod info;
 mod methods;
 mod names;
-mod ops;
-mod sites;
+mod sizes;
 mod warnings;
 
 pub use diagram::{mermaid, summary};
@@ -17,36 +18,69 @@ use crate::ir::Plan;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// What the function that queues the ops holds.
+/// What the generated code holds.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Bodies {
-    /// The ops.
+    /// The plan.
     Ops,
     /// Nothing that runs: the plan has errors, so the program will not be
-    /// built, but its type (fields, methods, views) still exists for the
-    /// code that uses it.
+    /// built, but its type (methods, views) still exists for the code that
+    /// uses it.
     Placeholder,
 }
 
 pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
-    let setup = sites::Setup::new(plan);
     let (attrs, vis, name) = (&plan.attrs, &plan.vis, &plan.name);
-    let fields = fields::declarations(plan);
+    let description = match bodies {
+        Bodies::Ops => match info::describe(plan) {
+            Ok(description) => Some(description),
+            Err(error) => return error.to_compile_error(),
+        },
+        Bodies::Placeholder => None,
+    };
     let plan_doc = format!(
         "\n\n# Plan\n\n```text\n{}```\n\n`{name}::DIAGRAM` holds it as a Mermaid flowchart.",
         diagram::summary(plan)
     );
     let views = methods::host_view_types(plan);
-    let impl_block = methods::impl_block(plan, &setup, bodies);
-    let traits = methods::trait_impls(plan);
+    let (inputs, given) = match &description {
+        Some(description) => (&description.inputs[..], &description.given[..]),
+        None => (&[][..], &[][..]),
+    };
+    let impl_block = methods::impl_block(plan, inputs, given, bodies);
+    let plan_impl = methods::plan_impl(plan, bodies);
+    let data = description.as_ref().map(|description| {
+        let (state, info, value) = (
+            methods::state_struct(plan),
+            names::info(),
+            &description.info,
+        );
+        quote! {
+            #state
+            static #info: ::memplan::__private::PlanInfo = #value;
+        }
+    });
     let warnings = warnings::emit(&analysis.warnings);
-    let items = with_conditions(attrs, quote!(#views #impl_block #traits #warnings));
+    let private = names::private();
+    let items = with_conditions(
+        attrs,
+        quote! {
+            #views
+
+            const _: () = {
+                use ::memplan::__private as #private;
+                #data
+                #impl_block
+                #plan_impl
+            };
+
+            #warnings
+        },
+    );
     quote! {
         #(#attrs)*
         #[doc = #plan_doc]
-        #vis struct #name {
-            #(#fields,)*
-        }
+        #vis struct #name(::memplan::__private::Engine<#name>);
 
         #items
     }
@@ -98,53 +132,54 @@ mod tests {
         lower(&plan, &analysis, bodies).to_string()
     }
 
-    const PLAN: &str = "plan P(n: usize) {
+    const PLAN: &str = "plan P(n: usize, k: usize) {
         host a: [f32; n] pinned(mapped, portable);
         device d: [f32; n];
         stream s;
-        copy a -> d;
-        on s { copy d -> a; }
+        copy a[k..k + 1] -> d[..=0];
+        on s { copy d[..1] -> a[..1]; }
     }";
 
     #[test]
-    fn stream_ops_queue_and_host_ops_wait() {
+    fn ops_become_data_and_sizes_programs() {
         let code = lowered(PLAN, Bodies::Ops);
-        assert!(
-            code.contains(":: memplan :: copy :: htod (& __memplan_this . a"),
-            "{code}"
-        );
-        assert!(
-            code.contains(":: memplan :: copy :: dtoh_async (& __memplan_this . s"),
-            "{code}"
-        );
+        for part in [
+            "on_host (Copy (Part (0 , 1 , 2) , Part (1 , 3 , 4)))",
+            "Size (\"k + 1\" , & [Input (1) , Literal (1) , Add])",
+            "Size (\"0 + 1\" , & [Literal (0) , Literal (1) , Add])",
+            "Site (\"copy d[..1] -> a[..1]\" , 6 , 16) . on (0 , Copy (Part (1 , 3 , 5) , Part (0 , 3 , 5)))",
+        ] {
+            assert!(code.contains(part), "no `{part}` in {code}");
+        }
     }
 
     #[test]
     fn flags_become_one_allocation() {
         let code = lowered(PLAN, Bodies::Ops);
         assert!(
-            code.contains("HostAlloc :: MAPPED | :: memplan :: HostAlloc :: PORTABLE"),
+            code.contains("Pinned (HostAlloc :: MAPPED . with (HostAlloc :: PORTABLE))"),
             "{code}"
         );
     }
 
     #[test]
-    fn plans_with_host_ops_are_not_captured() {
+    fn the_only_unsafe_block_holds_only_locals() {
         let code = lowered(PLAN, Bodies::Ops);
+        assert_eq!(code.matches("unsafe").count(), 1, "{code}");
         assert!(
-            code.contains("Fault :: Unsupported"),
-            "graph() should refuse: {code}"
+            code.contains("unsafe { __memplan :: Engine :: new (plan , state) }"),
+            "{code}"
         );
     }
 
     #[test]
-    fn a_placeholder_keeps_the_type_and_drops_the_ops() {
+    fn a_placeholder_keeps_the_type_and_drops_the_plan() {
         let code = lowered(PLAN, Bodies::Placeholder);
         assert!(
             code.contains("pub fn new") && code.contains("pub fn host_mut"),
             "{code}"
         );
-        assert!(!code.contains("htod"), "{code}");
+        assert!(!code.contains("PlanInfo"), "{code}");
         assert!(code.contains("unreachable !"), "{code}");
     }
 }

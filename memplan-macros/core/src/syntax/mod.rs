@@ -2,6 +2,7 @@
 //! tree keeping every token, so later stages can point at the user's code.
 //! No meaning is attached here; that is `ir::build`'s job.
 
+mod attrs;
 mod decl;
 mod kw;
 mod op;

@@ -1,5 +1,6 @@
 //! Operations, and the stream blocks that hold them.
 
+use super::attrs::skip_doc_comments;
 use super::decl::BufferDef;
 use super::kw;
 use proc_macro2::{Span, TokenStream};
@@ -22,7 +23,7 @@ impl Parse for OnBlock {
         syn::braced!(body in input);
         let mut ops = Vec::new();
         while !body.is_empty() {
-            super::plan::skip_doc_comments(&body)?;
+            skip_doc_comments(&body)?;
             if body.peek(kw::on) {
                 return Err(body.error(
                     "stream blocks do not nest\n\nhelp: close this block before opening another",

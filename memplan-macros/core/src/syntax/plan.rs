@@ -1,5 +1,6 @@
 //! `plan Name(params) { items }` and its parameters.
 
+use super::attrs::skip_doc_comments;
 use super::decl::{BufferDecl, EventDecl, KernelDecl, StreamDecl};
 use super::kw;
 use super::op::{OnBlock, OpDef};
@@ -101,21 +102,6 @@ pub enum ItemDef {
     Events(EventDecl),
     On(OnBlock),
     Op(OpDef),
-}
-
-/// Doc comments document the plan's code and are kept out of its meaning;
-/// any other attribute inside a plan is an error.
-pub fn skip_doc_comments(input: ParseStream) -> syn::Result<()> {
-    for attribute in input.call(Attribute::parse_outer)? {
-        if !attribute.path().is_ident("doc") {
-            return Err(syn::Error::new_spanned(
-                attribute,
-                "inside a plan only doc comments may annotate declarations and operations\n\n\
-                 help: put attributes such as `#[cfg]` on the plan itself",
-            ));
-        }
-    }
-    Ok(())
 }
 
 impl Parse for ItemDef {

@@ -1,0 +1,370 @@
+//! The plan's static description (`memplan::__private::PlanInfo`): every
+//! declaration and op with its label and line, every size as a program,
+//! every buffer's kind and element type. The runtime builds and runs the
+//! plan from it. What the user's expressions give (fill values, kernel
+//! arguments, launch dimensions outside the size arithmetic) is left to
+//! `new`, which evaluates them in safe code: see [`Given`].
+
+use super::diagram::buffer_kind;
+use super::names::number;
+use super::sizes::{Sizes, is_blocks};
+use crate::ir::{Arg, BufferKind, KernelParamKind, Lane, OpKind, ParamKind, Place, Plan, Priority};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, RangeLimits};
+
+/// A value the user's code gives, which `new` evaluates.
+pub enum Given {
+    /// The value fill op `op` writes, of the buffer's element type.
+    Fill {
+        op: u16,
+        ty: syn::Type,
+        value: Expr,
+    },
+    /// Kernel value argument `arg` of launch `op`, of the parameter's type.
+    Value {
+        op: u16,
+        arg: u16,
+        ty: syn::Type,
+        value: Expr,
+    },
+    Grid {
+        op: u16,
+        value: Expr,
+    },
+    Block {
+        op: u16,
+        value: Expr,
+    },
+    Shared {
+        op: u16,
+        value: Expr,
+    },
+}
+
+/// The description, and what `new` must give besides.
+pub struct Description {
+    /// The `PlanInfo` value.
+    pub info: TokenStream,
+    /// The size inputs `new` passes.
+    pub inputs: Vec<TokenStream>,
+    pub given: Vec<Given>,
+}
+
+pub fn describe(plan: &Plan) -> syn::Result<Description> {
+    let mut sizes = Sizes::new(plan);
+    let mut given = Vec::new();
+
+    // Buffer lengths first: a range without an end ends at its buffer's.
+    let mut lengths = Vec::new();
+    for buffer in &plan.buffers {
+        lengths.push(match &buffer.len_expr {
+            Some(len) => sizes.length(len, plan)?,
+            None => sizes.measured(&buffer.name.to_string()),
+        });
+    }
+
+    let mut ops = Vec::new();
+    for (index, op) in plan.ops.iter().enumerate() {
+        let index = index as u16;
+        let place = |place: &Place, sizes: &mut Sizes| -> syn::Result<TokenStream> {
+            place_tokens(plan, place, &lengths, sizes)
+        };
+        let kind = match &op.kind {
+            OpKind::Copy { src, dst } => {
+                let (src, dst) = (place(src, &mut sizes)?, place(dst, &mut sizes)?);
+                quote!(Copy(#src, #dst))
+            }
+            OpKind::Fill { dst, value } => {
+                given.push(Given::Fill {
+                    op: index,
+                    ty: plan.buffers[dst.buffer].elem.clone(),
+                    value: value.clone(),
+                });
+                let dst = place(dst, &mut sizes)?;
+                quote!(Fill(#dst))
+            }
+            OpKind::Launch(launch) => {
+                let kernel = number(launch.kernel);
+                let grid = dims(&launch.grid, plan, &mut sizes);
+                let block = dims(&launch.block, plan, &mut sizes);
+                let grid = grid.unwrap_or_else(|| {
+                    given.push(Given::Grid {
+                        op: index,
+                        value: launch.grid.clone(),
+                    });
+                    quote!(Given)
+                });
+                let block = block.unwrap_or_else(|| {
+                    given.push(Given::Block {
+                        op: index,
+                        value: launch.block.clone(),
+                    });
+                    quote!(Given)
+                });
+                let shared = match &launch.shared {
+                    None => quote!(None),
+                    Some(expr) => match sizes.launch(expr, plan) {
+                        Some(size) => {
+                            let size = number(size);
+                            quote!(Some(Shared::Size(#size)))
+                        }
+                        None => {
+                            given.push(Given::Shared {
+                                op: index,
+                                value: expr.clone(),
+                            });
+                            quote!(Some(Shared::Given))
+                        }
+                    },
+                };
+                let params = &plan.kernels[launch.kernel].params;
+                let mut args = Vec::new();
+                for (position, (arg, param)) in launch.args.iter().zip(params).enumerate() {
+                    args.push(match arg {
+                        Arg::Buffer(p) => {
+                            let p = place(p, &mut sizes)?;
+                            quote!(Buffer(#p))
+                        }
+                        Arg::Value(value) => {
+                            let KernelParamKind::Value(ty) = &param.kind else {
+                                return Err(syn::Error::new_spanned(
+                                    value,
+                                    "a value for a slice parameter",
+                                ));
+                            };
+                            given.push(Given::Value {
+                                op: index,
+                                arg: position as u16,
+                                ty: ty.clone(),
+                                value: value.clone(),
+                            });
+                            quote!(Value)
+                        }
+                    });
+                }
+                quote!(Launch(launch(#kernel, #grid, #block, #shared, &[#(#args),*])))
+            }
+            OpKind::Record(event) => {
+                let event = number(*event);
+                quote!(Record(#event))
+            }
+            OpKind::Wait(event) => {
+                let event = number(*event);
+                quote!(Wait(#event))
+            }
+            OpKind::Sync(None) => quote!(Sync(None)),
+            OpKind::Sync(Some(stream)) => {
+                let stream = number(*stream);
+                quote!(Sync(Some(#stream)))
+            }
+            OpKind::Alloc(buffer) => {
+                let buffer = number(*buffer);
+                quote!(Alloc(#buffer))
+            }
+            OpKind::Free(buffer) => {
+                let buffer = number(*buffer);
+                quote!(Free(#buffer))
+            }
+            OpKind::Host { .. } => {
+                let step = number(host_step_number(plan, index as usize));
+                quote!(Host(#step))
+            }
+        };
+        let site = site(&op.label, op.span);
+        ops.push(match op.lane {
+            Lane::Host => quote!(#site.on_host(#kind)),
+            Lane::Stream(stream) => {
+                let stream = number(stream);
+                quote!(#site.on(#stream, #kind))
+            }
+        });
+    }
+
+    let buffers = plan.buffers.iter().enumerate().map(|(id, buffer)| {
+        let label = match buffer.kind {
+            BufferKind::Param { .. } => format!("parameter {}", buffer.name),
+            _ => format!("{}: {}", buffer.name, buffer_kind(plan, id)),
+        };
+        let site = site(&label, buffer.name.span());
+        let kind = match buffer.kind {
+            BufferKind::Host(kind) if kind.pageable => quote!(Pageable),
+            BufferKind::Host(kind) => {
+                let flags: Vec<TokenStream> = [
+                    (kind.mapped, quote!(MAPPED)),
+                    (kind.write_combined, quote!(WRITE_COMBINED)),
+                    (kind.portable, quote!(PORTABLE)),
+                ]
+                .into_iter()
+                .filter_map(|(set, flag)| set.then(|| quote!(HostAlloc::#flag)))
+                .collect();
+                match &flags[..] {
+                    [] => quote!(Pinned(HostAlloc::PINNED)),
+                    [first, rest @ ..] => quote!(Pinned(#first #(.with(#rest))*)),
+                }
+            }
+            BufferKind::Device => quote!(Device),
+            BufferKind::StreamOrdered { .. } => quote!(StreamOrdered),
+            BufferKind::Param {
+                mutable,
+                registered,
+            } => {
+                let measured = match buffer.len_expr {
+                    Some(_) => quote!(None),
+                    None => {
+                        let input = number(sizes.measured_input(&buffer.name.to_string()));
+                        quote!(Some(#input))
+                    }
+                };
+                quote!(Param { mutable: #mutable, registered: #registered, measured: #measured })
+            }
+        };
+        let len = number(lengths[id]);
+        let elem = &buffer.elem;
+        let elem = quote_spanned!(elem.span()=> elem::<#elem>());
+        quote!(#site.buffer(#elem, #len, #kind))
+    });
+    let buffers: Vec<TokenStream> = buffers.collect();
+
+    let kernels = plan.kernels.iter().map(|kernel| {
+        let site = site(&format!("kernel {}", kernel.name), kernel.name.span());
+        // The kernel's symbol: `r#loop` is `loop`.
+        let entry = syn::ext::IdentExt::unraw(&kernel.name).to_string();
+        let path = &plan.modules[kernel.module];
+        let module = quote_spanned!(path.span()=> &#path);
+        quote!(#site.kernel(#entry, #module))
+    });
+    let streams = plan.streams.iter().map(|stream| {
+        let site = site(&format!("stream {}", stream.name), stream.name.span());
+        let name = stream.name.to_string();
+        let priority = match stream.priority {
+            Priority::Normal => quote!(Priority::Normal),
+            Priority::High => quote!(Priority::High),
+            Priority::Level(level) => {
+                let level = proc_macro2::Literal::i32_unsuffixed(level);
+                quote!(Priority::Level(#level))
+            }
+        };
+        quote!(#site.stream(#name, #priority))
+    });
+    let events = plan
+        .events
+        .iter()
+        .map(|event| site(&format!("event {event}"), event.span()));
+
+    let plan_site = site(&plan.name.to_string(), plan.name.span());
+    let inputs = sizes.input_names();
+    let programs = sizes.programs();
+    let info = quote! {{
+        use ::memplan::__private::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
+        PlanInfo {
+            site: #plan_site,
+            file: ::core::file!(),
+            inputs: &[#(#inputs),*],
+            sizes: &[#(#programs),*],
+            kernels: &[#(#kernels),*],
+            buffers: &[#(#buffers),*],
+            streams: &[#(#streams),*],
+            events: &[#(#events),*],
+            ops: &[#(#ops),*],
+        }
+    }};
+    Ok(Description {
+        info,
+        inputs: sizes.new_inputs(plan),
+        given,
+    })
+}
+
+/// `Part(buffer, start, end)`, or `Whole(buffer)`.
+fn place_tokens(
+    plan: &Plan,
+    place: &Place,
+    lengths: &[u16],
+    sizes: &mut Sizes,
+) -> syn::Result<TokenStream> {
+    let buffer = number(place.buffer);
+    let Some(range) = &place.range_expr else {
+        return Ok(quote!(Whole(#buffer)));
+    };
+    let start = match &range.start {
+        Some(start) => sizes.length(start, plan)?,
+        None => sizes.literal(0),
+    };
+    let end = match (&range.end, &range.limits) {
+        (None, _) => lengths[place.buffer],
+        (Some(end), RangeLimits::HalfOpen(_)) => sizes.length(end, plan)?,
+        (Some(end), RangeLimits::Closed(_)) => {
+            let last = sizes.length(end, plan)?;
+            sizes.plus_one(last)
+        }
+    };
+    let (start, end) = (number(start), number(end));
+    Ok(quote!(Part(#buffer, #start, #end)))
+}
+
+/// `Sizes(&[..])` when every dimension is written in the size arithmetic;
+/// `None` when `new` must compute them.
+fn dims(expr: &Expr, plan: &Plan, sizes: &mut Sizes) -> Option<TokenStream> {
+    let parts: Vec<&Expr> = match expr {
+        Expr::Tuple(tuple) if (1..=3).contains(&tuple.elems.len()) => tuple.elems.iter().collect(),
+        Expr::Paren(inner) => return dims(&inner.expr, plan, sizes),
+        other => vec![other],
+    };
+    let mut indices = Vec::new();
+    for part in parts {
+        indices.push(number(sizes.launch(part, plan)?));
+    }
+    Some(quote!(Sizes(&[#(#indices),*])))
+}
+
+/// The number of the host step op `index` is, among the plan's host steps.
+pub fn host_step_number(plan: &Plan, index: usize) -> u16 {
+    plan.ops[..index]
+        .iter()
+        .filter(|op| matches!(op.kind, OpKind::Host { .. }))
+        .count() as u16
+}
+
+/// `Site("copy a -> da", 22, 13)`.
+fn site(label: &str, span: Span) -> TokenStream {
+    let start = span.start();
+    let (line, column) = (number(start.line), number(start.column + 1));
+    quote!(Site(#label, #line, #column))
+}
+
+/// `blocks(n, per_block)` in a launch dimension computed by `new` calls
+/// memplan's, so that no name is brought into the scope of the user's code.
+pub fn with_builtins(expr: &Expr) -> TokenStream {
+    use syn::visit_mut::{self, VisitMut};
+    struct Builtins;
+    impl VisitMut for Builtins {
+        fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+            visit_mut::visit_expr_call_mut(self, call);
+            if is_blocks(call) {
+                let span = call.func.span();
+                *call.func = syn::parse_quote_spanned!(span=> ::memplan::blocks);
+            }
+        }
+    }
+    let mut expr = expr.clone();
+    Builtins.visit_expr_mut(&mut expr);
+    quote!(#expr)
+}
+
+/// Whether the plan has host steps that may read its sizes and values.
+pub fn has_host_steps(plan: &Plan) -> bool {
+    plan.ops
+        .iter()
+        .any(|op| matches!(op.kind, OpKind::Host { .. }))
+}
+
+/// The plan's size and value parameters, in order.
+pub fn scalar_params(plan: &Plan) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
+    plan.params.iter().filter_map(|param| match &param.kind {
+        ParamKind::Size => Some((&param.name, quote!(usize))),
+        ParamKind::Value(ty) => Some((&param.name, quote!(#ty))),
+        ParamKind::Slice(_) => None,
+    })
+}

@@ -1,0 +1,282 @@
+//! The plan's sizes (lengths, range bounds, launch dimensions) as the
+//! programs the runtime computes them with: postfix steps over the size
+//! inputs, in the order the user wrote the arithmetic, so that the runtime
+//! checks every step the user's code would take.
+//!
+//! The inputs are the plan's `usize` parameters, then the constants and
+//! casts that `new` evaluates as Rust (`CHUNK`, `K as usize`), then the
+//! lengths of caller slices declared without one, which each run measures.
+
+use super::names::number;
+use crate::ir::Plan;
+use crate::sym;
+use crate::text::text;
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::HashMap;
+use syn::{BinOp, Expr, Lit};
+
+/// A size input, before inputs are numbered.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Input {
+    /// `usize` parameter `i` (in the order of the plan's sizes).
+    Size(usize),
+    /// An expression `new` evaluates (`values[i]`).
+    Value(usize),
+    /// A caller slice's length (`measured[i]`).
+    Measured(usize),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Input(Input),
+    Literal(u64),
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Blocks,
+    U32,
+}
+
+pub struct Sizes {
+    /// The names of the plan's `usize` parameters.
+    params: Vec<String>,
+    /// What `new` evaluates, with its text.
+    values: Vec<(String, Expr)>,
+    /// The measured lengths' names (`xs.len()`).
+    measured: Vec<String>,
+    programs: Vec<(String, Vec<Step>)>,
+    index: HashMap<String, u16>,
+}
+
+/// Which arithmetic an expression may use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Context {
+    /// Lengths and ranges: constants of the user's are `usize` inputs.
+    Length,
+    /// Launch dimensions: `blocks(n, b)` and `as u32` too, and no
+    /// constants (they may be `u32`); what falls outside is computed by
+    /// Rust code in `new`.
+    Launch,
+}
+
+impl Sizes {
+    pub fn new(plan: &Plan) -> Sizes {
+        let params = plan
+            .params
+            .iter()
+            .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size))
+            .map(|p| p.name.to_string())
+            .collect();
+        Sizes {
+            params,
+            values: Vec::new(),
+            measured: Vec::new(),
+            programs: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// A length or range bound, which the IR already read as a size.
+    pub fn length(&mut self, expr: &Expr, plan: &Plan) -> syn::Result<u16> {
+        let mut steps = Vec::new();
+        if !self.steps(expr, Context::Length, plan, &mut steps) {
+            return Err(syn::Error::new_spanned(expr, sym::UNSUPPORTED));
+        }
+        Ok(self.intern(text(expr), steps))
+    }
+
+    /// A launch dimension, if it is written in the size arithmetic.
+    pub fn launch(&mut self, expr: &Expr, plan: &Plan) -> Option<u16> {
+        let mut steps = Vec::new();
+        self.steps(expr, Context::Launch, plan, &mut steps)
+            .then(|| self.intern(text(expr), steps))
+    }
+
+    /// The integer `value`.
+    pub fn literal(&mut self, value: u64) -> u16 {
+        self.intern(value.to_string(), vec![Step::Literal(value)])
+    }
+
+    /// `bound + 1` (the end of `a..=bound`).
+    pub fn plus_one(&mut self, bound: u16) -> u16 {
+        let (text, mut steps) = self.programs[usize::from(bound)].clone();
+        steps.extend([Step::Literal(1), Step::Add]);
+        self.intern(format!("{text} + 1"), steps)
+    }
+
+    /// The length of a caller slice declared without one, measured at
+    /// each run.
+    pub fn measured(&mut self, name: &str) -> u16 {
+        let text = format!("{name}.len()");
+        let input = match self.measured.iter().position(|m| *m == text) {
+            Some(index) => index,
+            None => {
+                self.measured.push(text.clone());
+                self.measured.len() - 1
+            }
+        };
+        self.intern(text, vec![Step::Input(Input::Measured(input))])
+    }
+
+    /// The input a measured length sets.
+    pub fn measured_input(&self, name: &str) -> u16 {
+        let text = format!("{name}.len()");
+        let index = self.measured.iter().position(|m| *m == text).unwrap_or(0);
+        (self.params.len() + self.values.len() + index) as u16
+    }
+
+    fn intern(&mut self, text: String, steps: Vec<Step>) -> u16 {
+        if let Some(&index) = self.index.get(&text) {
+            return index;
+        }
+        let index = self.programs.len() as u16;
+        self.programs.push((text.clone(), steps));
+        self.index.insert(text, index);
+        index
+    }
+
+    /// Appends the steps computing `expr`; false if it is outside the
+    /// arithmetic of `context`.
+    fn steps(&mut self, expr: &Expr, context: Context, plan: &Plan, out: &mut Vec<Step>) -> bool {
+        match expr {
+            Expr::Lit(lit) => match &lit.lit {
+                Lit::Int(int) => match int.base10_parse::<u64>() {
+                    Ok(value) => {
+                        out.push(Step::Literal(value));
+                        true
+                    }
+                    Err(_) => false,
+                },
+                _ => false,
+            },
+            Expr::Path(path) if path.qself.is_none() => {
+                let name = text(&path.path);
+                if let Some(index) = self.params.iter().position(|p| *p == name) {
+                    out.push(Step::Input(Input::Size(index)));
+                    true
+                } else if context == Context::Length && !plan.atoms.is_size(&name) {
+                    out.push(Step::Input(self.value(name, expr)));
+                    true
+                } else {
+                    false
+                }
+            }
+            Expr::Paren(inner) => self.steps(&inner.expr, context, plan, out),
+            Expr::Group(inner) => self.steps(&inner.expr, context, plan, out),
+            Expr::Cast(cast)
+                if sym::is_usize(&cast.ty) && sym::is_pure(&cast.expr, &plan.atoms) =>
+            {
+                self.steps(&cast.expr, context, plan, out)
+            }
+            Expr::Cast(cast) if sym::is_usize(&cast.ty) && context == Context::Length => {
+                let name = format!("({}) as usize", text(&cast.expr));
+                out.push(Step::Input(self.value(name, expr)));
+                true
+            }
+            Expr::Cast(cast) if is_u32(&cast.ty) && context == Context::Launch => {
+                let inner = self.steps(&cast.expr, context, plan, out);
+                out.push(Step::U32);
+                inner
+            }
+            Expr::Binary(binary) => {
+                let operation = match binary.op {
+                    BinOp::Add(_) => Step::Add,
+                    BinOp::Sub(_) => Step::Sub,
+                    BinOp::Mul(_) => Step::Mul,
+                    BinOp::Div(_) => Step::Div,
+                    BinOp::Rem(_) => Step::Rem,
+                    _ => return false,
+                };
+                let both = self.steps(&binary.left, context, plan, out)
+                    && self.steps(&binary.right, context, plan, out);
+                out.push(operation);
+                both
+            }
+            Expr::Call(call) if context == Context::Launch && is_blocks(call) => {
+                let both = self.steps(&call.args[0], context, plan, out)
+                    && self.steps(&call.args[1], context, plan, out);
+                out.push(Step::Blocks);
+                both
+            }
+            _ => false,
+        }
+    }
+
+    /// The input `new` evaluates for `expr`, named `name`.
+    fn value(&mut self, name: String, expr: &Expr) -> Input {
+        match self.values.iter().position(|(n, _)| *n == name) {
+            Some(index) => Input::Value(index),
+            None => {
+                self.values.push((name, expr.clone()));
+                Input::Value(self.values.len() - 1)
+            }
+        }
+    }
+
+    /// The input names, for the runtime's messages.
+    pub fn input_names(&self) -> Vec<String> {
+        let mut names = self.params.clone();
+        names.extend(self.values.iter().map(|(name, _)| name.clone()));
+        names.extend(self.measured.iter().cloned());
+        names
+    }
+
+    /// What `new` passes: the sizes, then the values, as written.
+    pub fn new_inputs(&self, plan: &Plan) -> Vec<TokenStream> {
+        let params = plan
+            .params
+            .iter()
+            .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size))
+            .map(|p| {
+                let name = &p.name;
+                quote!(#name)
+            });
+        let values = self.values.iter().map(|(_, expr)| quote!(#expr));
+        params.chain(values).collect()
+    }
+
+    /// `Size("n / 2", &[Input(0), Literal(2), Div])`, for each size.
+    pub fn programs(&self) -> Vec<TokenStream> {
+        let index_of = |input: Input| match input {
+            Input::Size(i) => i,
+            Input::Value(i) => self.params.len() + i,
+            Input::Measured(i) => self.params.len() + self.values.len() + i,
+        } as u16;
+        self.programs
+            .iter()
+            .map(|(text, steps)| {
+                let steps = steps.iter().map(|step| match *step {
+                    Step::Input(input) => {
+                        let index = number(index_of(input));
+                        quote!(Input(#index))
+                    }
+                    Step::Literal(value) => {
+                        let value = number(value);
+                        quote!(Literal(#value))
+                    }
+                    Step::Add => quote!(Add),
+                    Step::Sub => quote!(Sub),
+                    Step::Mul => quote!(Mul),
+                    Step::Div => quote!(Div),
+                    Step::Rem => quote!(Rem),
+                    Step::Blocks => quote!(Blocks),
+                    Step::U32 => quote!(U32),
+                });
+                quote!(Size(#text, &[#(#steps),*]))
+            })
+            .collect()
+    }
+}
+
+/// `blocks(n, per_block)`, the language's built-in function.
+pub fn is_blocks(call: &syn::ExprCall) -> bool {
+    call.args.len() == 2
+        && matches!(&*call.func, Expr::Path(path) if path.qself.is_none() && path.path.is_ident("blocks"))
+}
+
+fn is_u32(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("u32"))
+}

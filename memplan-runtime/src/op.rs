@@ -1,0 +1,78 @@
+//! What an operation of a plan is, and how its errors name it.
+
+use crate::driver::DriverError;
+use crate::error::{Error, Fault, Location, Result};
+
+/// What kind of operation an op is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    CopyHostToDevice,
+    CopyDeviceToHost,
+    CopyDeviceToDevice,
+    CopyHostToHost,
+    Fill,
+    Launch,
+    Record,
+    Wait,
+    Sync,
+    Host,
+    Alloc,
+    Free,
+    /// A declaration: the buffer, stream, event or kernel `new` creates.
+    Declaration,
+}
+
+/// An operation of a plan, as written, where errors and reports name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpInfo {
+    pub plan: &'static str,
+    /// The op as written, `copy dc -> c`.
+    pub label: &'static str,
+    pub kind: OpKind,
+    /// The stream it runs on; `None` for synchronous ops and host steps.
+    pub stream: Option<&'static str>,
+    pub location: Location,
+}
+
+impl OpInfo {
+    /// An error of this op.
+    pub fn error(&self, fault: impl Into<Fault>) -> Error {
+        Error::new(fault.into(), self.label, self.location).in_plan(self.plan)
+    }
+}
+
+/// A failure that an op of a plan can take over.
+pub trait IntoOpError {
+    fn into_op_error(self, op: &OpInfo) -> Error;
+}
+
+impl IntoOpError for Fault {
+    fn into_op_error(self, op: &OpInfo) -> Error {
+        op.error(self)
+    }
+}
+
+impl IntoOpError for DriverError {
+    fn into_op_error(self, op: &OpInfo) -> Error {
+        op.error(self)
+    }
+}
+
+impl IntoOpError for Error {
+    /// Keeps the runtime call that failed in the message.
+    fn into_op_error(self, op: &OpInfo) -> Error {
+        self.within(op.plan, op.label, op.location)
+    }
+}
+
+/// Attaches a plan's op to a failure.
+pub trait OpResultExt<T> {
+    fn at_op(self, op: &OpInfo) -> Result<T>;
+}
+
+impl<T, E: IntoOpError> OpResultExt<T> for Result<T, E> {
+    #[inline]
+    fn at_op(self, op: &OpInfo) -> Result<T> {
+        self.map_err(|error| error.into_op_error(op))
+    }
+}

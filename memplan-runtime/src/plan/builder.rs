@@ -1,0 +1,219 @@
+//! What a plan's `new` collects before the engine takes over: the host
+//! buffers (typed, for the plan's host views), and the values the user's
+//! expressions give (kernel arguments, fill values, launch dimensions).
+//!
+//! The user's expressions are evaluated by the generated `new`, in safe
+//! code, and handed over here as plain values: nothing of the user's is
+//! ever inside an `unsafe` block.
+
+use super::info::{BufferKind, Elem, PlanInfo, Site};
+use super::sizes::Sizes;
+use crate::context::Context;
+use crate::error::{Error, Fault, Location, Result};
+use crate::host::PinnedBuffer;
+use crate::kernel::{Dim3, KernelValue};
+use crate::memory::{Element, HostMemory, HostMemoryMut, byte_len};
+use bytemuck::NoUninit;
+use std::mem::MaybeUninit;
+
+/// The plan being built; `Engine::new` finishes it.
+pub struct Builder {
+    pub(crate) context: Context,
+    pub(crate) info: &'static PlanInfo,
+    pub(crate) sizes: Sizes,
+    /// The host buffers made so far, by buffer.
+    pub(crate) host: Vec<Option<HostBuffer>>,
+    pub(crate) given: Givens,
+}
+
+/// The values `new` gave, by op.
+#[derive(Default)]
+pub(crate) struct Givens {
+    pub values: Vec<Given<Value>>,
+    pub fills: Vec<Given<FillValue>>,
+    pub dims: Vec<Given<(Which, Dim3)>>,
+    pub shared: Vec<Given<u32>>,
+}
+
+/// Something `new` gave for op `op` (and its argument `arg`, for values).
+pub(crate) struct Given<T> {
+    pub op: u16,
+    pub arg: u16,
+    pub value: T,
+}
+
+/// Where a host buffer is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostBuffer {
+    pub host: u64,
+    /// Its device address, if mapped.
+    pub device: Option<u64>,
+    pub page_locked: bool,
+}
+
+/// A kernel value argument's bytes, as the kernel reads them.
+pub(crate) struct Value {
+    pub bytes: Box<[MaybeUninit<u8>]>,
+    pub align: usize,
+}
+
+/// A fill value's bytes, and its type.
+pub(crate) struct FillValue {
+    pub bytes: Box<[u8]>,
+    pub elem: Elem,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Which {
+    Grid,
+    Block,
+}
+
+impl Builder {
+    /// Starts building a plan of `info` with the size inputs `sizes`
+    /// (the plan's `usize` parameters and constants, in `info`'s order).
+    pub fn new(context: &Context, info: &'static PlanInfo, sizes: &[usize]) -> Builder {
+        Builder {
+            context: context.clone(),
+            info,
+            sizes: Sizes::new(info, sizes),
+            host: info.buffers.iter().map(|_| None).collect(),
+            given: Givens::default(),
+        }
+    }
+
+    /// Allocates pinned host buffer `buffer`, zeroed.
+    pub fn pinned<T: Element>(&mut self, buffer: u16) -> Result<PinnedBuffer<T>> {
+        let (site, len) = self.declared::<T>(buffer)?;
+        let BufferKind::Pinned(flags) = self.info.buffers[usize::from(buffer)].kind else {
+            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+        };
+        let mut memory = PinnedBuffer::with_flags(&self.context, len, flags)
+            .map_err(|e| e.within(self.info.name(), site.0, self.location(site)))?;
+        let device = memory.device_ptr().map(|ptr| ptr.as_raw());
+        self.host[usize::from(buffer)] = Some(HostBuffer {
+            host: memory.host_parts_mut().0 as u64,
+            device,
+            page_locked: true,
+        });
+        Ok(memory)
+    }
+
+    /// Allocates pageable host buffer `buffer`, zeroed.
+    pub fn pageable<T: Element>(&mut self, buffer: u16) -> Result<Vec<T>> {
+        let (site, len) = self.declared::<T>(buffer)?;
+        if self.info.buffers[usize::from(buffer)].kind != BufferKind::Pageable {
+            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+        }
+        let mut memory = Vec::new();
+        // Allocation failure is an error, not an abort.
+        if memory.try_reserve_exact(len).is_err() {
+            let fault = Fault::SizeOverflow {
+                len,
+                element_size: size_of::<T>(),
+            };
+            return Err(self.error(site, fault));
+        }
+        memory.resize(len, T::zeroed());
+        self.host[usize::from(buffer)] = Some(HostBuffer {
+            host: memory.host_parts_mut().0 as u64,
+            device: None,
+            page_locked: memory.is_page_locked(),
+        });
+        Ok(memory)
+    }
+
+    /// The value of kernel argument `arg` of launch `op`.
+    pub fn value<T: KernelValue>(&mut self, op: u16, arg: u16, value: T) {
+        let mut bytes = vec![MaybeUninit::<u8>::uninit(); size_of::<T>()].into_boxed_slice();
+        // SAFETY: copies the value's bytes, padding included, as
+        // `MaybeUninit<u8>`s, which may be uninitialized.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (&raw const value).cast::<MaybeUninit<u8>>(),
+                bytes.as_mut_ptr(),
+                size_of::<T>(),
+            );
+        }
+        let align = align_of::<T>();
+        self.given.values.push(Given {
+            op,
+            arg,
+            value: Value { bytes, align },
+        });
+    }
+
+    /// The value fill `op` writes.
+    pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
+        let bytes = bytemuck::bytes_of(&value).into();
+        let elem = Elem::of::<T>();
+        self.given.fills.push(Given {
+            op,
+            arg: 0,
+            value: FillValue { bytes, elem },
+        });
+    }
+
+    /// The grid of launch `op`, where the plan computes it with Rust code.
+    pub fn grid(&mut self, op: u16, grid: impl Into<Dim3>) {
+        self.given.dims.push(Given {
+            op,
+            arg: 0,
+            value: (Which::Grid, grid.into()),
+        });
+    }
+
+    /// The block of launch `op`, where the plan computes it with Rust code.
+    pub fn block(&mut self, op: u16, block: impl Into<Dim3>) {
+        self.given.dims.push(Given {
+            op,
+            arg: 0,
+            value: (Which::Block, block.into()),
+        });
+    }
+
+    /// The dynamic shared memory of launch `op`, where the plan computes it
+    /// with Rust code.
+    pub fn shared(&mut self, op: u16, bytes: u32) {
+        self.given.shared.push(Given {
+            op,
+            arg: 0,
+            value: bytes,
+        });
+    }
+
+    /// The site and length of buffer `buffer`, declared with elements `T`.
+    fn declared<T: Element>(&mut self, buffer: u16) -> Result<(Site, usize)> {
+        let Some(declaration) = self.info.buffers.get(usize::from(buffer)) else {
+            let site = self.info.site;
+            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+        };
+        let site = declaration.site;
+        if !declaration.elem.is::<T>() {
+            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+        }
+        let len = self
+            .sizes
+            .get(declaration.len)
+            .map_err(|fault| self.error(site, fault))?;
+        byte_len::<T>(len).map_err(|fault| self.error(site, fault))?;
+        Ok((site, len))
+    }
+
+    pub(crate) fn location(&self, site: Site) -> Location {
+        Location {
+            file: self.info.file,
+            line: site.1,
+            column: site.2,
+        }
+    }
+
+    /// An error of the declaration or op at `site`.
+    pub(crate) fn error(&self, site: Site, fault: Fault) -> Error {
+        Error::new(fault, site.0, self.location(site)).in_plan(self.info.name())
+    }
+}
+
+/// Generated code asked for a buffer as something it was not declared as:
+/// a bug of memplan's, reported rather than trusted.
+const NOT_AS_DECLARED: &str = "memplan's generated code and the plan's description disagree (a bug in memplan; please report it)";

@@ -1,0 +1,130 @@
+//! A built plan: what every type `memplan!` generates holds, and what its
+//! methods forward to.
+
+use super::Plan;
+use super::builder::Builder;
+use super::in_flight::InFlight;
+use super::runner::Runner;
+use super::slices::Slice;
+use crate::error::{Fault, Result};
+use crate::report::RunReport;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+
+/// A built plan: its resources, its resolved ops and its typed host
+/// buffers. Every method is safe to call in any order; each waits for a run
+/// still in flight before the host touches the plan's memory.
+pub struct Engine<P: Plan> {
+    runner: Runner,
+    state: P::State,
+}
+
+impl<P: Plan> Engine<P> {
+    /// Finishes building the plan: allocates its device memory, loads its
+    /// kernels, creates its streams and events, and resolves every op,
+    /// checking every range, length and launch configuration. A failure
+    /// frees what was made before it.
+    ///
+    /// # Safety
+    /// `builder`'s description passed memplan's compile-time checks: no two
+    /// of its ops touch memory unordered, no op reads memory before it is
+    /// written or touches stream-ordered memory outside its allocation, host
+    /// steps touch only the buffers they list, and each kernel's declaration
+    /// matches its C++ parameters. `state` holds the host buffers `builder`
+    /// allocated, and `P`'s host views and host steps touch only those.
+    pub unsafe fn new(builder: Builder, state: P::State) -> Result<Self> {
+        Ok(Engine {
+            runner: Runner::new(builder)?,
+            state,
+        })
+    }
+
+    /// Runs the plan once: queues every op, waits for all of them (also
+    /// when one fails), and reports on the run.
+    pub fn run(&mut self) -> Result<RunReport> {
+        self.run_with(&mut [])
+    }
+
+    /// Runs the plan once on the caller's slices, borrowed for the run.
+    pub fn run_with(&mut self, slices: &mut [Slice<'_>]) -> Result<RunReport> {
+        self.runner.settle();
+        self.runner.begin()?;
+        let registrations = self.runner.prepare(slices)?;
+        self.runner.set_in_flight();
+        let (runner, state) = (&mut self.runner, &mut self.state);
+        // A panic in the plan's own code (a host step) unwinds past the
+        // caller's slices: wait for the streams before they are released.
+        let queued = catch_unwind(AssertUnwindSafe(|| {
+            runner.queue(&mut |step| P::host_step(state, step, slices))
+        }));
+        let finished = self.runner.finish();
+        drop(registrations);
+        self.runner.release_slices();
+        match queued {
+            Ok(queued) => queued?,
+            Err(panic) => resume_unwind(panic),
+        }
+        finished
+    }
+
+    /// Queues every op and returns at once; the guard waits. Plans that
+    /// borrow the caller's slices cannot be enqueued: a guard can be leaked,
+    /// and the slices must not be.
+    pub fn enqueue(&mut self) -> Result<InFlight<'_>> {
+        self.runner.settle();
+        if self.runner.has_caller_slices() {
+            let why = "this plan borrows the caller's slices, so it cannot run past `run`";
+            return Err(self
+                .runner
+                .error_at_plan("enqueue", Fault::Unsupported(why)));
+        }
+        self.runner.begin()?;
+        self.runner.prepare(&[])?;
+        self.runner.set_in_flight();
+        let state = &mut self.state;
+        let queued = catch_unwind(AssertUnwindSafe(|| {
+            self.runner
+                .queue(&mut |step| P::host_step(state, step, &mut []))
+        }));
+        match queued {
+            Ok(Ok(())) => Ok(InFlight::new(&mut self.runner)),
+            Ok(Err(error)) => {
+                let _ = self.runner.finish();
+                Err(error)
+            }
+            Err(panic) => {
+                let _ = self.runner.finish();
+                resume_unwind(panic)
+            }
+        }
+    }
+
+    /// The plan's host buffers, to read (after waiting for a run in flight).
+    pub fn host(&self) -> P::Host<'_> {
+        self.runner.settle();
+        P::host(&self.state)
+    }
+
+    /// The plan's host buffers, to write (after waiting for a run in flight).
+    pub fn host_mut(&mut self) -> P::HostMut<'_> {
+        self.runner.settle();
+        P::host_mut(&mut self.state)
+    }
+
+    /// Times each GPU op of later runs with CUDA events, so that reports
+    /// list them; off by default, and free when off.
+    pub fn set_timing(&mut self, on: bool) -> Result<()> {
+        self.runner.settle();
+        self.runner.set_timing(on)
+    }
+
+    pub(crate) fn runner(&mut self) -> &mut Runner {
+        &mut self.runner
+    }
+}
+
+impl<P: Plan> Drop for Engine<P> {
+    fn drop(&mut self) {
+        // A leaked guard's run is waited for before the buffers go.
+        self.runner.settle();
+    }
+}

@@ -1,0 +1,86 @@
+//! A plan captured as a CUDA graph.
+
+use super::Plan;
+use super::engine::Engine;
+use super::in_flight::InFlight;
+use crate::error::{Fault, Result};
+use crate::graph::Graph;
+use crate::report::RunReport;
+
+/// A plan captured as a CUDA graph ([`Graph`]): each run replays all of its
+/// stream work with one launch. It borrows the plan, and gives access to its
+/// host buffers only (through [`host`](Self::host) and
+/// [`host_mut`](Self::host_mut)): the graph holds the addresses of the
+/// plan's buffers, so the plan itself must stay as it is.
+pub struct PlanGraph<'p, P: Plan> {
+    engine: &'p mut Engine<P>,
+    graph: Graph,
+}
+
+impl<P: Plan> Engine<P> {
+    /// Captures the plan's ops as a CUDA graph, replayed with one launch per
+    /// run. Errors for plans with synchronous ops, host steps or caller
+    /// slices, which a graph cannot hold.
+    pub fn graph(&mut self) -> Result<PlanGraph<'_, P>> {
+        let runner = self.runner();
+        runner.settle();
+        let graph = runner.capture()?;
+        Ok(PlanGraph::new(self, graph))
+    }
+}
+
+impl<'p, P: Plan> PlanGraph<'p, P> {
+    /// The graph captured from `engine`'s ops.
+    pub(crate) fn new(engine: &'p mut Engine<P>, graph: Graph) -> Self {
+        Self { engine, graph }
+    }
+
+    /// Replays the plan and waits for it.
+    pub fn run(&mut self) -> Result<RunReport> {
+        let launched = self.launch();
+        let report = self.engine.runner().finish();
+        launched?;
+        report
+    }
+
+    /// Replays the plan; the guard waits for it.
+    pub fn enqueue(&mut self) -> Result<InFlight<'_>> {
+        if let Err(error) = self.launch() {
+            let _ = self.engine.runner().finish();
+            return Err(error);
+        }
+        Ok(InFlight::new(self.engine.runner()))
+    }
+
+    /// The plan's host buffers, to read between replays.
+    pub fn host(&self) -> P::Host<'_> {
+        self.engine.host()
+    }
+
+    /// The plan's host buffers, to change between replays.
+    pub fn host_mut(&mut self) -> P::HostMut<'_> {
+        self.engine.host_mut()
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        let runner = self.engine.runner();
+        // A run nobody waited for (a leaked guard) is finished first: the
+        // graph reuses the same buffers.
+        if runner.is_in_flight()
+            && let Err(error) = runner.finish()
+        {
+            runner.defer(error);
+        }
+        runner.begin()?;
+        runner.set_in_flight();
+        let Some(stream) = runner.first_stream() else {
+            let fault = Fault::Unsupported("the plan has no stream to launch its graph on");
+            return Err(runner.error_at_plan("graph launch", fault));
+        };
+        // SAFETY: the graph holds addresses of the plan's own memory, which
+        // the plan (borrowed by `self`) keeps alive; the host reaches it only
+        // through the plan, which waits for its streams first.
+        unsafe { self.graph.launch(stream) }
+            .map_err(|e| e.within(runner.name(), "graph launch", runner.plan_location()))
+    }
+}

@@ -1,0 +1,289 @@
+//! What `memplan!` emits for each plan: a static description of its
+//! declarations and ops, with every size written as a small program. The
+//! engine builds the plan from it and runs it; nothing in it is trusted
+//! beyond what [`Engine::new`](super::Engine::new) promises, and every
+//! number in it is checked before it is used.
+
+use crate::error::Fault;
+use crate::host::HostAlloc;
+use crate::image::Image;
+use crate::memory::Element;
+use crate::stream::Priority;
+use std::any::TypeId;
+
+/// A plan, as written.
+pub struct PlanInfo {
+    /// The plan's name, where it is written.
+    pub site: Site,
+    /// The file the plan is written in (`file!()`): with each [`Site`]'s
+    /// line and column, where errors point.
+    pub file: &'static str,
+    /// The names of the size inputs: those `new` passes (sizes, constants),
+    /// then the lengths of caller slices declared without one, which each
+    /// run measures. For messages.
+    pub inputs: &'static [&'static str],
+    /// Every length, range bound and launch dimension.
+    pub sizes: &'static [Size],
+    pub kernels: &'static [KernelInfo],
+    pub buffers: &'static [BufferInfo],
+    pub streams: &'static [StreamInfo],
+    pub events: &'static [Site],
+    /// In program order.
+    pub ops: &'static [OpDef],
+}
+
+impl PlanInfo {
+    pub fn name(&self) -> &'static str {
+        self.site.0
+    }
+}
+
+/// Where something is written: its label (`copy a -> da`, `data: [f32; n]
+/// pinned`), line and column.
+#[derive(Clone, Copy, Debug)]
+pub struct Site(pub &'static str, pub u32, pub u32);
+
+/// A size as written (`n / 2 + 1`), and the postfix program that computes it.
+#[derive(Debug)]
+pub struct Size(pub &'static str, pub &'static [Term]);
+
+/// One step of a size program, on a stack of `usize`s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// Pushes input `i`.
+    Input(u16),
+    Literal(u64),
+    /// Pops `b`, then `a`; pushes `a + b` (and so on); every step checked.
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    /// `blocks(n, per_block)`: `n / per_block` rounded up.
+    Blocks,
+    /// `as u32` in a launch configuration: the value must fit.
+    U32,
+}
+
+/// The layout of an element type, and which type it is.
+#[derive(Clone, Copy)]
+pub struct Elem {
+    pub size: usize,
+    pub align: usize,
+    pub type_id: fn() -> TypeId,
+}
+
+impl Elem {
+    pub const fn of<T: Element>() -> Elem {
+        Elem {
+            size: size_of::<T>(),
+            align: align_of::<T>(),
+            type_id: TypeId::of::<T>,
+        }
+    }
+
+    pub(crate) fn is<T: 'static>(&self) -> bool {
+        (self.type_id)() == TypeId::of::<T>()
+    }
+}
+
+impl std::fmt::Debug for Elem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Elem({} bytes)", self.size)
+    }
+}
+
+/// The element type `T`, for a [`BufferInfo`].
+pub const fn elem<T: Element>() -> Elem {
+    Elem::of::<T>()
+}
+
+impl Site {
+    /// The buffer declared here: `elem`s, `len` long (a size), of `kind`.
+    pub const fn buffer(self, elem: Elem, len: u16, kind: BufferKind) -> BufferInfo {
+        BufferInfo {
+            site: self,
+            elem,
+            len,
+            kind,
+        }
+    }
+
+    /// The kernel declared here: symbol `entry` of `module`.
+    pub const fn kernel(self, entry: &'static str, module: &'static Image) -> KernelInfo {
+        KernelInfo {
+            site: self,
+            entry,
+            module,
+        }
+    }
+
+    /// The stream declared here.
+    pub const fn stream(self, name: &'static str, priority: Priority) -> StreamInfo {
+        StreamInfo {
+            site: self,
+            name,
+            priority,
+        }
+    }
+
+    /// The op written here, queued on stream `stream`.
+    pub const fn on(self, stream: u16, op: Op) -> OpDef {
+        OpDef {
+            site: self,
+            stream: Some(stream),
+            op,
+        }
+    }
+
+    /// The op written here, run by the host in program order.
+    pub const fn on_host(self, op: Op) -> OpDef {
+        OpDef {
+            site: self,
+            stream: None,
+            op,
+        }
+    }
+}
+
+/// A launch of kernel `kernel`.
+pub const fn launch(
+    kernel: u16,
+    grid: Dims,
+    block: Dims,
+    shared: Option<Shared>,
+    args: &'static [Arg],
+) -> LaunchInfo {
+    LaunchInfo {
+        kernel,
+        grid,
+        block,
+        shared,
+        args,
+    }
+}
+
+/// `kernel name(...) from MODULE;`
+#[derive(Debug)]
+pub struct KernelInfo {
+    pub site: Site,
+    /// The symbol in the module.
+    pub entry: &'static str,
+    /// The compiled module; kernels of one module share one load.
+    pub module: &'static Image,
+}
+
+/// A buffer: declared, a caller's slice, or allocated in stream order.
+#[derive(Debug)]
+pub struct BufferInfo {
+    pub site: Site,
+    pub elem: Elem,
+    /// Its length, a size.
+    pub len: u16,
+    pub kind: BufferKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// Host memory in a `Vec`.
+    Pageable,
+    /// Page-locked host memory, allocated with these flags.
+    Pinned(HostAlloc),
+    /// `cuMemAlloc`, for the plan's lifetime.
+    Device,
+    /// `alloc` in a stream block: allocated and freed by ops of each run.
+    StreamOrdered,
+    /// A caller's slice, passed to each run. `measured`: the input its
+    /// length sets, for a slice declared without one.
+    Param {
+        mutable: bool,
+        registered: bool,
+        measured: Option<u16>,
+    },
+}
+
+/// `stream name priority p;`
+#[derive(Debug)]
+pub struct StreamInfo {
+    pub site: Site,
+    pub name: &'static str,
+    pub priority: Priority,
+}
+
+/// One op: where it is written, the stream it is queued on (`None`: it
+/// runs on the host, in program order), and what it does.
+#[derive(Debug)]
+pub struct OpDef {
+    pub site: Site,
+    pub stream: Option<u16>,
+    pub op: Op,
+}
+
+#[derive(Debug)]
+pub enum Op {
+    Copy(Place, Place),
+    /// The value comes from `new` ([`Builder::fill`](super::Builder::fill)).
+    Fill(Place),
+    Launch(LaunchInfo),
+    Record(u16),
+    Wait(u16),
+    /// `sync s`, or `sync all` (`None`).
+    Sync(Option<u16>),
+    Alloc(u16),
+    Free(u16),
+    /// Host step `i` of the plan ([`Plan::host_step`](crate::Plan::host_step)).
+    Host(u16),
+}
+
+/// A buffer, or a range of one.
+#[derive(Clone, Copy, Debug)]
+pub enum Place {
+    /// All of buffer `b`.
+    Whole(u16),
+    /// `start..end` of buffer `b` (two sizes).
+    Part(u16, u16, u16),
+}
+
+impl Place {
+    pub fn buffer(self) -> u16 {
+        match self {
+            Place::Whole(buffer) | Place::Part(buffer, ..) => buffer,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct LaunchInfo {
+    pub kernel: u16,
+    pub grid: Dims,
+    pub block: Dims,
+    /// Dynamic shared memory bytes, a size; `None` for 0, or given by `new`.
+    pub shared: Option<Shared>,
+    pub args: &'static [Arg],
+}
+
+/// Launch dimensions: one to three sizes, or a value `new` computes.
+#[derive(Clone, Copy, Debug)]
+pub enum Dims {
+    Sizes(&'static [u16]),
+    Given,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Shared {
+    Size(u16),
+    Given,
+}
+
+/// A kernel argument: a buffer (or a range of one), or a value `new` gives.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    Buffer(Place),
+    Value,
+}
+
+/// The description disagrees with itself: a bug of memplan's, reported
+/// rather than trusted.
+pub(crate) const MALFORMED: Fault = Fault::Unsupported(
+    "the plan's description is inconsistent (a bug in memplan; please report it)",
+);

@@ -1,0 +1,247 @@
+//! A launch as the engine keeps it: the configuration checked against the
+//! GPU once, and the argument values laid out once, so that a run makes
+//! the one driver call.
+
+use super::address::Addr;
+use crate::context::Context;
+use crate::driver::DriverError;
+use crate::error::Fault;
+use crate::kernel::{Dim3, Kernel, LaunchConfig};
+use cust::sys::{CUdevice_attribute, CUfunction_attribute, CUstream};
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+
+/// One argument's storage unit: kernel arguments are aligned to at most 16.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub(crate) struct Chunk(MaybeUninit<[u8; 16]>);
+
+/// The largest alignment a kernel value argument may have.
+pub(crate) const MAX_ALIGN: usize = align_of::<Chunk>();
+
+/// A resolved launch.
+pub(crate) struct LaunchStep {
+    pub kernel: u16,
+    pub config: LaunchConfig,
+    /// A grid with a zero dimension: no blocks, so no driver call (empty
+    /// input is valid input).
+    pub empty: bool,
+    /// Every argument's bytes, each from a chunk boundary.
+    storage: Box<[Chunk]>,
+    /// The first chunk of each argument.
+    starts: Box<[usize]>,
+    /// Pointer arguments whose address is known only during a run (caller
+    /// slices, stream-ordered buffers): (argument, address).
+    patches: Box<[(usize, Addr)]>,
+}
+
+/// The arguments of a launch, in order, as they are being laid out.
+#[derive(Default)]
+pub(crate) struct Arguments {
+    storage: Vec<Chunk>,
+    starts: Vec<usize>,
+    patches: Vec<(usize, Addr)>,
+}
+
+impl Arguments {
+    /// Appends a value argument of `bytes`.
+    pub fn value(&mut self, bytes: &[MaybeUninit<u8>]) {
+        let start = self.storage.len();
+        let chunks = bytes.len().div_ceil(16).max(1);
+        self.storage
+            .resize(start + chunks, Chunk(MaybeUninit::uninit()));
+        // SAFETY: `chunks` chunks from `start` hold at least `bytes.len()`
+        // bytes; `MaybeUninit` bytes may be copied whatever they hold.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.storage
+                    .as_mut_ptr()
+                    .add(start)
+                    .cast::<MaybeUninit<u8>>(),
+                bytes.len(),
+            );
+        }
+        self.starts.push(start);
+    }
+
+    /// Appends a pointer argument: a device address, or one filled in at
+    /// each launch.
+    pub fn pointer(&mut self, address: Result<u64, Addr>) {
+        let index = self.starts.len();
+        let value = match address {
+            Ok(address) => address,
+            Err(later) => {
+                self.patches.push((index, later));
+                0
+            }
+        };
+        let bytes = value.to_ne_bytes().map(MaybeUninit::new);
+        self.value(&bytes);
+    }
+
+    pub fn finish(self, kernel: u16, config: LaunchConfig) -> LaunchStep {
+        let empty = [config.grid.x, config.grid.y, config.grid.z].contains(&0);
+        LaunchStep {
+            kernel,
+            config,
+            empty,
+            storage: self.storage.into_boxed_slice(),
+            starts: self.starts.into_boxed_slice(),
+            patches: self.patches.into_boxed_slice(),
+        }
+    }
+}
+
+impl LaunchStep {
+    /// Queues the launch on `stream`, with the addresses `resolve` gives
+    /// for the arguments known only during a run.
+    ///
+    /// # Safety
+    /// The arguments match the kernel's parameters, and the memory they
+    /// reach stays allocated, and the host off it, until `stream` has
+    /// finished the kernel.
+    pub unsafe fn launch(
+        &mut self,
+        kernel: &Kernel,
+        stream: CUstream,
+        resolve: impl Fn(Addr) -> u64,
+    ) -> Result<(), DriverError> {
+        if self.empty {
+            return Ok(());
+        }
+        for &(argument, address) in &*self.patches {
+            let chunk = &mut self.storage[self.starts[argument]];
+            let bytes = resolve(address).to_ne_bytes().map(MaybeUninit::new);
+            // SAFETY: a chunk holds 16 bytes; the address takes 8.
+            unsafe {
+                chunk
+                    .0
+                    .as_mut_ptr()
+                    .cast::<[MaybeUninit<u8>; 8]>()
+                    .write(bytes)
+            };
+        }
+        let base = self.storage.as_mut_ptr();
+        let mut pointers: Vec<*mut c_void> = self
+            .starts
+            .iter()
+            // SAFETY: every start is a chunk of `storage`.
+            .map(|&start| unsafe { base.add(start) }.cast::<c_void>())
+            .collect();
+        // SAFETY: the pointers point at the arguments' bytes, which live
+        // until the driver has copied them during this call; the rest is
+        // the caller's promise.
+        unsafe { kernel.launch_raw(stream, self.config, pointers.as_mut_ptr()) }
+    }
+}
+
+// SAFETY: the storage is owned plain bytes; nothing points into it between
+// launches.
+unsafe impl Send for LaunchStep {}
+unsafe impl Sync for LaunchStep {}
+
+/// The limits a launch must keep on this GPU, for this kernel.
+pub(crate) fn check_limits(
+    context: &Context,
+    kernel: &Kernel,
+    config: &LaunchConfig,
+) -> Result<(), Fault> {
+    use CUdevice_attribute::*;
+    use CUfunction_attribute::*;
+    let Dim3 { x, y, z } = config.block;
+    if [x, y, z].contains(&0) {
+        return Err(Fault::Launch(format!(
+            "a block of {x} x {y} x {z} threads has none"
+        )));
+    }
+    let block_limits = [
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
+    ];
+    let grid_limits = [
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
+    ];
+    let axes = ["x", "y", "z"];
+    for ((value, limit), axis) in [x, y, z].into_iter().zip(block_limits).zip(axes) {
+        let limit = device(context, limit)?;
+        if value > limit {
+            return Err(Fault::Launch(format!(
+                "the block's {axis} dimension is {value}, above this GPU's {limit}"
+            )));
+        }
+    }
+    let grid = config.grid;
+    for ((value, limit), axis) in [grid.x, grid.y, grid.z]
+        .into_iter()
+        .zip(grid_limits)
+        .zip(axes)
+    {
+        let limit = device(context, limit)?;
+        if value > limit {
+            return Err(Fault::Launch(format!(
+                "the grid's {axis} dimension is {value}, above this GPU's {limit}"
+            )));
+        }
+    }
+    let threads = u64::from(x) * u64::from(y) * u64::from(z);
+    let most = u64::from(kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?);
+    if threads > most {
+        return Err(Fault::Launch(format!(
+            "a block of {threads} threads, above the {most} this kernel can run on this GPU"
+        )));
+    }
+    let shared = config.shared_bytes;
+    let allowed = kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+    if shared > allowed {
+        // Above the default, a kernel must opt in; do so where the GPU can.
+        let static_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
+        let most = device(
+            context,
+            CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )?
+        .saturating_sub(static_bytes);
+        if shared > most {
+            return Err(Fault::Launch(format!(
+                "{shared} bytes of dynamic shared memory, above the {most} this kernel can have on this GPU"
+            )));
+        }
+        kernel.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)?;
+    }
+    Ok(())
+}
+
+fn device(context: &Context, attribute: CUdevice_attribute) -> Result<u32, Fault> {
+    let value = context.attribute_raw(attribute)?;
+    Ok(u32::try_from(value).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_start_on_chunks_and_keep_their_bytes() {
+        let mut arguments = Arguments::default();
+        arguments.value(&7u32.to_ne_bytes().map(MaybeUninit::new));
+        arguments.pointer(Ok(0xdead_beef));
+        arguments.value(&[MaybeUninit::new(1u8); 24]);
+        let launch = arguments.finish(0, LaunchConfig::new(1, 1, 0));
+        assert_eq!(&*launch.starts, &[0, 1, 2]);
+        assert_eq!(launch.storage.len(), 4, "24 bytes take two chunks");
+        // SAFETY: chunk 1 holds the pointer's 8 bytes.
+        let pointer = unsafe { launch.storage[1].0.as_ptr().cast::<u64>().read() };
+        assert_eq!(pointer, 0xdead_beef);
+    }
+
+    #[test]
+    fn a_grid_without_blocks_launches_nothing() {
+        let launch = Arguments::default().finish(0, LaunchConfig::new((4, 0), 256, 0));
+        assert!(launch.empty);
+        let launch = Arguments::default().finish(0, LaunchConfig::new(4, 256, 0));
+        assert!(!launch.empty);
+    }
+}

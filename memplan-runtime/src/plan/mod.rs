@@ -1,0 +1,76 @@
+//! What the types `memplan!` generates are built on: the [`Plan`] trait
+//! they implement, the guard of a run still on the GPU ([`InFlight`]), and
+//! a plan captured as a CUDA graph ([`PlanGraph`]).
+//!
+//! The plan's logic lives here, once, not in the generated code: a plan
+//! type holds an `Engine`, made by its `new` from a static description of
+//! the plan (the `__private` items), and every method forwards to it.
+
+mod address;
+mod builder;
+mod engine;
+mod graph;
+mod in_flight;
+mod info;
+mod launch;
+mod resolve;
+mod runner;
+mod sizes;
+mod slices;
+mod step;
+
+pub use builder::Builder;
+pub use engine::Engine;
+pub use graph::PlanGraph;
+pub use in_flight::InFlight;
+pub use info::{
+    Arg, BufferInfo, BufferKind, Dims, Elem, KernelInfo, LaunchInfo, Op, OpDef, Place, PlanInfo,
+    Shared, Site, Size, StreamInfo, Term, elem, launch,
+};
+pub use slices::{Slice, copied, pick};
+
+use crate::error::Fault;
+
+/// A plan type, as `memplan!` generates it: the views of its host buffers,
+/// and what its engine calls back into.
+///
+/// You rarely name it, except to write code that works with any plan:
+///
+/// ```
+/// use memplan_runtime::{Plan, PlanGraph, Result};
+///
+/// /// Replays a captured plan `times` times.
+/// fn replay<P: Plan>(graph: &mut PlanGraph<'_, P>, times: usize) -> Result<()> {
+///     for _ in 0..times {
+///         graph.run()?;
+///     }
+///     Ok(())
+/// }
+/// ```
+pub trait Plan: Sized + 'static {
+    /// The plan's host buffers, borrowed to read.
+    type Host<'a>;
+    /// The plan's host buffers, borrowed to write.
+    type HostMut<'a>;
+
+    /// The plan's host buffers and parameters, typed.
+    #[doc(hidden)]
+    type State;
+
+    #[doc(hidden)]
+    fn host(state: &Self::State) -> Self::Host<'_>;
+
+    #[doc(hidden)]
+    fn host_mut(state: &mut Self::State) -> Self::HostMut<'_>;
+
+    /// Runs host step `step` of the plan.
+    #[doc(hidden)]
+    fn host_step(
+        state: &mut Self::State,
+        step: u16,
+        slices: &mut [Slice<'_>],
+    ) -> Result<(), Fault> {
+        let _ = (state, step, slices);
+        Ok(())
+    }
+}

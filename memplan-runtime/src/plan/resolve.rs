@@ -1,0 +1,408 @@
+//! From an op as written to a [`Step`]: sizes computed, ranges checked to
+//! lie inside their buffers, byte counts and addresses worked out, launch
+//! configurations checked against the GPU, argument values laid out. Every
+//! number of the plan's description is checked here before it is used, so
+//! that nothing the compile-time checks assume goes unchecked at run time:
+//! ranges lie inside their buffers, copies have equal lengths, and no size
+//! wraps.
+
+use super::address::{Addr, Base, Placed};
+use super::builder::{Givens, Which};
+use super::info::{Arg, BufferKind, Dims, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared};
+use super::launch::{Arguments, MAX_ALIGN, check_limits};
+use super::sizes::Sizes;
+use super::step::Step;
+use crate::context::Context;
+use crate::copy::{Direction, apart};
+use crate::error::Fault;
+use crate::fill::Pattern;
+use crate::kernel::{Dim3, Kernel, LaunchConfig};
+
+/// Which side of a buffer an op uses: its host memory (copies and fills of
+/// host buffers) or its device address (device buffers, kernel arguments).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Host,
+    Device,
+}
+
+/// A range of a buffer, resolved.
+struct Span {
+    addr: Addr,
+    bytes: usize,
+    elements: usize,
+    buffer: u16,
+    placed: Placed,
+}
+
+/// What resolving an op reads: the plan's description and sizes, where its
+/// buffers are, what `new` gave, and its kernels.
+pub(crate) struct Resolver<'a> {
+    pub info: &'static PlanInfo,
+    pub context: &'a Context,
+    pub sizes: &'a mut Sizes,
+    pub placed: &'a [Placed],
+    pub given: &'a Givens,
+    pub kernels: &'a [Kernel],
+    pub streams: usize,
+    pub events: usize,
+}
+
+impl Resolver<'_> {
+    /// Op `index`, resolved.
+    pub(crate) fn resolve(&mut self, index: usize) -> Result<Step, Fault> {
+        let info = self.info;
+        let def = info.ops.get(index).ok_or(MALFORMED)?;
+        let stream = match def.stream {
+            Some(stream) if usize::from(stream) < self.streams => Some(stream),
+            Some(_) => return Err(MALFORMED),
+            None => None,
+        };
+        let on_stream = || stream.ok_or(MALFORMED);
+        Ok(match &def.op {
+            &Op::Copy(src, dst) => self.copy(src, dst, stream)?,
+            &Op::Fill(dst) => self.fill(index, dst, stream)?,
+            Op::Launch(launch) => self.launch(index, launch, stream)?,
+            &Op::Record(event) => Step::Record {
+                event: self.event(event)?,
+                stream: on_stream()?,
+            },
+            &Op::Wait(event) => Step::Wait {
+                event: self.event(event)?,
+                stream: on_stream()?,
+            },
+            &Op::Sync(target) => {
+                if stream.is_some() || target.is_some_and(|s| usize::from(s) >= self.streams) {
+                    return Err(MALFORMED);
+                }
+                Step::Sync(target)
+            }
+            &Op::Alloc(buffer) => {
+                let (scratch, bytes) = self.scratch(buffer)?;
+                Step::Alloc {
+                    scratch,
+                    bytes,
+                    stream: on_stream()?,
+                }
+            }
+            &Op::Free(buffer) => Step::Free {
+                scratch: self.scratch(buffer)?.0,
+                stream: on_stream()?,
+            },
+            &Op::Host(step) if stream.is_none() => Step::Host(step),
+            Op::Host(_) => return Err(MALFORMED),
+        })
+    }
+}
+
+/// The sizes op `index` of `info` reads, the lengths of its buffers included.
+pub(crate) fn sizes_of(info: &PlanInfo, index: usize) -> Vec<u16> {
+    let mut sizes = Vec::new();
+    let place = |place: &Place, sizes: &mut Vec<u16>| {
+        if let Some(buffer) = info.buffers.get(usize::from(place.buffer())) {
+            sizes.push(buffer.len);
+        }
+        if let &Place::Part(_, start, end) = place {
+            sizes.extend([start, end]);
+        }
+    };
+    match info.ops.get(index).map(|def| &def.op) {
+        Some(Op::Copy(src, dst)) => {
+            place(src, &mut sizes);
+            place(dst, &mut sizes);
+        }
+        Some(Op::Fill(dst)) => place(dst, &mut sizes),
+        Some(Op::Launch(launch)) => {
+            for dims in [launch.grid, launch.block] {
+                if let Dims::Sizes(list) = dims {
+                    sizes.extend(list);
+                }
+            }
+            if let Some(Shared::Size(size)) = launch.shared {
+                sizes.push(size);
+            }
+            for arg in launch.args {
+                if let Arg::Buffer(p) = arg {
+                    place(p, &mut sizes);
+                }
+            }
+        }
+        Some(Op::Alloc(buffer) | Op::Free(buffer)) => {
+            if let Some(buffer) = info.buffers.get(usize::from(*buffer)) {
+                sizes.push(buffer.len);
+            }
+        }
+        _ => {}
+    }
+    sizes
+}
+
+impl Resolver<'_> {
+    fn copy(&mut self, src: Place, dst: Place, stream: Option<u16>) -> Result<Step, Fault> {
+        let (from_host, to_host) = (self.is_host(src.buffer())?, self.is_host(dst.buffer())?);
+        let side = |host: bool| if host { Side::Host } else { Side::Device };
+        let (from, to) = (
+            self.span(src, side(from_host))?,
+            self.span(dst, side(to_host))?,
+        );
+        self.same_elements(&from, &to)?;
+        if from.elements != to.elements {
+            return Err(Fault::LengthMismatch {
+                source: from.elements,
+                destination: to.elements,
+            });
+        }
+        writable(&to)?;
+        if from.buffer == to.buffer {
+            apart(from.addr.offset, to.addr.offset, from.bytes)?;
+        }
+        let direction = match (from_host, to_host) {
+            (true, false) => Direction::HostToDevice,
+            (false, true) => Direction::DeviceToHost,
+            (false, false) => Direction::DeviceToDevice,
+            (true, true) => Direction::HostToHost,
+        };
+        Ok(Step::Copy {
+            direction,
+            src: from.addr,
+            dst: to.addr,
+            bytes: from.bytes,
+            stream,
+            src_page_locked: from.placed.page_locked,
+        })
+    }
+
+    fn fill(&mut self, index: usize, dst: Place, stream: Option<u16>) -> Result<Step, Fault> {
+        let host = self.is_host(dst.buffer())?;
+        let to = self.span(dst, if host { Side::Host } else { Side::Device })?;
+        writable(&to)?;
+        let value = self
+            .given
+            .fills
+            .iter()
+            .find(|given| usize::from(given.op) == index)
+            .ok_or(MALFORMED)?;
+        let elem = self.info.buffers[usize::from(to.buffer)].elem;
+        if (value.value.elem.type_id)() != (elem.type_id)() {
+            return Err(MALFORMED);
+        }
+        if host {
+            if stream.is_some() {
+                return Err(Fault::Unsupported(
+                    "a fill in a stream block writes device memory, and this buffer is host memory",
+                ));
+            }
+            return Ok(Step::FillHost {
+                dst: to.addr,
+                value: value.value.bytes.clone(),
+                bytes: to.bytes,
+            });
+        }
+        let pattern = Pattern::of(&value.value.bytes).ok_or(Fault::UnsupportedFill {
+            element_size: elem.size,
+        })?;
+        Ok(Step::Fill {
+            dst: to.addr,
+            pattern,
+            bytes: to.bytes,
+            stream,
+        })
+    }
+
+    fn launch(
+        &mut self,
+        index: usize,
+        launch: &LaunchInfo,
+        stream: Option<u16>,
+    ) -> Result<Step, Fault> {
+        let kernel = self
+            .kernels
+            .get(usize::from(launch.kernel))
+            .ok_or(MALFORMED)?
+            .clone();
+        let config = LaunchConfig {
+            grid: self.dims(index, launch.grid, Which::Grid)?,
+            block: self.dims(index, launch.block, Which::Block)?,
+            shared_bytes: match launch.shared {
+                None => 0,
+                Some(Shared::Size(size)) => to_u32(self.sizes.get(size)?, "shared memory bytes")?,
+                Some(Shared::Given) => {
+                    self.given
+                        .shared
+                        .iter()
+                        .find(|given| usize::from(given.op) == index)
+                        .ok_or(MALFORMED)?
+                        .value
+                }
+            },
+        };
+        check_limits(self.context, &kernel, &config)?;
+        let mut arguments = Arguments::default();
+        for (position, arg) in launch.args.iter().enumerate() {
+            match arg {
+                &Arg::Buffer(place) => {
+                    let span = self.span(place, Side::Device)?;
+                    arguments.pointer(match span.addr.base {
+                        Base::Fixed(base) => Ok(base.wrapping_add(span.addr.offset)),
+                        _ => Err(span.addr),
+                    });
+                }
+                Arg::Value => {
+                    let value = self
+                        .given
+                        .values
+                        .iter()
+                        .find(|given| {
+                            usize::from(given.op) == index && usize::from(given.arg) == position
+                        })
+                        .ok_or(MALFORMED)?;
+                    if value.value.align > MAX_ALIGN {
+                        return Err(Fault::Launch(format!(
+                            "argument {position} is aligned to {} bytes; kernel arguments are aligned to at most {MAX_ALIGN}",
+                            value.value.align
+                        )));
+                    }
+                    arguments.value(&value.value.bytes);
+                }
+            }
+        }
+        Ok(Step::Launch {
+            launch: Box::new(arguments.finish(launch.kernel, config)),
+            stream,
+        })
+    }
+
+    fn dims(&mut self, index: usize, dims: Dims, which: Which) -> Result<Dim3, Fault> {
+        let what = match which {
+            Which::Grid => "grid",
+            Which::Block => "block",
+        };
+        match dims {
+            Dims::Given => self
+                .given
+                .dims
+                .iter()
+                .find(|given| usize::from(given.op) == index && given.value.0 == which)
+                .map(|given| given.value.1)
+                .ok_or(MALFORMED),
+            Dims::Sizes(sizes) => {
+                let mut values = [1u32; 3];
+                if sizes.is_empty() || sizes.len() > 3 {
+                    return Err(MALFORMED);
+                }
+                for ((value, &size), axis) in values.iter_mut().zip(sizes).zip(["x", "y", "z"]) {
+                    *value = to_u32(
+                        self.sizes.get(size)?,
+                        &format!("the {what}'s {axis} dimension"),
+                    )?;
+                }
+                Ok(Dim3 {
+                    x: values[0],
+                    y: values[1],
+                    z: values[2],
+                })
+            }
+        }
+    }
+
+    /// Range `place` of its buffer, on `side`.
+    fn span(&mut self, place: Place, side: Side) -> Result<Span, Fault> {
+        let index = usize::from(place.buffer());
+        let buffer = self.info.buffers.get(index).ok_or(MALFORMED)?;
+        let placed = *self.placed.get(index).ok_or(MALFORMED)?;
+        let len = self.sizes.get(buffer.len)?;
+        let (start, end) = match place {
+            Place::Whole(_) => (0, len),
+            Place::Part(_, start, end) => (self.sizes.get(start)?, self.sizes.get(end)?),
+        };
+        if start > end {
+            return Err(Fault::ReversedRange { start, end });
+        }
+        if end > len {
+            return Err(Fault::OutOfBounds { start, end, len });
+        }
+        let bytes = |elements: usize| {
+            elements
+                .checked_mul(buffer.elem.size)
+                .ok_or(Fault::SizeOverflow {
+                    len: elements,
+                    element_size: buffer.elem.size,
+                })
+        };
+        let base = match side {
+            Side::Host => placed.host,
+            Side::Device => placed.device,
+        };
+        let base = base.ok_or(match side {
+            Side::Host => MALFORMED,
+            Side::Device => Fault::Unsupported(
+                "a kernel cannot reach this buffer: it is host memory that is not mapped",
+            ),
+        })?;
+        Ok(Span {
+            addr: Addr {
+                base,
+                offset: bytes(start)? as u64,
+            },
+            bytes: bytes(end - start)?,
+            elements: end - start,
+            buffer: place.buffer(),
+            placed,
+        })
+    }
+
+    fn same_elements(&self, a: &Span, b: &Span) -> Result<(), Fault> {
+        let elem = |span: &Span| self.info.buffers[usize::from(span.buffer)].elem;
+        if (elem(a).type_id)() == (elem(b).type_id)() {
+            Ok(())
+        } else {
+            Err(Fault::Unsupported(
+                "a copy between buffers of different element types",
+            ))
+        }
+    }
+
+    fn is_host(&self, buffer: u16) -> Result<bool, Fault> {
+        let buffer = self
+            .info
+            .buffers
+            .get(usize::from(buffer))
+            .ok_or(MALFORMED)?;
+        Ok(matches!(
+            buffer.kind,
+            BufferKind::Pageable | BufferKind::Pinned(_) | BufferKind::Param { .. }
+        ))
+    }
+
+    fn event(&self, event: u16) -> Result<u16, Fault> {
+        if usize::from(event) < self.events {
+            Ok(event)
+        } else {
+            Err(MALFORMED)
+        }
+    }
+
+    /// The slot and size of stream-ordered buffer `buffer`.
+    fn scratch(&mut self, buffer: u16) -> Result<(u16, usize), Fault> {
+        let placed = *self.placed.get(usize::from(buffer)).ok_or(MALFORMED)?;
+        let Some(Base::Scratch(slot)) = placed.device else {
+            return Err(MALFORMED);
+        };
+        let span = self.span(Place::Whole(buffer), Side::Device)?;
+        Ok((slot, span.bytes))
+    }
+}
+
+fn writable(span: &Span) -> Result<(), Fault> {
+    if span.placed.writable {
+        Ok(())
+    } else {
+        Err(Fault::Unsupported(
+            "this writes the caller's read-only slice",
+        ))
+    }
+}
+
+fn to_u32(value: usize, what: &str) -> Result<u32, Fault> {
+    u32::try_from(value).map_err(|_| Fault::Launch(format!("{what}, {value}, does not fit a u32")))
+}

@@ -1,0 +1,553 @@
+//! A built plan without its host buffers: device memory, kernels, streams
+//! and events, every op resolved to a step, and the state of its runs.
+//! [`Engine`](super::Engine) adds the typed host buffers.
+
+use super::address::{Base, Placed};
+use super::builder::{Builder, Givens};
+use super::info::{BufferKind, MALFORMED, Op, PlanInfo, Site};
+use super::resolve::{Resolver, sizes_of};
+use super::sizes::Sizes;
+use super::slices::{Lock, Registrations, Slice};
+use super::step::{Resources, Step};
+use crate::context::{Context, release_in};
+use crate::device::DeviceBuffer;
+use crate::driver::cu;
+use crate::error::{Error, Fault, Location, Result};
+use crate::event::Event;
+use crate::graph::{Capture, Graph};
+use crate::image::Image;
+use crate::kernel::{Kernel, Module};
+use crate::op::{OpInfo, OpKind, OpResultExt};
+use crate::report::RunReport;
+use crate::stream::{LEGACY, Stream, wait_all};
+use crate::timer::Timer;
+use std::cell::{Cell, RefCell};
+use std::time::Instant;
+
+pub(crate) struct Runner {
+    info: &'static PlanInfo,
+    context: Context,
+    sizes: Sizes,
+    /// Where each buffer's memory is.
+    placed: Vec<Placed>,
+    /// The values `new` gave (kept: ops resolved at each run need them).
+    given: Givens,
+    kernels: Vec<Kernel>,
+    streams: Vec<Stream>,
+    events: Vec<Event>,
+    /// Each op as errors and reports name it.
+    ops: Vec<OpInfo>,
+    steps: Vec<Step>,
+    /// Ops resolved at each run, since they read sizes the run gives.
+    dynamic: Vec<usize>,
+    /// Stream-ordered allocations during a run; 0 when not allocated.
+    scratch: Vec<u64>,
+    /// The caller slices' addresses during a run.
+    params: Vec<u64>,
+    /// The plan's device memory.
+    device: Vec<DeviceBuffer<u8>>,
+    timer: Timer,
+    /// Whether a run may still be on the GPU. A `Cell`, because the host
+    /// views (`&self`) must settle such a run first.
+    in_flight: Cell<bool>,
+    /// An error a dropped guard could not return, for the next call.
+    deferred: RefCell<Option<Error>>,
+    started: Instant,
+}
+
+impl Runner {
+    /// Makes everything the plan declares besides its host buffers, and
+    /// resolves every op; a failure frees what was made before it.
+    pub fn new(builder: Builder) -> Result<Runner> {
+        let Builder {
+            context,
+            info,
+            sizes,
+            host,
+            given,
+        } = builder;
+        let mut runner = Runner {
+            info,
+            context,
+            sizes,
+            placed: Vec::with_capacity(info.buffers.len()),
+            given,
+            kernels: Vec::new(),
+            streams: Vec::new(),
+            events: Vec::new(),
+            ops: Vec::new(),
+            steps: Vec::new(),
+            dynamic: Vec::new(),
+            scratch: Vec::new(),
+            params: Vec::new(),
+            device: Vec::new(),
+            timer: Timer::default(),
+            in_flight: Cell::new(false),
+            deferred: RefCell::new(None),
+            started: Instant::now(),
+        };
+        runner.place_buffers(&host)?;
+        runner.load_kernels()?;
+        for stream in info.streams {
+            let made = Stream::with_priority(&runner.context, stream.priority);
+            runner
+                .streams
+                .push(made.map_err(|e| runner.within(stream.site, e))?);
+        }
+        for &event in info.events {
+            let made = Event::new(&runner.context);
+            runner
+                .events
+                .push(made.map_err(|e| runner.within(event, e))?);
+        }
+        runner.ops = info.ops.iter().map(|def| runner.op_info(def)).collect();
+        for index in 0..info.ops.len() {
+            let dynamic = sizes_of(info, index)
+                .iter()
+                .any(|&size| runner.sizes.is_dynamic(size));
+            let step = if dynamic {
+                runner.dynamic.push(index);
+                Step::Pending
+            } else {
+                runner.resolver().resolve(index).at_op(&runner.ops[index])?
+            };
+            runner.steps.push(step);
+        }
+        Ok(runner)
+    }
+
+    fn place_buffers(&mut self, host: &[Option<super::builder::HostBuffer>]) -> Result<()> {
+        let info = self.info;
+        let (mut scratch, mut params) = (0u16, 0u16);
+        for (index, buffer) in info.buffers.iter().enumerate() {
+            let placed = match buffer.kind {
+                BufferKind::Pageable | BufferKind::Pinned(_) => {
+                    let made = host
+                        .get(index)
+                        .copied()
+                        .flatten()
+                        .ok_or_else(|| self.error(buffer.site, MALFORMED))?;
+                    Placed {
+                        host: Some(Base::Fixed(made.host)),
+                        device: made.device.map(Base::Fixed),
+                        page_locked: made.page_locked,
+                        writable: true,
+                    }
+                }
+                BufferKind::Device => {
+                    let len = self
+                        .sizes
+                        .get(buffer.len)
+                        .map_err(|f| self.error(buffer.site, f))?;
+                    let bytes = len.checked_mul(buffer.elem.size).ok_or_else(|| {
+                        let fault = Fault::SizeOverflow {
+                            len,
+                            element_size: buffer.elem.size,
+                        };
+                        self.error(buffer.site, fault)
+                    })?;
+                    let memory = DeviceBuffer::<u8>::new(&self.context, bytes)
+                        .map_err(|e| self.within(buffer.site, e))?;
+                    let address = memory.device_ptr().as_raw();
+                    self.device.push(memory);
+                    Placed {
+                        host: None,
+                        device: Some(Base::Fixed(address)),
+                        page_locked: false,
+                        writable: true,
+                    }
+                }
+                BufferKind::StreamOrdered => {
+                    scratch += 1;
+                    Placed {
+                        host: None,
+                        device: Some(Base::Scratch(scratch - 1)),
+                        page_locked: false,
+                        writable: true,
+                    }
+                }
+                BufferKind::Param {
+                    mutable,
+                    registered,
+                    ..
+                } => {
+                    params += 1;
+                    Placed {
+                        host: Some(Base::Param(params - 1)),
+                        device: None,
+                        page_locked: registered,
+                        writable: mutable,
+                    }
+                }
+            };
+            self.placed.push(placed);
+        }
+        self.scratch = vec![0; usize::from(scratch)];
+        self.params = vec![0; usize::from(params)];
+        Ok(())
+    }
+
+    /// Loads each module once, at its first kernel, and finds every kernel.
+    fn load_kernels(&mut self) -> Result<()> {
+        let mut modules: Vec<(&'static Image, Module)> = Vec::new();
+        for kernel in self.info.kernels {
+            let loaded = modules
+                .iter()
+                .find(|(image, _)| std::ptr::eq(*image, kernel.module));
+            let module = match loaded {
+                Some((_, module)) => module.clone(),
+                None => {
+                    let module = Module::from_fatbin(&self.context, kernel.module)
+                        .map_err(|e| self.within(kernel.site, e))?;
+                    modules.push((kernel.module, module.clone()));
+                    module
+                }
+            };
+            let found = module.kernel(kernel.entry);
+            self.kernels
+                .push(found.map_err(|e| self.within(kernel.site, e))?);
+        }
+        Ok(())
+    }
+
+    fn op_info(&self, def: &super::info::OpDef) -> OpInfo {
+        let host = |buffer: u16| {
+            self.info.buffers.get(usize::from(buffer)).is_some_and(|b| {
+                matches!(
+                    b.kind,
+                    BufferKind::Pageable | BufferKind::Pinned(_) | BufferKind::Param { .. }
+                )
+            })
+        };
+        let kind = match &def.op {
+            Op::Copy(src, dst) => match (host(src.buffer()), host(dst.buffer())) {
+                (true, false) => OpKind::CopyHostToDevice,
+                (false, true) => OpKind::CopyDeviceToHost,
+                (false, false) => OpKind::CopyDeviceToDevice,
+                (true, true) => OpKind::CopyHostToHost,
+            },
+            Op::Fill(_) => OpKind::Fill,
+            Op::Launch(_) => OpKind::Launch,
+            Op::Record(_) => OpKind::Record,
+            Op::Wait(_) => OpKind::Wait,
+            Op::Sync(_) => OpKind::Sync,
+            Op::Alloc(_) => OpKind::Alloc,
+            Op::Free(_) => OpKind::Free,
+            Op::Host(_) => OpKind::Host,
+        };
+        OpInfo {
+            plan: self.info.name(),
+            label: def.site.0,
+            kind,
+            stream: def
+                .stream
+                .and_then(|s| self.info.streams.get(usize::from(s)))
+                .map(|s| s.name),
+            location: self.location(def.site),
+        }
+    }
+
+    pub fn has_caller_slices(&self) -> bool {
+        !self.params.is_empty()
+    }
+
+    /// Checks the caller's slices against the plan, page-locks those the
+    /// plan registers, and resolves the ops that read their lengths.
+    pub fn prepare(&mut self, slices: &[Slice<'_>]) -> Result<Registrations> {
+        let info = self.info;
+        let declared: Vec<(usize, &super::info::BufferInfo)> = info
+            .buffers
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| matches!(b.kind, BufferKind::Param { .. }))
+            .collect();
+        if declared.len() != slices.len() {
+            let fault = Fault::Unsupported(if declared.is_empty() {
+                "this plan takes no caller slices"
+            } else {
+                "this plan takes the caller's slices: pass them to `run`"
+            });
+            return Err(self.error(info.site, fault));
+        }
+        let mut locks = Vec::new();
+        for (param, ((_, buffer), slice)) in declared.iter().zip(slices).enumerate() {
+            let BufferKind::Param {
+                mutable,
+                registered,
+                measured,
+            } = buffer.kind
+            else {
+                return Err(self.error(buffer.site, MALFORMED));
+            };
+            if (buffer.elem.type_id)() != (slice.elem().type_id)()
+                || (mutable && !slice.is_mutable())
+            {
+                let fault = Fault::Unsupported("a slice of another type than the plan declares");
+                return Err(self.error(buffer.site, fault));
+            }
+            match measured {
+                Some(input) => self.sizes.set_run_input(input, slice.len()),
+                None => {
+                    let expected = self
+                        .sizes
+                        .get(buffer.len)
+                        .map_err(|f| self.error(buffer.site, f))?;
+                    if slice.len() != expected {
+                        let fault = Fault::WrongLength {
+                            expected,
+                            actual: slice.len(),
+                        };
+                        return Err(self.error(buffer.site, fault));
+                    }
+                }
+            }
+            self.params[param] = slice.address();
+            if registered {
+                let bytes = (slice.len() * buffer.elem.size) as u64;
+                locks.push(Lock {
+                    start: slice.address(),
+                    end: slice.address() + bytes,
+                    param,
+                });
+            }
+        }
+        let registrations =
+            Registrations::lock(&self.context, &locks).map_err(|(param, fault)| {
+                let site = declared[param].1.site;
+                Error::new(fault, "cuMemHostRegister", self.location(site)).within(
+                    info.name(),
+                    site.0,
+                    self.location(site),
+                )
+            })?;
+        for index in self.dynamic.clone() {
+            self.steps[index] = self.resolver().resolve(index).at_op(&self.ops[index])?;
+        }
+        Ok(registrations)
+    }
+
+    /// What resolving an op reads.
+    fn resolver(&mut self) -> Resolver<'_> {
+        Resolver {
+            info: self.info,
+            context: &self.context,
+            sizes: &mut self.sizes,
+            placed: &self.placed,
+            given: &self.given,
+            kernels: &self.kernels,
+            streams: self.streams.len(),
+            events: self.events.len(),
+        }
+    }
+
+    /// Forgets the caller's slices, after the run that used them.
+    pub fn release_slices(&mut self) {
+        self.params.fill(0);
+    }
+
+    /// Starts a run: returns an error kept from before, if any, binds the
+    /// context to this thread (a plan may move between threads), and starts
+    /// the clocks.
+    pub fn begin(&mut self) -> Result<()> {
+        if let Some(error) = self.deferred.get_mut().take() {
+            return Err(error);
+        }
+        self.context
+            .bind_to_thread()
+            .map_err(|e| self.within(self.info.site, e))?;
+        self.started = Instant::now();
+        self.timer
+            .begin()
+            .map_err(|code| self.error_at_plan("start op timing", code.into()))
+    }
+
+    pub fn set_in_flight(&self) {
+        self.in_flight.set(true);
+    }
+
+    pub fn is_in_flight(&self) -> bool {
+        self.in_flight.get()
+    }
+
+    /// Queues every op, in program order; host steps run through `host`.
+    pub fn queue(&mut self, host: &mut dyn FnMut(u16) -> Result<(), Fault>) -> Result<()> {
+        let Runner {
+            ops,
+            steps,
+            streams,
+            events,
+            kernels,
+            scratch,
+            params,
+            timer,
+            ..
+        } = self;
+        let mut on = Resources {
+            streams,
+            events,
+            kernels,
+            scratch,
+            params,
+        };
+        let raw = |stream: Option<u16>| match stream {
+            Some(index) => streams.get(usize::from(index)).map_or(LEGACY, Stream::raw),
+            None => LEGACY,
+        };
+        for ((index, step), op) in steps.iter_mut().enumerate().zip(ops.iter()) {
+            let timed = step.timed_on();
+            if let Some(stream) = timed {
+                timer.start(index, raw(stream)).at_op(op)?;
+            }
+            // SAFETY: every step was resolved from a plan memplan checked
+            // (`Engine::new`'s promise), against memory the plan owns or
+            // borrows for the run; `finish` waits before any of it is
+            // touched by the host or freed.
+            let bytes = unsafe { step.run(&mut on, host) }.at_op(op)?;
+            if let Some(stream) = timed {
+                timer.end(index, raw(stream), bytes).at_op(op)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for every stream of the run, then reports on it.
+    pub fn finish(&mut self) -> Result<RunReport> {
+        let waited = wait_all(&self.streams)
+            .map_err(|code| self.error_at_plan("wait for the run", code.into()));
+        self.release_scratch();
+        self.in_flight.set(false);
+        let report = self
+            .timer
+            .report(self.info.name(), &self.ops, self.started.elapsed());
+        waited?;
+        report
+    }
+
+    /// If a run is in flight (its guard was leaked with `mem::forget`),
+    /// waits for it before the host touches the plan's buffers.
+    pub fn settle(&self) {
+        if self.in_flight.replace(false)
+            && let Err(code) = wait_all(&self.streams)
+        {
+            let error = self.error_at_plan("wait for the run in flight", code.into());
+            self.deferred.borrow_mut().get_or_insert(error);
+        }
+    }
+
+    /// Keeps an error that could not be returned, for the next call.
+    pub fn defer(&mut self, error: Error) {
+        self.deferred.get_mut().get_or_insert(error);
+    }
+
+    /// Switches event timing of every op on or off.
+    pub fn set_timing(&mut self, on: bool) -> Result<()> {
+        if on {
+            let count = self.ops.len();
+            self.timer
+                .enable(&self.context, count)
+                .map_err(|e| self.within(self.info.site, e))
+        } else {
+            self.timer.disable();
+            Ok(())
+        }
+    }
+
+    /// Captures every op as a CUDA graph.
+    pub fn capture(&mut self) -> Result<Graph> {
+        if let Some(why) = self.graph_obstacle() {
+            return Err(self.error_at_plan("graph", Fault::Unsupported(why)));
+        }
+        // Timing records events on the legacy stream, which a capture forbids.
+        let timer = std::mem::take(&mut self.timer);
+        let capture = {
+            let streams: Vec<&Stream> = self.streams.iter().collect();
+            // SAFETY: the streams outlive the capture (the plan owns them),
+            // this thread alone queues on them while the plan is borrowed,
+            // and the graph's users keep the plan, and its memory, alive.
+            unsafe { Capture::begin(&streams) }
+        };
+        let graph = match capture {
+            Ok(capture) => {
+                let queued = self.queue(&mut |_| Err(MALFORMED));
+                capture.end(queued)
+            }
+            Err(error) => Err(error),
+        };
+        self.timer = timer;
+        // What the capture allocated in stream order belongs to the graph.
+        self.scratch.fill(0);
+        graph.map_err(|e| self.within(self.info.site, e))
+    }
+
+    /// Why the plan cannot be captured as a CUDA graph, if it cannot.
+    fn graph_obstacle(&self) -> Option<&'static str> {
+        if self.has_caller_slices() {
+            Some(
+                "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
+            )
+        } else if self.info.ops.iter().any(|op| op.stream.is_none()) {
+            Some(
+                "this plan has synchronous operations or host steps, which a CUDA graph cannot capture; \
+                 only plans whose operations all run in stream blocks replay as graphs",
+            )
+        } else if self.streams.is_empty() {
+            Some("this plan has no stream, so there is no work to capture")
+        } else {
+            None
+        }
+    }
+
+    /// The stream a captured graph launches on.
+    pub fn first_stream(&self) -> Option<&Stream> {
+        self.streams.first()
+    }
+
+    /// Frees what a failed run allocated in stream order and did not free.
+    fn release_scratch(&mut self) {
+        for slot in &mut self.scratch {
+            if *slot != 0 {
+                let address = *slot;
+                // SAFETY: allocated by the run, which has been waited for;
+                // `cuMemFree` does not wait for stream-ordered memory, so
+                // the context is synchronized first.
+                release_in(&self.context, || unsafe {
+                    let _ = cu::cuCtxSynchronize();
+                    cu::cuMemFree_v2(address)
+                });
+                *slot = 0;
+            }
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.info.name()
+    }
+
+    fn location(&self, site: Site) -> Location {
+        Location {
+            file: self.info.file,
+            line: site.1,
+            column: site.2,
+        }
+    }
+
+    /// An error of the declaration at `site`.
+    fn error(&self, site: Site, fault: Fault) -> Error {
+        Error::new(fault, site.0, self.location(site)).in_plan(self.info.name())
+    }
+
+    /// A runtime call's error, as the declaration at `site`'s.
+    fn within(&self, site: Site, error: Error) -> Error {
+        error.within(self.info.name(), site.0, self.location(site))
+    }
+
+    /// Where the plan is written.
+    pub fn plan_location(&self) -> Location {
+        self.location(self.info.site)
+    }
+
+    /// An error of the plan as a whole, doing `operation`.
+    pub fn error_at_plan(&self, operation: &'static str, fault: Fault) -> Error {
+        Error::new(fault, operation, self.plan_location()).in_plan(self.info.name())
+    }
+}

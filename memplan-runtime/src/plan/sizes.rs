@@ -1,0 +1,245 @@
+//! A plan's sizes, computed as written with checked `usize` arithmetic: a
+//! step that would overflow or go below zero, a division by zero, or a
+//! launch dimension beyond `u32` is an error naming the size and its
+//! inputs, never a wrapped value. The checks memplan makes at compile time
+//! assume exactly this: that no size arithmetic overflows.
+//!
+//! Each size is computed once and kept; sizes that depend on a run's inputs
+//! (the lengths of caller slices declared without one) again at each run.
+
+use super::info::{PlanInfo, Term};
+use crate::error::Fault;
+use std::fmt::Write as _;
+
+pub(crate) struct Sizes {
+    info: &'static PlanInfo,
+    /// `None` for run inputs not given yet.
+    inputs: Vec<Option<usize>>,
+    values: Vec<Option<usize>>,
+    /// Whether each size reads a run input.
+    dynamic: Vec<bool>,
+}
+
+impl Sizes {
+    /// The sizes of `info`, with `given` as the first inputs; the rest are
+    /// run inputs.
+    pub fn new(info: &'static PlanInfo, given: &[usize]) -> Sizes {
+        let count = info.inputs.len().max(given.len());
+        let mut inputs = vec![None; count];
+        for (input, &value) in inputs.iter_mut().zip(given) {
+            *input = Some(value);
+        }
+        let dynamic = info
+            .sizes
+            .iter()
+            .map(|size| {
+                size.1
+                    .iter()
+                    .any(|term| matches!(term, Term::Input(i) if usize::from(*i) >= given.len()))
+            })
+            .collect();
+        Sizes {
+            info,
+            inputs,
+            values: vec![None; info.sizes.len()],
+            dynamic,
+        }
+    }
+
+    /// The value of size `index`.
+    pub fn get(&mut self, index: u16) -> Result<usize, Fault> {
+        let index = usize::from(index);
+        if let Some(Some(value)) = self.values.get(index) {
+            return Ok(*value);
+        }
+        let size = self
+            .info
+            .sizes
+            .get(index)
+            .ok_or(Fault::Unsupported("a plan names a size it does not have"))?;
+        let value = evaluate(size.1, &self.inputs).map_err(|problem| Fault::Size {
+            size: size.0,
+            problem: format!("{problem}{}", self.values_of(size.1)),
+        })?;
+        self.values[index] = Some(value);
+        Ok(value)
+    }
+
+    /// Whether size `index` reads a run input.
+    pub fn is_dynamic(&self, index: u16) -> bool {
+        self.dynamic
+            .get(usize::from(index))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Sets a run input, and forgets every size computed from run inputs.
+    pub fn set_run_input(&mut self, input: u16, value: usize) {
+        if let Some(slot) = self.inputs.get_mut(usize::from(input)) {
+            *slot = Some(value);
+        }
+        for (value, &dynamic) in self.values.iter_mut().zip(&self.dynamic) {
+            if dynamic {
+                *value = None;
+            }
+        }
+    }
+
+    /// ` (n = 0, m = 7)`: the inputs a program reads, for messages.
+    fn values_of(&self, program: &[Term]) -> String {
+        let mut text = String::new();
+        let mut seen = Vec::new();
+        for term in program {
+            let Term::Input(input) = *term else { continue };
+            if seen.contains(&input) {
+                continue;
+            }
+            seen.push(input);
+            let name = self.info.inputs.get(usize::from(input)).unwrap_or(&"?");
+            let value = self.inputs.get(usize::from(input)).copied().flatten();
+            let separator = if text.is_empty() { " (" } else { ", " };
+            let _ = match value {
+                Some(value) => write!(text, "{separator}{name} = {value}"),
+                None => write!(text, "{separator}{name} unknown"),
+            };
+        }
+        if !text.is_empty() {
+            text.push(')');
+        }
+        text
+    }
+}
+
+/// Runs a size program; `Err` says which step failed and why.
+fn evaluate(program: &[Term], inputs: &[Option<usize>]) -> Result<usize, String> {
+    const MALFORMED: &str = "the plan's size program is malformed";
+    let mut stack: Vec<usize> = Vec::with_capacity(4);
+    for term in program {
+        let value = match *term {
+            Term::Input(input) => inputs
+                .get(usize::from(input))
+                .copied()
+                .flatten()
+                .ok_or(MALFORMED)?,
+            Term::Literal(value) => {
+                usize::try_from(value).map_err(|_| format!("{value} does not fit a usize"))?
+            }
+            Term::U32 => {
+                let value = stack.pop().ok_or(MALFORMED)?;
+                u32::try_from(value).map_err(|_| format!("{value} does not fit a u32"))?;
+                value
+            }
+            operation => {
+                let (b, a) = (stack.pop().ok_or(MALFORMED)?, stack.pop().ok_or(MALFORMED)?);
+                apply(operation, a, b)?
+            }
+        };
+        stack.push(value);
+    }
+    match stack[..] {
+        [value] => Ok(value),
+        _ => Err(MALFORMED.to_owned()),
+    }
+}
+
+fn apply(operation: Term, a: usize, b: usize) -> Result<usize, String> {
+    let (value, symbol) = match operation {
+        Term::Add => (a.checked_add(b), "+"),
+        Term::Sub => (a.checked_sub(b), "-"),
+        Term::Mul => (a.checked_mul(b), "*"),
+        Term::Div => (a.checked_div(b), "/"),
+        Term::Rem => (a.checked_rem(b), "%"),
+        Term::Blocks => {
+            return match b {
+                0 => Err(format!("blocks({a}, 0) asks for blocks of no threads")),
+                _ => Ok(a.div_ceil(b)),
+            };
+        }
+        Term::Input(_) | Term::Literal(_) | Term::U32 => {
+            return Err("the plan's size program is malformed".to_owned());
+        }
+    };
+    value.ok_or_else(|| match operation {
+        Term::Sub => format!("{a} - {b} is below zero"),
+        Term::Div | Term::Rem => format!("{a} {symbol} {b} divides by zero"),
+        _ => format!("{a} {symbol} {b} overflows usize"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::info::Size;
+    use super::*;
+    use Term::*;
+
+    static INFO: PlanInfo = PlanInfo {
+        site: super::super::info::Site("P", 1, 1),
+        file: "p.rs",
+        inputs: &["n", "m", "xs.len()"],
+        sizes: &[
+            Size("n", &[Input(0)]),
+            Size("n - 1", &[Input(0), Literal(1), Sub]),
+            Size("n * m", &[Input(0), Input(1), Mul]),
+            Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
+            Size("xs.len() / 2", &[Input(2), Literal(2), Div]),
+            Size("n as u32", &[Input(0), U32]),
+            Size("n / (m - m)", &[Input(0), Input(1), Input(1), Sub, Div]),
+            Size("broken", &[Add]),
+        ],
+        kernels: &[],
+        buffers: &[],
+        streams: &[],
+        events: &[],
+        ops: &[],
+    };
+
+    fn problem(sizes: &mut Sizes, index: u16) -> String {
+        match sizes.get(index) {
+            Err(Fault::Size { problem, .. }) => problem,
+            other => panic!("expected a size fault, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn computes_as_written() {
+        let mut sizes = Sizes::new(&INFO, &[1000, 3]);
+        assert_eq!(sizes.get(0), Ok(1000));
+        assert_eq!(sizes.get(1), Ok(999));
+        assert_eq!(sizes.get(2), Ok(3000));
+        assert_eq!(sizes.get(3), Ok(4));
+        assert_eq!(sizes.get(5), Ok(1000));
+    }
+
+    #[test]
+    fn refuses_what_would_wrap_and_says_why() {
+        let mut sizes = Sizes::new(&INFO, &[0, usize::MAX]);
+        assert_eq!(problem(&mut sizes, 1), "0 - 1 is below zero (n = 0)");
+        let mut sizes = Sizes::new(&INFO, &[2, usize::MAX]);
+        assert!(problem(&mut sizes, 2).contains("overflows usize"));
+        assert!(problem(&mut sizes, 6).contains("divides by zero"));
+        let mut sizes = Sizes::new(&INFO, &[1 << 40, 1]);
+        assert_eq!(
+            problem(&mut sizes, 5),
+            "1099511627776 does not fit a u32 (n = 1099511627776)"
+        );
+    }
+
+    #[test]
+    fn malformed_programs_are_errors_not_panics() {
+        let mut sizes = Sizes::new(&INFO, &[1, 1]);
+        assert!(problem(&mut sizes, 7).contains("malformed"));
+        assert!(sizes.get(99).is_err());
+    }
+
+    #[test]
+    fn run_inputs_are_measured_at_each_run() {
+        let mut sizes = Sizes::new(&INFO, &[10, 1]);
+        assert!(sizes.is_dynamic(4) && !sizes.is_dynamic(0));
+        assert!(problem(&mut sizes, 4).contains("xs.len() unknown"));
+        sizes.set_run_input(2, 10);
+        assert_eq!(sizes.get(4), Ok(5));
+        sizes.set_run_input(2, 4);
+        assert_eq!(sizes.get(4), Ok(2));
+        assert_eq!(sizes.get(0), Ok(10));
+    }
+}

@@ -1,0 +1,236 @@
+//! An op resolved for running: addresses, byte counts and launch
+//! configurations computed (and checked) once, so that running it is the
+//! one driver call a careful person would write.
+
+use super::address::{Addr, Base};
+use super::launch::LaunchStep;
+use crate::copy::{self, Direction};
+use crate::driver::check;
+use crate::driver::cu;
+use crate::error::Fault;
+use crate::event::Event;
+use crate::fill::Pattern;
+use crate::kernel::Kernel;
+use crate::stream::{LEGACY, Stream, synchronize_legacy, wait_all};
+use cust::sys::CUstream;
+
+pub(crate) enum Step {
+    /// Resolved at each run: it reads a size the run gives.
+    Pending,
+    Copy {
+        direction: Direction,
+        src: Addr,
+        dst: Addr,
+        bytes: usize,
+        /// `None`: synchronous, on the host's turn.
+        stream: Option<u16>,
+        src_page_locked: bool,
+    },
+    /// Device memory set to a repeated pattern.
+    Fill {
+        dst: Addr,
+        pattern: Pattern,
+        bytes: usize,
+        stream: Option<u16>,
+    },
+    /// Host memory set to a repeated value, by the CPU.
+    FillHost {
+        dst: Addr,
+        value: Box<[u8]>,
+        bytes: usize,
+    },
+    Launch {
+        launch: Box<LaunchStep>,
+        stream: Option<u16>,
+    },
+    Record {
+        event: u16,
+        stream: u16,
+    },
+    Wait {
+        event: u16,
+        stream: u16,
+    },
+    Sync(Option<u16>),
+    Alloc {
+        scratch: u16,
+        bytes: usize,
+        stream: u16,
+    },
+    Free {
+        scratch: u16,
+        stream: u16,
+    },
+    Host(u16),
+}
+
+/// What steps act on during a run.
+pub(crate) struct Resources<'a> {
+    pub streams: &'a [Stream],
+    pub events: &'a [Event],
+    pub kernels: &'a [Kernel],
+    /// Stream-ordered allocations, 0 when not allocated.
+    pub scratch: &'a mut [u64],
+    /// The run's caller slices.
+    pub params: &'a [u64],
+}
+
+const UNRESOLVED: Fault = Fault::Unsupported(
+    "memplan ran an op it had not resolved (a bug in memplan; please report it)",
+);
+
+impl Resources<'_> {
+    pub fn address(&self, addr: Addr) -> u64 {
+        let base = match addr.base {
+            Base::Fixed(base) => base,
+            Base::Param(param) => self.params.get(usize::from(param)).copied().unwrap_or(0),
+            Base::Scratch(slot) => self.scratch.get(usize::from(slot)).copied().unwrap_or(0),
+        };
+        base.wrapping_add(addr.offset)
+    }
+
+    fn stream(&self, stream: Option<u16>) -> Result<CUstream, Fault> {
+        match stream {
+            None => Ok(LEGACY),
+            Some(index) => Ok(self
+                .streams
+                .get(usize::from(index))
+                .ok_or(UNRESOLVED)?
+                .raw()),
+        }
+    }
+}
+
+impl Step {
+    /// The stream a timed step runs on: `Some(None)` for the legacy
+    /// stream, `None` for steps that are not timed (only copies, fills and
+    /// launches are).
+    pub fn timed_on(&self) -> Option<Option<u16>> {
+        match self {
+            Step::Copy { stream, .. } | Step::Fill { stream, .. } | Step::Launch { stream, .. } => {
+                Some(*stream)
+            }
+            Step::FillHost { .. } => Some(None),
+            _ => None,
+        }
+    }
+
+    /// Runs the step (host steps through `host`); returns the bytes it
+    /// moved.
+    ///
+    /// # Safety
+    /// The step was resolved from a plan memplan checked, against the
+    /// memory `on` describes: every address is inside memory that stays
+    /// allocated, and untouched by the host, until the streams the plan
+    /// orders after this step have finished.
+    pub unsafe fn run(
+        &mut self,
+        on: &mut Resources,
+        host: &mut dyn FnMut(u16) -> Result<(), Fault>,
+    ) -> Result<usize, Fault> {
+        // SAFETY (every driver call below): the caller's promise.
+        match self {
+            Step::Pending => Err(UNRESOLVED),
+            &mut Step::Copy {
+                direction,
+                src,
+                dst,
+                bytes,
+                stream,
+                src_page_locked,
+            } => {
+                let (src, dst) = (on.address(src), on.address(dst));
+                match stream {
+                    Some(_) => unsafe {
+                        copy::queue(direction, src, dst, bytes, on.stream(stream)?)?
+                    },
+                    None => unsafe { copy::now(direction, src, dst, bytes, src_page_locked)? },
+                }
+                Ok(bytes)
+            }
+            &mut Step::Fill {
+                dst,
+                pattern,
+                bytes,
+                stream,
+            } => {
+                unsafe { pattern.write(on.address(dst), bytes, on.stream(stream)?)? };
+                if stream.is_none() {
+                    synchronize_legacy()?;
+                }
+                Ok(bytes)
+            }
+            Step::FillHost { dst, value, bytes } => {
+                if *bytes > 0 && !value.is_empty() {
+                    let start = on.address(*dst) as *mut u8;
+                    // SAFETY: `bytes` of host memory the plan owns or
+                    // borrows, which nothing else touches meanwhile.
+                    let memory = unsafe { std::slice::from_raw_parts_mut(start, *bytes) };
+                    for element in memory.chunks_exact_mut(value.len()) {
+                        element.copy_from_slice(value);
+                    }
+                }
+                Ok(*bytes)
+            }
+            Step::Launch { launch, stream } => {
+                let kernel = on
+                    .kernels
+                    .get(usize::from(launch.kernel))
+                    .ok_or(UNRESOLVED)?;
+                let raw = on.stream(*stream)?;
+                unsafe { launch.launch(kernel, raw, |addr| on.address(addr))? };
+                if stream.is_none() {
+                    synchronize_legacy()?;
+                }
+                Ok(0)
+            }
+            &mut Step::Record { event, stream } => {
+                let event = on.events.get(usize::from(event)).ok_or(UNRESOLVED)?;
+                event.record_on(on.stream(Some(stream))?)?;
+                Ok(0)
+            }
+            &mut Step::Wait { event, stream } => {
+                let event = on.events.get(usize::from(event)).ok_or(UNRESOLVED)?;
+                check(unsafe { cu::cuStreamWaitEvent(on.stream(Some(stream))?, event.raw(), 0) })?;
+                Ok(0)
+            }
+            &mut Step::Sync(stream) => {
+                match stream {
+                    Some(index) => {
+                        let stream = on.streams.get(usize::from(index)).ok_or(UNRESOLVED)?;
+                        wait_all([stream])?
+                    }
+                    None => wait_all(on.streams)?,
+                }
+                Ok(0)
+            }
+            &mut Step::Alloc {
+                scratch,
+                bytes,
+                stream,
+            } => {
+                let raw = on.stream(Some(stream))?;
+                let slot = on.scratch.get_mut(usize::from(scratch)).ok_or(UNRESOLVED)?;
+                if bytes > 0 {
+                    let mut address = 0;
+                    check(unsafe { cu::cuMemAllocAsync(&mut address, bytes, raw) })?;
+                    *slot = address;
+                }
+                Ok(0)
+            }
+            &mut Step::Free { scratch, stream } => {
+                let raw = on.stream(Some(stream))?;
+                let slot = on.scratch.get_mut(usize::from(scratch)).ok_or(UNRESOLVED)?;
+                if *slot != 0 {
+                    check(unsafe { cu::cuMemFreeAsync(*slot, raw) })?;
+                    *slot = 0;
+                }
+                Ok(0)
+            }
+            &mut Step::Host(step) => {
+                host(step)?;
+                Ok(0)
+            }
+        }
+    }
+}
