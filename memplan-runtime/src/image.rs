@@ -95,17 +95,22 @@ fn check_elf(elf: &Reader) -> Result<(), Fault> {
         elf.holds(offset, table)?;
     }
     // What the program headers and sections point to lies inside too.
+    // The record `index` of the table at `table`, of `entry` bytes each.
+    let record = |table: Option<u64>, entry: Option<u16>, index: u64| {
+        let step = index.checked_mul(u64::from(entry.ok_or(TRUNCATED)?));
+        step.and_then(|step| table?.checked_add(step))
+            .ok_or(TRUNCATED)
+    };
     let (program, program_entry, programs) = (elf.u64(0x20), elf.u16(0x36), elf.u16(0x38));
     for index in 0..u64::from(programs.unwrap_or(0)) {
-        let base = program.ok_or(TRUNCATED)? + index * u64::from(program_entry.ok_or(TRUNCATED)?);
+        let base = record(program, program_entry, index)?;
         elf.holds(elf.at(base, 0x08)?, elf.at(base, 0x20)?)?;
     }
     let (sections, section_entry, count) = (elf.u64(0x28), elf.u16(0x3A), elf.u16(0x3C));
     for index in 0..u64::from(count.unwrap_or(0)) {
-        let base = sections.ok_or(TRUNCATED)? + index * u64::from(section_entry.ok_or(TRUNCATED)?);
-        let kind = elf
-            .u32(usize::try_from(base + 4).map_err(|_| TRUNCATED)?)
-            .ok_or(TRUNCATED)?;
+        let base = record(sections, section_entry, index)?;
+        let kind_at = base.checked_add(4).and_then(|at| usize::try_from(at).ok());
+        let kind = elf.u32(kind_at.ok_or(TRUNCATED)?).ok_or(TRUNCATED)?;
         if kind != NOBITS {
             elf.holds(elf.at(base, 0x18)?, elf.at(base, 0x20)?)?;
         }
@@ -181,6 +186,17 @@ mod tests {
             check_image(b"\x7fELF\x02").is_err(),
             "an ELF header cut short"
         );
+    }
+
+    #[test]
+    fn tables_past_the_address_space_are_refused_without_a_panic() {
+        let mut elf = vec![0u8; 64];
+        elf[..5].copy_from_slice(b"\x7fELF\x02");
+        // Section table at u64::MAX - 8, 64-byte entries, 2 of them.
+        elf[0x28..0x30].copy_from_slice(&(u64::MAX - 8).to_le_bytes());
+        elf[0x3A..0x3C].copy_from_slice(&64u16.to_le_bytes());
+        elf[0x3C..0x3E].copy_from_slice(&2u16.to_le_bytes());
+        assert_eq!(check_image(&elf), Err(TRUNCATED));
     }
 
     #[test]

@@ -136,7 +136,10 @@ unsafe impl<T: Element> HostMemory<T> for Vec<T> {
 
 unsafe impl<T: Element> HostMemoryMut<T> for Vec<T> {
     fn host_parts_mut(&mut self) -> (*mut T, usize) {
-        self.as_mut_slice().host_parts_mut()
+        // Not through `as_mut_slice`: a pointer derived from a reference
+        // would die with the next `&mut` borrow of the `Vec`, and plans keep
+        // this one across borrows.
+        (self.as_mut_ptr(), self.len())
     }
 }
 

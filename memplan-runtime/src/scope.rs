@@ -30,13 +30,21 @@ use std::ops::{Range, RangeBounds};
 /// [`lend`](Scope::lend) it. The wait happens also when `work` fails or
 /// panics, as with `std::thread::scope`.
 ///
-/// The scope also keeps the GPU's accesses in order: a copy or fill that
+/// The scope also keeps its own queued work in order: a copy or fill that
 /// touches memory which unordered work on another stream of the scope
 /// writes (or reads, where this one writes) is refused, with an error that
 /// says where that work was queued. Order the two with
 /// [`record`](Scope::record) on one stream and [`wait`](Scope::wait) on the
-/// other. Kernels, launched through the `unsafe` [`launch`](Scope::launch),
-/// are outside this bookkeeping: their arguments are raw pointers.
+/// other. A buffer lent to one scope with [`lend`](Scope::lend) cannot be
+/// used in another (a nested one, say), whose account would not see it. Kernels,
+/// launched through the `unsafe` [`launch`](Scope::launch), are outside this
+/// bookkeeping: their arguments are raw pointers.
+///
+/// Device buffers are lent shared, and device memory is not Rust memory: a
+/// synchronous copy into a device buffer inside the scope runs on the legacy
+/// stream, unordered with the queued work, and may see or leave torn data.
+/// That is a logic error, not undefined behaviour (every element type takes
+/// any bits); the plans of `memplan!` rule it out.
 ///
 /// ```no_run
 /// use memplan_runtime::{scope, Context, DeviceBuffer, PinnedBuffer, Stream};
@@ -117,7 +125,21 @@ impl<'env> Scope<'env> {
         dst_range: impl RangeBounds<usize>,
     ) -> Result<()> {
         let at = Location::caller();
-        let (src, mut dst) = (src.into().side, dst.into().side);
+        let (src, dst) = (src.into(), dst.into());
+        // A buffer lent to an enclosing scope is in that scope's account,
+        // not this one's, which could not order its use here.
+        let ours = self.accesses.borrow().scope();
+        if [src.scope, dst.scope]
+            .iter()
+            .flatten()
+            .any(|&scope| scope != ours)
+        {
+            return Err(Fault::Unsupported(
+                "the buffer is lent to another scope; use it there, or lend it to this one",
+            ))
+            .at("Scope::copy", at);
+        }
+        let (src, mut dst) = (src.side, dst.side);
         let (from, to) = (
             src.resolve(src_range).at("Scope::copy", at)?,
             dst.resolve(dst_range).at("Scope::copy", at)?,
@@ -221,6 +243,7 @@ impl<'env> Scope<'env> {
         let (ptr, len) = buffer.host_parts_mut();
         Lent {
             view: HostView { ptr, len, locked },
+            scope: self.accesses.borrow().scope(),
             loan: PhantomData,
         }
     }
@@ -274,12 +297,16 @@ impl Drop for WaitOnDrop<'_, '_> {
 #[derive(Clone, Copy)]
 pub struct Lent<'env, T> {
     view: HostView<T>,
+    /// The scope it is lent to.
+    scope: u64,
     loan: PhantomData<&'env mut [T]>,
 }
 
 /// The source of a queued copy: a host or device buffer borrowed for the scope.
 pub struct Source<'env, T> {
     side: Side<HostView<T>, DeviceView<T>>,
+    /// The scope a lent buffer belongs to.
+    scope: Option<u64>,
     loan: PhantomData<&'env [T]>,
 }
 
@@ -287,6 +314,8 @@ pub struct Source<'env, T> {
 /// scope, or a device buffer.
 pub struct Target<'env, T> {
     side: Side<HostView<T>, DeviceView<T>>,
+    /// The scope a lent buffer belongs to.
+    scope: Option<u64>,
     loan: PhantomData<&'env mut [T]>,
 }
 
@@ -391,7 +420,7 @@ macro_rules! host_sources {
     ($($buffer:ty),*) => {$(
         impl<'env, T: Element> From<&'env $buffer> for Source<'env, T> {
             fn from(buffer: &'env $buffer) -> Self {
-                Source { side: Side::Host(host_view(buffer)), loan: PhantomData }
+                Source { side: Side::Host(host_view(buffer)), scope: None, loan: PhantomData }
             }
         }
     )*};
@@ -408,7 +437,7 @@ macro_rules! host_targets {
     ($($buffer:ty),*) => {$(
         impl<'env, T: Element> From<&'env mut $buffer> for Target<'env, T> {
             fn from(buffer: &'env mut $buffer) -> Self {
-                Target { side: Side::Host(host_view_mut(buffer)), loan: PhantomData }
+                Target { side: Side::Host(host_view_mut(buffer)), scope: None, loan: PhantomData }
             }
         }
     )*};
@@ -419,6 +448,7 @@ impl<'env, T: Element> From<&'env DeviceBuffer<T>> for Source<'env, T> {
     fn from(buffer: &'env DeviceBuffer<T>) -> Self {
         Source {
             side: Side::Device(device_view(buffer)),
+            scope: None,
             loan: PhantomData,
         }
     }
@@ -430,6 +460,7 @@ impl<'env, T: Element> From<&'env DeviceBuffer<T>> for Target<'env, T> {
     fn from(buffer: &'env DeviceBuffer<T>) -> Self {
         Target {
             side: Side::Device(device_view(buffer)),
+            scope: None,
             loan: PhantomData,
         }
     }
@@ -439,6 +470,7 @@ impl<'env, T: Element> From<Lent<'env, T>> for Source<'env, T> {
     fn from(lent: Lent<'env, T>) -> Self {
         Source {
             side: Side::Host(lent.view),
+            scope: Some(lent.scope),
             loan: PhantomData,
         }
     }
@@ -448,6 +480,7 @@ impl<'env, T: Element> From<Lent<'env, T>> for Target<'env, T> {
     fn from(lent: Lent<'env, T>) -> Self {
         Target {
             side: Side::Host(lent.view),
+            scope: Some(lent.scope),
             loan: PhantomData,
         }
     }

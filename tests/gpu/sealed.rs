@@ -369,7 +369,18 @@ fn scopes_refuse_overlapping_and_unordered_copies() -> Result<(), Failed> {
         "{error}"
     );
 
-    // (The refused scope's first copy ran: it wrote `host`.)
+    let nested = scope(|outer| {
+        let lent = outer.lend(&mut host);
+        outer.copy(&first, &device, lent)?;
+        // The inner scope's account does not see the outer's copy.
+        scope(|inner| inner.copy(&second, lent, &device))
+    });
+    let error = nested
+        .err()
+        .ok_or("a buffer lent to the outer scope was used in an inner one")?;
+    ensure!(matches!(error.fault(), Fault::Unsupported(_)), "{error}");
+
+    // (The refused scopes' first copies ran: they wrote `host`.)
     let expected = floats(64);
     host.copy_from_slice(&expected);
     let mut copied = Event::new(&ctx)?;

@@ -84,10 +84,14 @@ impl<T: Element> Drop for StreamOrderedBuffer<T> {
         if self.ptr.as_raw() == 0 {
             return;
         }
-        // SAFETY: cuMemFree does not wait for stream-ordered memory, so wait
-        // for all work first; then nothing can still use it.
+        // cuMemFree does not wait for stream-ordered memory, so wait for all
+        // work first; if that fails, leak rather than free under work that
+        // may still use it.
+        if self.context.synchronize().is_err() {
+            return;
+        }
+        // SAFETY: allocated by `alloc_async`; no work can still use it.
         release_in(&self.context, || unsafe {
-            let _ = cu::cuCtxSynchronize();
             cu::cuMemFree_v2(self.ptr.as_raw())
         });
     }

@@ -65,25 +65,32 @@ pub enum Term {
     U32,
 }
 
-/// The layout of an element type, and which type it is.
+/// An element type: its size, and which type it is. Only [`Elem::of`]
+/// makes one, so the two always agree.
 #[derive(Clone, Copy)]
 pub struct Elem {
-    pub size: usize,
-    pub align: usize,
-    pub type_id: fn() -> TypeId,
+    size: usize,
+    type_id: fn() -> TypeId,
 }
 
 impl Elem {
     pub const fn of<T: Element>() -> Elem {
         Elem {
             size: size_of::<T>(),
-            align: align_of::<T>(),
             type_id: TypeId::of::<T>,
         }
     }
 
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
     pub(crate) fn is<T: 'static>(&self) -> bool {
         (self.type_id)() == TypeId::of::<T>()
+    }
+
+    pub(crate) fn same_as(&self, other: &Elem) -> bool {
+        (self.type_id)() == (other.type_id)()
     }
 }
 

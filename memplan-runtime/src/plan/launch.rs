@@ -4,7 +4,6 @@
 
 use super::address::Addr;
 use crate::context::Context;
-use crate::driver::DriverError;
 use crate::error::Fault;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
 use cust::sys::{CUdevice_attribute, CUfunction_attribute, CUstream};
@@ -105,14 +104,14 @@ impl LaunchStep {
         &mut self,
         kernel: &Kernel,
         stream: CUstream,
-        resolve: impl Fn(Addr) -> u64,
-    ) -> Result<(), DriverError> {
+        resolve: impl Fn(Addr) -> Result<u64, Fault>,
+    ) -> Result<(), Fault> {
         if self.empty {
             return Ok(());
         }
         for &(argument, address) in &*self.patches {
             let chunk = &mut self.storage[self.starts[argument]];
-            let bytes = resolve(address).to_ne_bytes().map(MaybeUninit::new);
+            let bytes = resolve(address)?.to_ne_bytes().map(MaybeUninit::new);
             // SAFETY: a chunk holds 16 bytes; the address takes 8.
             unsafe {
                 chunk
@@ -132,14 +131,10 @@ impl LaunchStep {
         // SAFETY: the pointers point at the arguments' bytes, which live
         // until the driver has copied them during this call; the rest is
         // the caller's promise.
-        unsafe { kernel.launch_raw(stream, self.config, pointers.as_mut_ptr()) }
+        unsafe { kernel.launch_raw(stream, self.config, pointers.as_mut_ptr()) }?;
+        Ok(())
     }
 }
-
-// SAFETY: the storage is owned plain bytes; nothing points into it between
-// launches.
-unsafe impl Send for LaunchStep {}
-unsafe impl Sync for LaunchStep {}
 
 /// The limits a launch must keep on this GPU, for this kernel.
 pub(crate) fn check_limits(

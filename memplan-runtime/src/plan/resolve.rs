@@ -183,7 +183,7 @@ impl Resolver<'_> {
             .find(|given| usize::from(given.op) == index)
             .ok_or(MALFORMED)?;
         let elem = self.info.buffers[usize::from(to.buffer)].elem;
-        if (value.value.elem.type_id)() != (elem.type_id)() {
+        if !value.value.elem.same_as(&elem) {
             return Err(MALFORMED);
         }
         if host {
@@ -199,7 +199,7 @@ impl Resolver<'_> {
             });
         }
         let pattern = Pattern::of(&value.value.bytes).ok_or(Fault::UnsupportedFill {
-            element_size: elem.size,
+            element_size: elem.size(),
         })?;
         Ok(Step::Fill {
             dst: to.addr,
@@ -323,10 +323,10 @@ impl Resolver<'_> {
         }
         let bytes = |elements: usize| {
             elements
-                .checked_mul(buffer.elem.size)
+                .checked_mul(buffer.elem.size())
                 .ok_or(Fault::SizeOverflow {
                     len: elements,
-                    element_size: buffer.elem.size,
+                    element_size: buffer.elem.size(),
                 })
         };
         let base = match side {
@@ -353,7 +353,7 @@ impl Resolver<'_> {
 
     fn same_elements(&self, a: &Span, b: &Span) -> Result<(), Fault> {
         let elem = |span: &Span| self.info.buffers[usize::from(span.buffer)].elem;
-        if (elem(a).type_id)() == (elem(b).type_id)() {
+        if elem(a).same_as(&elem(b)) {
             Ok(())
         } else {
             Err(Fault::Unsupported(

@@ -139,10 +139,10 @@ impl Runner {
                         .sizes
                         .get(buffer.len)
                         .map_err(|f| self.error(buffer.site, f))?;
-                    let bytes = len.checked_mul(buffer.elem.size).ok_or_else(|| {
+                    let bytes = len.checked_mul(buffer.elem.size()).ok_or_else(|| {
                         let fault = Fault::SizeOverflow {
                             len,
-                            element_size: buffer.elem.size,
+                            element_size: buffer.elem.size(),
                         };
                         self.error(buffer.site, fault)
                     })?;
@@ -279,9 +279,7 @@ impl Runner {
             else {
                 return Err(self.error(buffer.site, MALFORMED));
             };
-            if (buffer.elem.type_id)() != (slice.elem().type_id)()
-                || (mutable && !slice.is_mutable())
-            {
+            if !buffer.elem.same_as(&slice.elem()) || (mutable && !slice.is_mutable()) {
                 let fault = Fault::Unsupported("a slice of another type than the plan declares");
                 return Err(self.error(buffer.site, fault));
             }
@@ -303,7 +301,7 @@ impl Runner {
             }
             self.params[param] = slice.address();
             if registered {
-                let bytes = (slice.len() * buffer.elem.size) as u64;
+                let bytes = (slice.len() * buffer.elem.size()) as u64;
                 locks.push(Lock {
                     start: slice.address(),
                     end: slice.address() + bytes,
@@ -503,18 +501,19 @@ impl Runner {
     }
 
     /// Frees what a failed run allocated in stream order and did not free.
+    /// `cuMemFree` does not wait for stream-ordered memory, so the context
+    /// is synchronized first; if that fails, the memory is leaked rather than
+    /// freed under work that may still use it.
     fn release_scratch(&mut self) {
+        if self.scratch.iter().all(|&slot| slot == 0) {
+            return;
+        }
+        let synchronized = self.context.synchronize().is_ok();
         for slot in &mut self.scratch {
-            if *slot != 0 {
-                let address = *slot;
-                // SAFETY: allocated by the run, which has been waited for;
-                // `cuMemFree` does not wait for stream-ordered memory, so
-                // the context is synchronized first.
-                release_in(&self.context, || unsafe {
-                    let _ = cu::cuCtxSynchronize();
-                    cu::cuMemFree_v2(address)
-                });
-                *slot = 0;
+            let address = std::mem::take(slot);
+            if address != 0 && synchronized {
+                // SAFETY: allocated by the run, whose work is done.
+                release_in(&self.context, || unsafe { cu::cuMemFree_v2(address) });
             }
         }
     }

@@ -80,13 +80,21 @@ const UNRESOLVED: Fault = Fault::Unsupported(
 );
 
 impl Resources<'_> {
-    pub fn address(&self, addr: Addr) -> u64 {
+    /// The address `addr` stands for now; an error where its base is not
+    /// there (a caller slice outside a run). A stream-ordered buffer of no
+    /// bytes, like a device buffer of none, is at 0, which nothing reads.
+    pub fn address(&self, addr: Addr) -> Result<u64, Fault> {
         let base = match addr.base {
-            Base::Fixed(base) => base,
-            Base::Param(param) => self.params.get(usize::from(param)).copied().unwrap_or(0),
-            Base::Scratch(slot) => self.scratch.get(usize::from(slot)).copied().unwrap_or(0),
+            Base::Fixed(base) => Some(base),
+            Base::Param(param) => self
+                .params
+                .get(usize::from(param))
+                .copied()
+                .filter(|&base| base != 0),
+            Base::Scratch(slot) => self.scratch.get(usize::from(slot)).copied(),
         };
-        base.wrapping_add(addr.offset)
+        base.and_then(|base| base.checked_add(addr.offset))
+            .ok_or(UNRESOLVED)
     }
 
     fn stream(&self, stream: Option<u16>) -> Result<CUstream, Fault> {
@@ -139,7 +147,10 @@ impl Step {
                 stream,
                 src_page_locked,
             } => {
-                let (src, dst) = (on.address(src), on.address(dst));
+                if bytes == 0 {
+                    return Ok(0);
+                }
+                let (src, dst) = (on.address(src)?, on.address(dst)?);
                 match stream {
                     Some(_) => unsafe {
                         copy::queue(direction, src, dst, bytes, on.stream(stream)?)?
@@ -154,7 +165,10 @@ impl Step {
                 bytes,
                 stream,
             } => {
-                unsafe { pattern.write(on.address(dst), bytes, on.stream(stream)?)? };
+                if bytes == 0 {
+                    return Ok(0);
+                }
+                unsafe { pattern.write(on.address(dst)?, bytes, on.stream(stream)?)? };
                 if stream.is_none() {
                     synchronize_legacy()?;
                 }
@@ -162,7 +176,7 @@ impl Step {
             }
             Step::FillHost { dst, value, bytes } => {
                 if *bytes > 0 && !value.is_empty() {
-                    let start = on.address(*dst) as *mut u8;
+                    let start = on.address(*dst)? as *mut u8;
                     // SAFETY: `bytes` of host memory the plan owns or
                     // borrows, which nothing else touches meanwhile.
                     let memory = unsafe { std::slice::from_raw_parts_mut(start, *bytes) };

@@ -73,6 +73,11 @@ impl Default for Accesses {
 }
 
 impl Accesses {
+    /// Which scope these are the accesses of.
+    pub fn scope(&self) -> u64 {
+        self.scope
+    }
+
     /// Queues an operation of `lane` making `uses`, or returns where the
     /// unordered operation it conflicts with was queued.
     pub fn queue(&mut self, lane: usize, uses: &[Use], at: Location) -> Result<(), Location> {

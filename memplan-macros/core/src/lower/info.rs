@@ -52,7 +52,37 @@ pub struct Description {
     pub given: Vec<Given>,
 }
 
+/// The most declarations, ops, sizes or arguments of one kind a plan may
+/// have: the description numbers them with `u16`s.
+const MOST: usize = u16::MAX as usize;
+
 pub fn describe(plan: &Plan) -> syn::Result<Description> {
+    let too_many = |what: &str| {
+        syn::Error::new(
+            plan.name.span(),
+            format!(
+                "plan `{}` has more {what} than the {MOST} one plan may have\n\nhelp: split it into several plans",
+                plan.name
+            ),
+        )
+    };
+    let counts = [
+        (plan.ops.len(), "operations"),
+        (plan.buffers.len(), "buffers"),
+        (plan.kernels.len(), "kernels"),
+        (plan.streams.len(), "streams"),
+        (plan.events.len(), "events"),
+    ];
+    if let Some((_, what)) = counts.iter().find(|(count, _)| *count > MOST) {
+        return Err(too_many(what));
+    }
+    let longest_launch = plan.ops.iter().map(|op| match &op.kind {
+        OpKind::Launch(launch) => launch.args.len(),
+        _ => 0,
+    });
+    if longest_launch.max().unwrap_or(0) > MOST {
+        return Err(too_many("arguments in one launch"));
+    }
     let mut sizes = Sizes::new(plan);
     let mut given = Vec::new();
 
@@ -253,8 +283,17 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         .iter()
         .map(|event| site(&format!("event {event}"), event.span()));
 
+    // Checked last: each distinct size is numbered as it is met.
+    if sizes.count() > MOST {
+        return Err(too_many(
+            "distinct sizes (lengths, range bounds, launch dimensions)",
+        ));
+    }
     let plan_site = site(&plan.name.to_string(), plan.name.span());
     let inputs = sizes.input_names();
+    if inputs.len() > MOST {
+        return Err(too_many("size inputs"));
+    }
     let programs = sizes.programs();
     let info = quote! {{
         use ::memplan::__private::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
@@ -367,4 +406,25 @@ pub fn scalar_params(plan: &Plan) -> impl Iterator<Item = (&syn::Ident, TokenStr
         ParamKind::Value(ty) => Some((&param.name, quote!(#ty))),
         ParamKind::Slice(_) => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::errors::Errors;
+
+    #[test]
+    fn more_sizes_than_the_description_can_number_are_refused() {
+        // Two new sizes an op: fewer ops than the limit, more sizes.
+        let fills: String = (0..=MOST / 2)
+            .map(|i| format!("fill d[{}..{}] with 0.0;", 2 * i, 2 * i + 1))
+            .collect();
+        let text = format!("plan P() {{ device d: [f32; 140000]; {fills} }}");
+        let input: crate::syntax::Input = syn::parse_str(&text).unwrap();
+        let errors = Errors::new();
+        let plan = crate::ir::build(&input.plans[0], &errors);
+        errors.finish().unwrap();
+        let error = describe(&plan).err().expect("65,536 sizes were numbered");
+        assert!(error.to_string().contains("distinct sizes"), "{error}");
+    }
 }

@@ -128,6 +128,12 @@ impl Sizes {
         (self.params.len() + self.values.len() + index) as u16
     }
 
+    /// How many distinct sizes there are; past `u16::MAX` their numbers
+    /// wrap, and the plan is refused (see `info::describe`).
+    pub fn count(&self) -> usize {
+        self.programs.len()
+    }
+
     fn intern(&mut self, text: String, steps: Vec<Step>) -> u16 {
         if let Some(&index) = self.index.get(&text) {
             return index;
