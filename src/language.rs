@@ -44,8 +44,8 @@
 //! `plan Name(params)` takes three kinds of parameter:
 //! - `n: usize`: a size, fixed when the plan is made (`Name::new(&ctx, n)`).
 //!   Lengths and ranges are written with sizes, integers, `usize`
-//!   constants, `+ - * / %`, parentheses and `as usize`, so that the macro
-//!   can compare them (see [Sizes](#sizes)).
+//!   constants, `+ - * / %`, parentheses, `as usize` and calls, so that
+//!   the macro can compare them (see [Sizes](#sizes)).
 //! - `scale: f32` (any other `Copy` type): a value, also fixed at `new`,
 //!   usable in launch arguments, fill values and host steps.
 //! - `xs: &[f32; n]` or `out: &mut [f32; n]`: the caller's memory, passed
@@ -206,11 +206,14 @@
 //!   by `new` as written.
 //!   Buffer arguments may be ranges: `da[n / 2..]` passes a pointer to
 //!   element `n / 2`.
-//! - `host(&a, &mut b) { ... }` runs Rust code on the CPU between GPU work,
-//!   with the listed host buffers as slices (`&a` to read, `&mut b` to
-//!   write) and the plan's sizes and values in scope. Code inside a plan
-//!   sees nothing else of it: not `self`, not the caller's slices, so that
-//!   every access is one the checks know about.
+//! - `host(&a, &mut b, &out c) { ... }` runs Rust code on the CPU between
+//!   GPU work, with the listed host buffers as slices and the plan's sizes
+//!   and values in scope. As for kernels, `&a` reads, `&mut b` may read and
+//!   write, and `&out c` only writes (it is a `&mut [T]` whose old contents
+//!   the step promises not to read): the checks take each at its word, so
+//!   a step that overwrites write-combined memory says `&out`. Code inside
+//!   a plan sees nothing else of it: not `self`, not the caller's slices,
+//!   so that every access is one the checks know about.
 //!
 //! Outside stream blocks operations are synchronous: each has finished when
 //! the next begins. Inside `on s { ... }` they are queued on `s`, and the
@@ -240,10 +243,55 @@
 //!
 //! Every length, range bound and launch dimension is a size: a `usize`
 //! written with the plan's `usize` parameters, integers, constants, `+ - *
-//! / %`, parentheses and `as usize`. The checks compare sizes as written
-//! (`n / 2` and `n - n / 2` differ for odd `n`). `x as usize` of anything
-//! but the plan's own sizes (a signed parameter, a constant of another
-//! type, `(n as u8) as usize`) is a size of its own, equal only to itself.
+//! / %`, parentheses, `as usize`, calls, and `xs.len()` of a caller's
+//! slice. The checks compare sizes without knowing their values, with the
+//! arithmetic below; where it cannot decide, a check reports what it could
+//! not prove rather than guess.
+//!
+//! **What is one size.** Sizes are kept as sums of products with integer
+//! coefficients, in one order, so that `2 * c * w * h`, `c * (2 * w) * h`
+//! and `h * w * c + h * w * c` are the same size, and `k * (c * w * h)` is
+//! `c * h * k * w`. A quotient `a / b` is a size of its own, `⌊a / b⌋`,
+//! after what can come out of it has: `(4 * n) / 2` is `2 * n`, `(2 * n) /
+//! 4` is `n / 2`, `(a * b) / a` is `b`, `(a + b) / a` is `1 + b / a`. A
+//! remainder `a % b` is `a - b * (a / b)`. Messages print sizes in that
+//! form, with the parentheses their meaning needs: `2 * (n / 4)`, which is
+//! not `n / 2`.
+//!
+//! **Terms it does not look into.** A call (`f(n)`, `n.pow(2)`), the
+//! length of a caller's slice measured at each run (`xs.len()`), and `x as
+//! usize` of anything but the plan's own sizes (a signed parameter, a
+//! constant of another type, `(n as u8) as usize`) are each a size of their
+//! own, never negative, equal to the same text and to nothing else.
+//! Anything else (`n << 2`, `1.5`) is an error at its tokens.
+//!
+//! **What it proves.** A comparison such as "this range ends where that
+//! one starts" holds when it follows, by adding up non-negative multiples
+//! of what is known, from:
+//! - every size is `>= 0`, and so is every product of sizes;
+//! - floor division: `2 * (n / 2) <= n <= 2 * (n / 2) + 1`, and likewise
+//!   for any divisor (at least 1: `new` refuses a division by zero), and
+//!   `n / 4` is `(n / 2) / 2`;
+//! - what `new` checks before anything runs, for the ranges compared:
+//!   each lies inside its buffer and does not run backwards, and no `a -
+//!   b` written in it goes below zero;
+//! - each of those times a product of sizes (`1 <= a` gives `b <= a * b`);
+//! - sizes are whole numbers (`2 * a >= 1` means `a >= 1`).
+//!
+//! So `2 * (n / 4) <= n / 2`, `k * (n / k) <= n`, `(c + 1) * x <= d * x`
+//! for literals `c < d`, `d[n - 1..n]` lies after `d[0..n / 2]`, and chunk
+//! `2 * c * w * h..3 * c * w * h` is apart from `0..c * w * h`. What it
+//! does not do is reason about divisibility or cases: whether `2 * a * b`
+//! can lie between `3 * b` and `4 * b` (only for `a = 1.5`) turns on `a`
+//! being whole, and a check that needs it reports the two ranges as
+//! possibly overlapping. Writing ranges in one unit (all in `n / k`, or all
+//! in `n / 2` and `n / 4`) keeps every comparison within reach.
+//!
+//! Each comparison weighs a bounded number of facts (16 from the plan, 64
+//! inequalities in all), so its cost is bounded whatever the plan; and a
+//! size, like every expression in a plan, may nest at most 128 deep (`((((n
+//! ...))))`): deeper is an error at its tokens that says to name a part
+//! with a `const`, not a crash.
 //!
 //! `new` computes every size once, as written, with checked arithmetic: a
 //! step that would overflow or go below zero is an error naming the op or
@@ -274,7 +322,9 @@
 //!   ([`PlanGraph`](crate::PlanGraph)), replayed with one launch per
 //!   run, for plans whose operations all run in stream blocks.
 //! - `host()` / `host_mut()`: the host buffers, as slices, in a struct with
-//!   one field per buffer (`plan.host_mut().data.copy_from_slice(..)`).
+//!   one field per buffer (`plan.host_mut().data.copy_from_slice(..)`),
+//!   named [`HostView<Plan>`](crate::HostView) and
+//!   [`HostViewMut<Plan>`](crate::HostViewMut) where you need its type.
 //! - `SUMMARY` and `DIAGRAM` (Mermaid): the plan described. Errors name
 //!   the op or declaration and where it is written (`plan AddOne: copy
 //!   on_gpu -> data at src/main.rs:14:13: ...`).
@@ -293,7 +343,15 @@
 //! ## The checks
 //!
 //! Each is a compile error at your tokens with a `help:` line; all errors
-//! of a plan come at once. `tests/ui/fail/` has a case for each.
+//! of a plan come at once, and one mistake gives one error: after any
+//! error the plan type still has `new`, `SUMMARY` and `DIAGRAM`, so the
+//! code that uses it adds none, and a syntax error in one plan of a
+//! `memplan!` does not hide the checks of the others. The help uses what
+//! you wrote: a misspelt name gets the closest declaration of the kind its
+//! place wants (`on` a stream, `wait` an event), a missing declaration is
+//! written with the plan's own sizes, and a `record` that comes before the
+//! write it should mark, or on another stream, is to be moved, not
+//! duplicated. `tests/ui/fail/` has a case for each check.
 //!
 //! | refused | because |
 //! | --- | --- |
@@ -303,9 +361,9 @@
 //! | a write into a caller's `&[T]` | |
 //! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it |
 //! | a copy of pageable memory in a stream block | it would silently block: make it `pinned` or `registered` |
-//! | a device-to-host copy into write-combined memory, or a host step reading it | the CPU reads it uncached |
+//! | a device-to-host copy into write-combined memory, or a host step reading it (`&` or `&mut`) | the CPU reads it uncached: a step that only writes it borrows it `&out` |
 //! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory |
-//! | a name not declared, declared twice, or of the wrong kind | |
+//! | a name not declared, declared twice, or of the wrong kind; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach |
 //! | a host step listing a buffer twice, or borrowing a read-only slice `&mut` | |
 //! | a read of device memory no earlier operation wrote | written ranges must cover the read |
 //! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run |

@@ -67,7 +67,7 @@ pub use image::Image;
 pub use kernel::{Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, blocks};
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
 pub use op::{OpInfo, OpKind};
-pub use plan::{InFlight, Plan, PlanGraph};
+pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
 pub use report::{OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
 pub use stream::{Priority, Stream};

@@ -3,16 +3,16 @@
 #[doc = " one stream."]
 #[doc = "\n\n# Plan\n\n```text\nplan AddOne(n: usize)\n  buffers: data: [f32; n] pinned, on_gpu: [f32; n] device\n  streams: work\n  ops:\n      0  work     copy data -> on_gpu\n      1  work     launch process_data\n      2  work     copy on_gpu -> data\n```\n\n`AddOne::DIAGRAM` holds it as a Mermaid flowchart."]
 pub struct AddOne(::memplan::__private::Engine<AddOne>);
-#[doc = "The host buffers of [`AddOne`], borrowed to read; from [`AddOne::host`]."]
-pub struct AddOneHost<'p> {
-    pub data: &'p [f32],
-}
-#[doc = "The host buffers of [`AddOne`], borrowed to write; from [`AddOne::host_mut`]."]
-pub struct AddOneHostMut<'p> {
-    pub data: &'p mut [f32],
-}
 const _: () = {
     use ::memplan::__private as __memplan;
+    #[doc = "The host buffers of `AddOne`, borrowed to read; from `AddOne::host`."]
+    pub struct AddOneHost<'p> {
+        pub data: &'p [f32],
+    }
+    #[doc = "The host buffers of `AddOne`, borrowed to write; from `AddOne::host_mut`."]
+    pub struct AddOneHostMut<'p> {
+        pub data: &'p mut [f32],
+    }
     pub struct __MemplanState {
         data: ::memplan::PinnedBuffer<f32>,
     }
@@ -84,12 +84,12 @@ const _: () = {
         pub fn graph(&mut self) -> ::memplan::Result<::memplan::PlanGraph<'_, Self>> {
             self.0.graph()
         }
-        #[doc = r" The host buffers, to read (after waiting for a run in flight)."]
-        pub fn host(&self) -> AddOneHost<'_> {
+        #[doc = " The host buffers (`data: [f32]`), to read, after waiting for a run in flight."]
+        pub fn host(&self) -> ::memplan::HostView<'_, Self> {
             self.0.host()
         }
-        #[doc = r" The host buffers, to write (after waiting for a run in flight)."]
-        pub fn host_mut(&mut self) -> AddOneHostMut<'_> {
+        #[doc = " The host buffers (`data: [f32]`), to write, after waiting for a run in flight."]
+        pub fn host_mut(&mut self) -> ::memplan::HostViewMut<'_, Self> {
             self.0.host_mut()
         }
         #[doc = r" Times each GPU operation of later runs; off by default, free when off."]

@@ -23,34 +23,61 @@ pub mod text;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+/// How deep brackets (and runs of prefix operators) may nest inside
+/// `memplan!`: the parser recurses on them, and past this depth the macro
+/// reports an error rather than overflow the compiler's stack.
+pub const MAX_NESTING: usize = 128;
+
 /// The whole macro: parse, build the IR, check, lower. Never panics: every
 /// problem becomes a `compile_error!` at the user's tokens.
 pub fn expand(input: TokenStream) -> TokenStream {
+    if let Some(span) = too_deep(&input) {
+        let message = format!(
+            "memplan reads brackets nested at most {MAX_NESTING} deep\n\n\
+             help: name a part of this with a `const` or a function"
+        );
+        return syn::Error::new(span, message).to_compile_error();
+    }
     let input: syntax::Input = match syn::parse2(input) {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
-    input.plans.iter().map(expand_plan).collect()
+    let mut out: TokenStream = input
+        .errors
+        .iter()
+        .map(syn::Error::to_compile_error)
+        .collect();
+    let mut seen: Vec<&proc_macro2::Ident> = Vec::new();
+    for def in &input.plans {
+        // Two plans of one name would be two types of one name: one error
+        // here, at the second, rather than rustc's about generated items.
+        if let Some(first) = seen.iter().find(|name| ***name == def.name) {
+            let message = format!(
+                "a plan named `{}` is already defined in this `memplan!` (line {})\n\n\
+                 help: give one of them another name",
+                def.name,
+                first.span().start().line
+            );
+            out.extend(syn::Error::new(def.name.span(), message).to_compile_error());
+            continue;
+        }
+        seen.push(&def.name);
+        out.extend(expand_plan(def));
+    }
+    out
 }
 
-/// One plan: its code, or its errors and as much of its type as can be made
-/// (so that code using the plan does not add errors of its own).
+/// One plan: its code, or its errors and its type's interface without a
+/// body (so that code using the plan does not add errors of its own).
 fn expand_plan(def: &syntax::PlanDef) -> TokenStream {
     let errors = errors::Errors::new();
     let plan = ir::build(def, &errors);
-    if !errors.is_empty() {
-        // Names did not resolve: only the type's name can be given.
-        let (vis, name, errors) = (
-            &def.vis,
-            &def.name,
-            errors.finish().err().map(|e| e.to_compile_error()),
-        );
-        return quote! {
-            #errors
-            #vis struct #name;
-        };
-    }
-    let analysis = check::run(&plan, &errors);
+    // The checks need every name resolved: report resolution errors alone.
+    let analysis = if errors.is_empty() {
+        check::run(&plan, &errors)
+    } else {
+        check::Analysis::default()
+    };
     match errors.finish() {
         Ok(()) => lower::lower(&plan, &analysis, lower::Bodies::Ops),
         Err(error) => {
@@ -69,4 +96,61 @@ pub fn analyze(def: &syntax::PlanDef) -> syn::Result<(ir::Plan, check::Analysis)
     let analysis = errors.is_empty().then(|| check::run(&plan, &errors));
     errors.finish()?;
     Ok((plan, analysis.unwrap_or_default()))
+}
+
+/// Where `tokens` nest deeper than [`MAX_NESTING`], if they do: walked with
+/// an explicit stack, so that this check cannot overflow either.
+fn too_deep(tokens: &TokenStream) -> Option<proc_macro2::Span> {
+    use proc_macro2::TokenTree;
+    let mut stack = vec![tokens.clone().into_iter()];
+    let mut prefix_run = 0usize;
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(TokenTree::Group(group)) => {
+                prefix_run = 0;
+                if stack.len() >= MAX_NESTING {
+                    return Some(group.span_open());
+                }
+                stack.push(group.stream().into_iter());
+            }
+            Some(TokenTree::Punct(punct)) if matches!(punct.as_char(), '-' | '!' | '*' | '&') => {
+                prefix_run += 1;
+                if prefix_run > MAX_NESTING {
+                    return Some(punct.span());
+                }
+            }
+            Some(_) => prefix_run = 0,
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_past_the_limit_is_an_error_not_a_crash() {
+        let deep = format!("{}n{}", "(".repeat(1000), ")".repeat(1000));
+        let text = format!("plan P(n: usize) {{ device d: [f32; {deep}]; fill d with 0.0; }}");
+        let out = expand(text.parse().unwrap()).to_string();
+        assert!(out.contains("nested at most 128 deep"), "{out}");
+        let minus = format!(
+            "plan P(n: usize) {{ device d: [f32; {}n]; }}",
+            "- ".repeat(10_000)
+        );
+        let out = expand(minus.parse().unwrap()).to_string();
+        assert!(out.contains("nested at most 128 deep"), "{out}");
+    }
+
+    #[test]
+    fn nesting_within_the_limit_reads() {
+        let deep = format!("{}n{}", "(".repeat(100), ")".repeat(100));
+        let text = format!("plan P(n: usize) {{ device d: [f32; {deep}]; fill d with 0.0; }}");
+        let out = expand(text.parse().unwrap()).to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+    }
 }

@@ -1,32 +1,135 @@
 //! The race checker against a brute-force oracle, on random plans.
 //!
 //! Each case is a random plan (2 to 8 streams, events, syncs, fills and
-//! copies on random ranges of a few buffers), written as source text and run
+//! copies on ranges of a few buffers), written as source text and run
 //! through the whole front end. The oracle builds the happens-before graph
 //! edge by edge (program order on each stream, issue order from the host,
 //! record -> wait, stream -> sync), takes its transitive closure, and looks
 //! for two accesses to overlapping ranges of one buffer from different
 //! lanes, at least one a write, with no path between them. The checker must
 //! reject the plan exactly when the oracle finds such a pair.
+//!
+//! Ranges are literal in one test and symbolic in the other: sums,
+//! products and quotients of the plan's sizes `a`, `b` and `c`, each
+//! occurrence written in one of several equivalent forms. The oracle
+//! evaluates them with plain `usize` arithmetic over a few hundred size
+//! assignments ([`assignments`]); two accesses may overlap if some make both
+//! ranges valid (computable without wrapping, inside the buffer, start
+//! before end, as the run time requires before anything runs) and share an
+//! element. It shares no code with the checker's algebra.
 
 use memplan_macros_core::{analyze, syntax::Input};
 use proptest::prelude::*;
+use std::collections::HashMap;
 
 const BUFFERS: usize = 3;
 const LEN: usize = 64;
+/// Sizes the oracle tries: every assignment of `0..=SMALL` to the sizes a
+/// plan uses, and the first up to `LARGE` (see [`assignments`]).
+const SMALL: usize = 6;
+const LARGE: usize = 64;
+
+/// A size expression, evaluated by the oracle and printed for the checker.
+#[derive(Clone, Debug)]
+enum Expr {
+    Lit(usize),
+    Size(usize),
+    Add(Box<Expr>, Box<Expr>),
+    Sub(Box<Expr>, Box<Expr>),
+    Mul(Box<Expr>, Box<Expr>),
+    Div(Box<Expr>, Box<Expr>),
+}
+
+use Expr::{Lit, Size};
+
+fn add(a: Expr, b: Expr) -> Expr {
+    Expr::Add(Box::new(a), Box::new(b))
+}
+fn sub(a: Expr, b: Expr) -> Expr {
+    Expr::Sub(Box::new(a), Box::new(b))
+}
+fn mul(a: Expr, b: Expr) -> Expr {
+    Expr::Mul(Box::new(a), Box::new(b))
+}
+fn div(a: Expr, b: Expr) -> Expr {
+    Expr::Div(Box::new(a), Box::new(b))
+}
+
+const SIZE_NAMES: [&str; 3] = ["a", "b", "c"];
+
+impl Expr {
+    /// The value for these sizes, as the run time computes it: `None` if
+    /// a step wraps or divides by zero.
+    fn eval(&self, sizes: &[usize]) -> Option<usize> {
+        match self {
+            Lit(value) => Some(*value),
+            Size(index) => Some(sizes[*index]),
+            Expr::Add(a, b) => a.eval(sizes)?.checked_add(b.eval(sizes)?),
+            Expr::Sub(a, b) => a.eval(sizes)?.checked_sub(b.eval(sizes)?),
+            Expr::Mul(a, b) => a.eval(sizes)?.checked_mul(b.eval(sizes)?),
+            Expr::Div(a, b) => a.eval(sizes)?.checked_div(b.eval(sizes)?),
+        }
+    }
+
+    /// Source text, with the parentheses Rust's precedence needs.
+    fn text(&self) -> String {
+        let (op, a, b, level) = match self {
+            Lit(value) => return value.to_string(),
+            Size(index) => return SIZE_NAMES[*index].to_owned(),
+            Expr::Add(a, b) => ("+", a, b, 1),
+            Expr::Sub(a, b) => ("-", a, b, 1),
+            Expr::Mul(a, b) => ("*", a, b, 2),
+            Expr::Div(a, b) => ("/", a, b, 2),
+        };
+        let wrap = |e: &Expr, right: bool| {
+            let inner = match e {
+                Lit(_) | Size(_) => 3,
+                Expr::Add(..) | Expr::Sub(..) => 1,
+                Expr::Mul(..) | Expr::Div(..) => 2,
+            };
+            // Left-associative: a right operand of equal level needs them.
+            if inner < level || (right && inner == level) {
+                format!("({})", e.text())
+            } else {
+                e.text()
+            }
+        };
+        format!("{} {op} {}", wrap(a, false), wrap(b, true))
+    }
+}
+
+/// A half-open range of a buffer.
+#[derive(Clone, Debug)]
+struct Range {
+    start: Expr,
+    end: Expr,
+}
+
+impl Range {
+    fn literal(start: usize, end: usize) -> Range {
+        Range {
+            start: Lit(start),
+            end: Lit(end),
+        }
+    }
+
+    fn text(&self) -> String {
+        format!("{}..{}", self.start.text(), self.end.text())
+    }
+}
 
 /// An op of a generated plan, as the oracle sees it.
 #[derive(Clone, Debug)]
 enum Op {
     Fill {
         buffer: usize,
-        range: (usize, usize),
+        range: Range,
     },
     Copy {
         from: usize,
-        from_range: (usize, usize),
+        from_range: Range,
         to: usize,
-        to_start: usize,
+        to_range: Range,
     },
     Record {
         event: usize,
@@ -48,92 +151,345 @@ struct Step {
 
 #[derive(Clone, Debug)]
 struct GeneratedPlan {
+    /// How many of `a`, `b`, `c` the plan takes.
+    sizes: usize,
+    /// How many of them its ranges use (the oracle tries only those).
+    used: usize,
+    /// Each buffer's length.
+    lens: Vec<Expr>,
     streams: usize,
     events: usize,
     steps: Vec<Step>,
 }
 
-fn range() -> impl Strategy<Value = (usize, usize)> {
-    (0..LEN, 1..=LEN / 2)
-        .prop_map(|(start, len)| (start.min(LEN - len), start.min(LEN - len) + len))
+/// A plan step before it is made valid: ranges are still to be placed.
+#[derive(Clone, Debug)]
+enum RawOp<R> {
+    Fill(usize, R),
+    Copy(usize, R, usize, u8),
+    Record(usize),
+    Wait(usize),
+    Sync(Option<usize>),
 }
 
-fn raw_step(streams: usize, events: usize) -> impl Strategy<Value = (Option<usize>, Op)> {
+fn raw_step<R: Clone + std::fmt::Debug>(
+    streams: usize,
+    events: usize,
+    range: impl Strategy<Value = R> + Clone + 'static,
+) -> impl Strategy<Value = (Option<usize>, RawOp<R>)> {
     let on_stream = (0..streams).prop_map(Some);
     prop_oneof![
-        4 => (on_stream.clone(), 0..BUFFERS, range()).prop_map(|(s, buffer, range)| (s, Op::Fill { buffer, range })),
-        4 => (on_stream.clone(), 0..BUFFERS, range(), 0..BUFFERS, 0..LEN).prop_map(|(s, from, from_range, to, to_start)| {
-            (s, Op::Copy { from, from_range, to, to_start })
-        }),
-        3 => (on_stream.clone(), 0..events).prop_map(|(s, event)| (s, Op::Record { event })),
-        4 => (on_stream, 0..events).prop_map(|(s, event)| (s, Op::Wait { event })),
-        2 => prop::option::of(0..streams).prop_map(|stream| (None, Op::Sync { stream })),
-        1 => (0..BUFFERS, range()).prop_map(|(buffer, range)| (None, Op::Fill { buffer, range })),
+        4 => (on_stream.clone(), 0..BUFFERS, range.clone()).prop_map(|(s, b, r)| (s, RawOp::Fill(b, r))),
+        4 => (on_stream.clone(), 0..BUFFERS, range.clone(), 0..BUFFERS, any::<u8>())
+            .prop_map(|(s, from, r, to, at)| (s, RawOp::Copy(from, r, to, at))),
+        3 => (on_stream.clone(), 0..events).prop_map(|(s, e)| (s, RawOp::Record(e))),
+        4 => (on_stream, 0..events).prop_map(|(s, e)| (s, RawOp::Wait(e))),
+        2 => prop::option::of(0..streams).prop_map(|s| (None, RawOp::Sync(s))),
+        1 => (0..BUFFERS, range).prop_map(|(b, r)| (None, RawOp::Fill(b, r))),
     ]
 }
 
-fn plan() -> impl Strategy<Value = GeneratedPlan> {
-    (2..=8usize, 1..=4usize).prop_flat_map(|(streams, events)| {
-        prop::collection::vec(raw_step(streams, events), 1..40).prop_map(move |raw| GeneratedPlan {
-            streams,
-            events,
-            steps: make_valid(raw),
-        })
-    })
-}
-
-/// Shapes the random steps into a plan whose only possible errors are
-/// races: every buffer is filled first, copies fit and do not overlap
-/// themselves, and every `wait` follows a `record` of its event.
-fn make_valid(raw: Vec<(Option<usize>, Op)>) -> Vec<Step> {
+/// Shapes random steps into a plan whose only possible errors are races:
+/// every buffer is filled first, and every `wait` follows a `record` of its
+/// event. `copy` turns a source range and a number into the copy's ranges,
+/// or `None` to drop it.
+fn make_valid<R>(
+    raw: Vec<(Option<usize>, RawOp<R>)>,
+    lens: &[Expr],
+    fill: impl Fn(&R) -> Range,
+    copy: impl Fn(usize, &R, usize, u8) -> Option<(Range, Range)>,
+) -> Vec<Step> {
     let mut steps: Vec<Step> = (0..BUFFERS)
         .map(|buffer| Step {
             stream: None,
             op: Op::Fill {
                 buffer,
-                range: (0, LEN),
+                range: Range {
+                    start: Lit(0),
+                    end: lens[buffer].clone(),
+                },
             },
         })
         .collect();
     let mut recorded = Vec::new();
-    for (stream, op) in raw {
-        let op = match op {
-            Op::Copy {
-                from,
-                from_range,
-                to,
-                to_start,
-            } => {
-                let len = from_range.1 - from_range.0;
-                let to_start = to_start.min(LEN - len);
-                let overlaps_itself =
-                    from == to && to_start < from_range.1 && from_range.0 < to_start + len;
-                if overlaps_itself {
-                    continue;
-                }
-                Op::Copy {
+    for (stream, raw) in raw {
+        let op = match raw {
+            RawOp::Fill(buffer, range) => Op::Fill {
+                buffer,
+                range: fill(&range),
+            },
+            RawOp::Copy(from, range, to, at) => match copy(from, &range, to, at) {
+                Some((from_range, to_range)) => Op::Copy {
                     from,
                     from_range,
                     to,
-                    to_start,
-                }
-            }
-            Op::Record { event } => {
+                    to_range,
+                },
+                None => continue,
+            },
+            RawOp::Record(event) => {
                 recorded.push(event);
                 Op::Record { event }
             }
-            Op::Wait { event } if !recorded.contains(&event) => continue,
-            op => op,
+            RawOp::Wait(event) if !recorded.contains(&event) => continue,
+            RawOp::Wait(event) => Op::Wait { event },
+            RawOp::Sync(stream) => Op::Sync { stream },
         };
         steps.push(Step { stream, op });
     }
     steps
 }
 
+/// Plans on literal ranges of buffers of [`LEN`] elements.
+fn literal_plan() -> impl Strategy<Value = GeneratedPlan> {
+    let range = (0..LEN, 1..=LEN / 2).prop_map(|(start, len)| (start.min(LEN - len), len));
+    (2..=8usize, 1..=4usize).prop_flat_map(move |(streams, events)| {
+        prop::collection::vec(raw_step(streams, events, range.clone()), 1..40).prop_map(
+            move |raw| {
+                let lens = vec![Lit(LEN); BUFFERS];
+                let steps = make_valid(
+                    raw,
+                    &lens,
+                    |&(start, len)| Range::literal(start, start + len),
+                    |from, &(start, len), to, at| {
+                        let to_start = (at as usize).min(LEN - len);
+                        let overlaps_itself =
+                            from == to && to_start < start + len && start < to_start + len;
+                        (!overlaps_itself).then(|| {
+                            (
+                                Range::literal(start, start + len),
+                                Range::literal(to_start, to_start + len),
+                            )
+                        })
+                    },
+                );
+                GeneratedPlan {
+                    sizes: 0,
+                    used: 0,
+                    lens,
+                    streams,
+                    events,
+                    steps,
+                }
+            },
+        )
+    })
+}
+
+/// The unit every symbolic range of a plan is measured in, written in the
+/// `form`-th of its equivalent spellings: sums, products and quotients of
+/// two or three sizes.
+fn unit(kind: u8, form: u8) -> Expr {
+    let (a, b, c) = (Size(0), Size(1), Size(2));
+    let flip = form % 2 == 1;
+    match kind % 8 {
+        0 => a,
+        1 if flip => mul(b, a),
+        1 => mul(a, b),
+        2 => match form % 3 {
+            0 => mul(mul(a, b), c),
+            1 => mul(c, mul(b, a)),
+            _ => mul(b, mul(c, a)),
+        },
+        3 if flip => add(b, a),
+        3 => add(a, b),
+        4 if flip => add(mul(c, a.clone()), mul(a, b)),
+        4 => mul(a, add(b, c)),
+        5 if flip => add(add(a.clone(), b), a),
+        5 => add(mul(Lit(2), a), b),
+        6 => div(if flip { mul(b, a) } else { mul(a, b) }, c),
+        _ => div(if flip { add(b, a) } else { add(a, b) }, Lit(2)),
+    }
+}
+
+/// The size a share of unit `kind` divides by, as in `n / k`-sized
+/// chunks: one that is not a factor of the unit, which would make the
+/// share a product of fewer sizes (`a * b / a` is `b`). Whether `2 * a *
+/// b` lies in `3 * b..4 * b` is a question of divisibility, beyond the
+/// linear arithmetic the language reference promises.
+fn share_divisor(kind: u8) -> Expr {
+    match kind % 8 {
+        0 => Size(1),
+        1 => Size(2),
+        2 => Lit(3),
+        4 => Size(1),
+        _ => Size(0),
+    }
+}
+
+/// How many of `a`, `b`, `c` unit `kind` and its share use: its first ones.
+fn sizes_used(kind: u8) -> usize {
+    match kind % 8 {
+        0 | 3 | 5 | 7 => 2,
+        _ => 3,
+    }
+}
+
+/// `count` of `part`, in the `form`-th spelling.
+fn times(count: usize, part: Expr, form: u8) -> Expr {
+    match (count, form % 4) {
+        (0, _) => Lit(0),
+        (1, _) => part,
+        (_, 0) => mul(Lit(count), part),
+        (_, 1) => mul(part, Lit(count)),
+        (_, 2) => add(times(count - 1, part.clone(), form / 4), part),
+        _ => mul(add(Lit(count - 1), Lit(1)), part),
+    }
+}
+
+/// A symbolic range: `steps` parts of a unit (whole, halves, quarters or a
+/// size's share), at `at` parts from the start, or one element, or a
+/// prefix past the middle; written in spellings drawn from `form`.
+#[derive(Clone, Debug)]
+struct Shape {
+    kind: u8,
+    at: usize,
+    count: usize,
+    form: u8,
+}
+
+/// The kinds of shape a plan uses: a plan measures its ranges either in
+/// whole units, halves and quarters, or only in shares of its unit
+/// (`unit / k`, `k` a size), elements beside them. Whether `3 * (a /
+/// b)..4 * (a / b)` meets `2 * a..2 * a + 1` turns on `b` being a whole
+/// number (`a / b` is `a` or at most half of it), beyond the linear
+/// arithmetic the language reference promises; a plan that mixes the two
+/// may be refused, and is not generated here.
+fn family(shape_kind: u8, plan_kind: u8) -> u8 {
+    let shares = plan_kind >= 8;
+    match shape_kind % 6 {
+        0..=3 | 5 if shares => 3,
+        3 => 2,
+        kind => kind,
+    }
+}
+
+/// The part a shape of `family` counts in, in the unit, with how many fit
+/// in the buffer (`4 * unit`).
+fn part(family: u8, plan_kind: u8, unit: Expr) -> (Expr, usize) {
+    let unit_kind = plan_kind % 8;
+    match family {
+        1 => (div(unit, Lit(2)), 8),
+        2 => (div(unit, Lit(4)), 16),
+        _ if plan_kind >= 8 => (div(unit, share_divisor(unit_kind)), 4),
+        _ => (unit, 4),
+    }
+}
+
+/// The range of `shape` in a plan of `plan_kind`: its unit is `plan_kind %
+/// 8`; from 8 on it counts in shares (see [`family`]).
+fn symbolic_range(shape: &Shape, plan_kind: u8) -> Range {
+    let (form, unit_kind) = (shape.form, plan_kind % 8);
+    let unit = || self::unit(unit_kind, form);
+    let family = family(shape.kind, plan_kind);
+    let (part, fit) = part(family, plan_kind, unit());
+    // The count does not depend on `at`, so a copy's two ranges agree.
+    let count = 1 + shape.count % fit;
+    let at = shape.at % (fit - count + 1);
+    match family {
+        // One element, just after or just before a boundary.
+        4 if form % 2 == 0 => {
+            let at = shape.at % fit;
+            let start = times(at, part, form);
+            Range {
+                end: add(start.clone(), Lit(1)),
+                start,
+            }
+        }
+        4 => {
+            let at = 1 + shape.at % fit;
+            let end = times(at, part, form);
+            Range {
+                start: sub(end.clone(), Lit(1)),
+                end,
+            }
+        }
+        // The first half and one more, or the rest from the middle.
+        5 => {
+            let middle = add(div(unit(), Lit(2)), Lit(1));
+            if form % 2 == 0 {
+                Range {
+                    start: Lit(0),
+                    end: middle,
+                }
+            } else {
+                Range {
+                    start: middle,
+                    end: times(4, unit(), form / 2),
+                }
+            }
+        }
+        _ => Range {
+            start: times(at, part.clone(), form),
+            end: times(at + count, part, form / 3),
+        },
+    }
+}
+
+/// Where a copy of `shape` lands: the same shape at another place, so
+/// that the lengths agree as written; `None` when there is no such place.
+fn copy_target(shape: &Shape, plan_kind: u8, at: u8) -> Option<Shape> {
+    let movable = family(shape.kind, plan_kind) != 5;
+    movable.then(|| Shape {
+        at: at as usize,
+        form: shape.form.wrapping_add(at),
+        ..shape.clone()
+    })
+}
+
+/// Plans on symbolic ranges of buffers of `4 * unit` elements.
+fn symbolic_plan() -> impl Strategy<Value = GeneratedPlan> {
+    let shape =
+        (0..6u8, 0..16usize, 0..16usize, any::<u8>()).prop_map(|(kind, at, count, form)| Shape {
+            kind,
+            at,
+            count,
+            form,
+        });
+    (2..=6usize, 1..=3usize, 0..16u8).prop_flat_map(move |(streams, events, plan_kind)| {
+        prop::collection::vec(raw_step(streams, events, shape.clone()), 1..24).prop_map(
+            move |raw| {
+                let lens: Vec<Expr> = (0..BUFFERS as u8)
+                    .map(|buffer| times(4, unit(plan_kind % 8, buffer), buffer))
+                    .collect();
+                let steps = make_valid(
+                    raw,
+                    &lens,
+                    |shape| symbolic_range(shape, plan_kind),
+                    |from, shape, to, at| {
+                        let target = copy_target(shape, plan_kind, at)?;
+                        // Within one buffer a copy would need its own proof
+                        // that the two ranges are apart; the race is what
+                        // is tested here.
+                        (from != to).then(|| {
+                            (
+                                symbolic_range(shape, plan_kind),
+                                symbolic_range(&target, plan_kind),
+                            )
+                        })
+                    },
+                );
+                GeneratedPlan {
+                    sizes: 3,
+                    used: sizes_used(plan_kind % 8),
+                    lens,
+                    streams,
+                    events,
+                    steps,
+                }
+            },
+        )
+    })
+}
+
 fn source(plan: &GeneratedPlan) -> String {
-    let mut text = String::from("plan P() {\n");
-    for buffer in 0..BUFFERS {
-        text += &format!("device d{buffer}: [f32; {LEN}];\n");
+    let sizes: Vec<String> = SIZE_NAMES[..plan.sizes]
+        .iter()
+        .map(|name| format!("{name}: usize"))
+        .collect();
+    let mut text = format!("plan P({}) {{\n", sizes.join(", "));
+    for (buffer, len) in plan.lens.iter().enumerate() {
+        text += &format!("device d{buffer}: [f32; {}];\n", len.text());
     }
     let streams: Vec<String> = (0..plan.streams).map(|s| format!("s{s}")).collect();
     text += &format!("stream {};\n", streams.join(", "));
@@ -141,21 +497,17 @@ fn source(plan: &GeneratedPlan) -> String {
     text += &format!("event {};\n", events.join(", "));
     for step in &plan.steps {
         let op = match &step.op {
-            Op::Fill {
-                buffer,
-                range: (start, end),
-            } => format!("fill d{buffer}[{start}..{end}] with 1.0;"),
+            Op::Fill { buffer, range } => format!("fill d{buffer}[{}] with 1.0;", range.text()),
             Op::Copy {
                 from,
-                from_range: (start, end),
+                from_range,
                 to,
-                to_start,
-            } => {
-                format!(
-                    "copy d{from}[{start}..{end}] -> d{to}[{to_start}..{}];",
-                    to_start + end - start
-                )
-            }
+                to_range,
+            } => format!(
+                "copy d{from}[{}] -> d{to}[{}];",
+                from_range.text(),
+                to_range.text()
+            ),
             Op::Record { event } => format!("record e{event};"),
             Op::Wait { event } => format!("wait e{event};"),
             Op::Sync {
@@ -171,26 +523,71 @@ fn source(plan: &GeneratedPlan) -> String {
     text + "}\n"
 }
 
-/// (buffer, start, end, writes) of each access of a step.
-fn accesses(op: &Op) -> Vec<(usize, usize, usize, bool)> {
-    match *op {
-        Op::Fill {
-            buffer,
-            range: (start, end),
-        } => vec![(buffer, start, end, true)],
+/// (buffer, range, writes) of each access of a step.
+fn accesses(op: &Op) -> Vec<(usize, &Range, bool)> {
+    match op {
+        Op::Fill { buffer, range } => vec![(*buffer, range, true)],
         Op::Copy {
             from,
-            from_range: (start, end),
+            from_range,
             to,
-            to_start,
-        } => {
-            vec![
-                (from, start, end, false),
-                (to, to_start, to_start + end - start, true),
-            ]
-        }
+            to_range,
+        } => vec![(*from, from_range, false), (*to, to_range, true)],
         _ => Vec::new(),
     }
+}
+
+/// The sizes the oracle tries, for plans whose ranges use the first
+/// `count` of `a`, `b`, `c`: every assignment of `0..=SMALL` to them, and
+/// `a` up to [`LARGE`] with the others at most 2. A witness of an overlap
+/// can need a large unit (`3 * u - 1` meets `12 * (u / 4)..13 * (u / 4)`
+/// only from `u = 13`), and with the others small the unit of every
+/// generated plan takes each value up to [`LARGE`].
+fn assignments(count: usize) -> Vec<Vec<usize>> {
+    let grid = (0..count).fold(vec![Vec::new()], |partial: Vec<Vec<usize>>, _| {
+        partial
+            .iter()
+            .flat_map(|sizes| {
+                (0..=SMALL).map(move |size| {
+                    let mut more = sizes.clone();
+                    more.push(size);
+                    more
+                })
+            })
+            .collect()
+    });
+    let lines = (count > 0).then(|| {
+        (0..=LARGE).flat_map(move |a| {
+            (0..3).flat_map(move |b| (0..3).map(move |c| [a, b, c][..count].to_vec()))
+        })
+    });
+    let mut all: Vec<Vec<usize>> = grid
+        .into_iter()
+        .chain(lines.into_iter().flatten())
+        .collect();
+    for sizes in &mut all {
+        sizes.resize(SIZE_NAMES.len(), 0);
+    }
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// `start..end` of a range under each assignment, `None` where the run
+/// time would refuse it.
+type Values = Vec<Option<(usize, usize)>>;
+
+fn evaluate(range: &Range, len: &Expr, all: &[Vec<usize>]) -> Values {
+    all.iter()
+        .map(|sizes| {
+            let (start, end, len) = (
+                range.start.eval(sizes)?,
+                range.end.eval(sizes)?,
+                len.eval(sizes)?,
+            );
+            (start <= end && end <= len).then_some((start, end))
+        })
+        .collect()
 }
 
 /// Whether the plan races, by explicit graph and transitive closure.
@@ -240,18 +637,37 @@ fn oracle_finds_race(plan: &GeneratedPlan) -> bool {
             }
         }
     }
+    let all = assignments(plan.used);
+    // Each access's range under every assignment, by (step, access).
+    let mut values: HashMap<(usize, usize), Values> = HashMap::new();
+    let mut value = |step: usize, access: usize, buffer: usize, range: &Range| {
+        values
+            .entry((step, access))
+            .or_insert_with(|| evaluate(range, &plan.lens[buffer], &all))
+            .clone()
+    };
     for j in 0..n {
         for i in 0..j {
             if steps[i].stream == steps[j].stream || reach[i][j] {
                 continue;
             }
-            for &(buffer_a, start_a, end_a, writes_a) in &accesses(&steps[i].op) {
-                for &(buffer_b, start_b, end_b, writes_b) in &accesses(&steps[j].op) {
-                    if buffer_a == buffer_b
-                        && (writes_a || writes_b)
-                        && start_a < end_b
-                        && start_b < end_a
-                    {
+            for (x, &(buffer_a, range_a, writes_a)) in accesses(&steps[i].op).iter().enumerate() {
+                for (y, &(buffer_b, range_b, writes_b)) in accesses(&steps[j].op).iter().enumerate()
+                {
+                    if buffer_a != buffer_b || !(writes_a || writes_b) {
+                        continue;
+                    }
+                    let (a, b) = (
+                        value(i, x, buffer_a, range_a),
+                        value(j, y, buffer_b, range_b),
+                    );
+                    let overlap = a.iter().zip(&b).any(|pair| match pair {
+                        (Some((start_a, end_a)), Some((start_b, end_b))) => {
+                            start_a < end_b && start_b < end_a
+                        }
+                        _ => false,
+                    });
+                    if overlap {
                         return true;
                     }
                 }
@@ -261,41 +677,87 @@ fn oracle_finds_race(plan: &GeneratedPlan) -> bool {
     false
 }
 
+/// The checker's verdict: whether it reports a race, after checking that
+/// it reports nothing else.
+fn checker_finds_race(plan: &GeneratedPlan) -> Result<bool, TestCaseError> {
+    let text = source(plan);
+    let input: Input = syn::parse_str(&text).expect("generated plans parse");
+    let verdict = analyze(&input.plans[0]);
+    if let Err(errors) = &verdict {
+        for error in errors.clone() {
+            let message = error.to_string();
+            // Every race report's fix orders the two ops.
+            let fixes = [
+                "help: declare an event",
+                "help: add `sync",
+                "help: add `wait",
+                "help: move `record",
+                "record it on `",
+            ];
+            prop_assert!(
+                fixes.iter().any(|fix| message.contains(fix)),
+                "an error other than a race: {message}\n{text}"
+            );
+        }
+    }
+    Ok(verdict.is_err())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
 
     #[test]
-    fn checker_agrees_with_the_oracle(plan in plan()) {
-        let text = source(&plan);
-        let input: Input = syn::parse_str(&text).expect("generated plans parse");
-        let verdict = analyze(&input.plans[0]);
+    fn checker_agrees_with_the_oracle_on_literal_ranges(plan in literal_plan()) {
         let expected = oracle_finds_race(&plan);
-        if let Err(errors) = &verdict {
-            for error in errors.clone() {
-                let message = error.to_string();
-                // Every race report's fix orders the two ops.
-                prop_assert!(
-                    ["help: declare an event", "help: add `sync", "help: add `wait"].iter().any(|fix| message.contains(fix)),
-                    "an error other than a race: {message}\n{text}"
-                );
-            }
-        }
-        prop_assert_eq!(verdict.is_err(), expected, "checker and oracle disagree on\n{}", text);
+        prop_assert_eq!(checker_finds_race(&plan)?, expected, "checker and oracle disagree on\n{}", source(&plan));
+    }
+
+    #[test]
+    fn checker_agrees_with_the_oracle_on_symbolic_ranges(plan in symbolic_plan()) {
+        let expected = oracle_finds_race(&plan);
+        prop_assert_eq!(checker_finds_race(&plan)?, expected, "checker and oracle disagree on\n{}", source(&plan));
     }
 }
 
 /// A generator that made only racy (or only race-free) plans would make the
 /// agreement above meaningless.
 #[test]
-fn the_generator_makes_both_racy_and_race_free_plans() {
+fn the_generators_make_both_racy_and_race_free_plans() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let samples = 1000;
-    let racy = (0..samples)
-        .filter(|_| oracle_finds_race(&plan().new_tree(&mut runner).unwrap().current()))
-        .count();
-    assert!(
-        (samples / 10..samples * 9 / 10).contains(&racy),
-        "{racy} of {samples} plans race"
-    );
+    let mut racy = |plan: &dyn Fn(&mut proptest::test_runner::TestRunner) -> GeneratedPlan| {
+        (0..samples)
+            .filter(|_| oracle_finds_race(&plan(&mut runner)))
+            .count()
+    };
+    let literal = racy(&|runner| literal_plan().new_tree(runner).unwrap().current());
+    let symbolic = racy(&|runner| symbolic_plan().new_tree(runner).unwrap().current());
+    for (name, count) in [("literal", literal), ("symbolic", symbolic)] {
+        assert!(
+            (samples / 10..samples * 9 / 10).contains(&count),
+            "{count} of {samples} {name} plans race"
+        );
+    }
+}
+
+/// The printer keeps the meaning: each spelling of a unit has one value.
+#[test]
+fn spellings_of_a_unit_agree() {
+    for kind in 0..8 {
+        for sizes in assignments(3) {
+            let values: Vec<Option<usize>> =
+                (0..6).map(|form| unit(kind, form).eval(&sizes)).collect();
+            assert!(
+                values.windows(2).all(|w| w[0] == w[1]),
+                "unit {kind} at {sizes:?}: {values:?}"
+            );
+            for count in 0..5 {
+                let counted: Vec<Option<usize>> = (0..16)
+                    .map(|form| times(count, unit(kind, 0), form).eval(&sizes))
+                    .collect();
+                assert!(counted.windows(2).all(|w| w[0] == w[1]));
+            }
+        }
+    }
 }

@@ -31,6 +31,13 @@ pub use slices::{Slice, copied, pick};
 
 use crate::error::Fault;
 
+/// The host buffers of plan `P`, borrowed to read: a struct with a field
+/// per host buffer, `plan.host().data`.
+pub type HostView<'p, P> = <P as Plan>::Host<'p>;
+
+/// The host buffers of plan `P`, borrowed to write.
+pub type HostViewMut<'p, P> = <P as Plan>::HostMut<'p>;
+
 /// A plan type, as `memplan!` generates it: the views of its host buffers,
 /// and what its engine calls back into.
 ///

@@ -66,7 +66,8 @@ fn lengths(plan: &Plan, label: &str, src: &Place, dst: &Place, errors: &Errors) 
 }
 
 fn overlap(plan: &Plan, src: &Place, dst: &Place, errors: &Errors) {
-    if src.buffer == dst.buffer && plan.atoms.may_overlap(&src.range, &dst.range) {
+    let facts = [src.facts.as_slice(), &dst.facts];
+    if src.buffer == dst.buffer && plan.atoms.may_overlap(&src.range, &dst.range, &facts) {
         errors.at(
             dst.span,
             format!(

@@ -22,10 +22,11 @@ pub fn check(plan: &Plan, errors: &Errors) {
                     "list each buffer once: `&mut` if the step writes it, `&` if it only reads it",
                 );
             }
-            if param.mutable && !buffer.kind.is_writable() {
+            if param.writes() && !buffer.kind.is_writable() {
+                let borrow = if param.reads() { "&mut" } else { "&out" };
                 errors.at(
                     param.name.span(),
-                    format!("`{}` is the caller's read-only slice, and this host step borrows it `&mut`", buffer.name),
+                    format!("`{}` is the caller's read-only slice, and this host step borrows it `{borrow}`", buffer.name),
                     format!(
                         "borrow it `&` here, or mutably in the plan's parameters: `{}: &mut [{}]`",
                         buffer.name,

@@ -5,7 +5,7 @@
 use super::line;
 use crate::errors::Errors;
 use crate::ir::{Access, BufferId, BufferKind, Mode, OpKind, Plan};
-use crate::sym::{Atoms, SymRange};
+use crate::sym::{Atoms, Sym};
 
 pub fn check(plan: &Plan, accesses: &[Vec<Access>], errors: &Errors) {
     for buffer in 0..plan.buffers.len() {
@@ -28,10 +28,10 @@ fn initialized_before_read(
     if plan.buffers[buffer].kind.starts_initialized() {
         return;
     }
-    let mut written: Vec<SymRange> = Vec::new();
+    let mut written: Vec<&Access> = Vec::new();
     for (op, op_accesses) in accesses.iter().enumerate() {
         for access in op_accesses.iter().filter(|a| a.buffer == buffer) {
-            if access.mode.reads() && !covered(&plan.atoms, &written, &access.range) {
+            if access.mode.reads() && !covered(&plan.atoms, &written, access) {
                 let name = &plan.buffers[buffer].name;
                 let help = match &plan.ops[op].kind {
                     OpKind::Launch(_) => format!(
@@ -51,7 +51,7 @@ fn initialized_before_read(
                 );
             }
             match access.mode {
-                Mode::Write | Mode::ReadWrite => written.push(access.range.clone()),
+                Mode::Write | Mode::ReadWrite => written.push(access),
                 // Uses after a free are `used_while_allocated`'s to report.
                 Mode::Free => return,
                 Mode::Read | Mode::Alloc => {}
@@ -60,36 +60,47 @@ fn initialized_before_read(
     }
 }
 
-/// Whether the union of `written` provably covers `range`: walks from the
-/// range's start, keeping `start..point` covered, each step over a write that
-/// starts at or before the point and may end after it. A write that reaches
-/// the end finishes the walk; each write is stepped over once, so the walk
-/// ends.
-fn covered(atoms: &Atoms, written: &[SymRange], range: &SymRange) -> bool {
-    if atoms.is_empty(range) {
+/// Whether the union of `written` provably covers what `read` reads, given
+/// what the run time guarantees of each range (inside its buffer, no size
+/// wrapped). One write holding it all is the common case and is tried
+/// first. Otherwise the walk goes from the read's start, keeping
+/// `start..point` covered, each step over a write that starts at or before
+/// the point and may end after it; each write is stepped over once, so the
+/// walk ends.
+///
+/// Cost: O(W) proofs for a read covered by one of W writes, O(W²) for one
+/// covered only by several.
+fn covered(atoms: &Atoms, written: &[&Access], read: &Access) -> bool {
+    if atoms.is_empty(&read.range, &[&read.facts]) {
         return true;
     }
-    let mut point = range.start.clone();
-    let mut unused: Vec<&SymRange> = written.iter().collect();
+    if written
+        .iter()
+        .any(|w| atoms.contains(&w.range, &read.range, &[&read.facts, &w.facts]))
+    {
+        return true;
+    }
+    let mut point = read.range.start.clone();
+    let mut point_facts: &[Sym] = &[];
+    let mut unused: Vec<&Access> = written.to_vec();
     loop {
-        if atoms.provably_le(&range.end, &point) {
+        if atoms.provably_le(&read.range.end, &point, &[&read.facts, point_facts]) {
             return true;
         }
-        let starts_by_point = |w: &&&SymRange| atoms.provably_le(&w.start, &point);
-        if unused
-            .iter()
-            .filter(starts_by_point)
-            .any(|w| atoms.provably_le(&range.end, &w.end))
-        {
-            return true;
-        }
-        // Moving the point to any covering write's end keeps `start..point`
-        // covered, even if that end turns out to be below the point.
-        let step = unused
-            .iter()
-            .position(|w| starts_by_point(&w) && !atoms.provably_le(&w.end, &point));
+        // Moving the point to any write's end that starts by it keeps
+        // `start..point` covered, even if that end turns out to be below
+        // the point.
+        let step = unused.iter().position(|w| {
+            let facts = [read.facts.as_slice(), point_facts, &w.facts];
+            atoms.provably_le(&w.range.start, &point, &facts)
+                && !atoms.provably_le(&w.range.end, &point, &facts)
+        });
         match step {
-            Some(index) => point = unused.swap_remove(index).end.clone(),
+            Some(index) => {
+                let write = unused.swap_remove(index);
+                point = write.range.end.clone();
+                point_facts = &write.facts;
+            }
             None => return false,
         }
     }
@@ -140,37 +151,65 @@ fn used_while_allocated(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sym::{Sym, from_expr};
+    use crate::sym::{SymRange, read};
 
-    fn range(start: &str, end: &str, atoms: &mut Atoms) -> SymRange {
-        let sym = |text: &str, atoms: &mut Atoms| {
-            from_expr(&syn::parse_str(text).unwrap(), atoms).unwrap()
+    fn access(start: &str, end: &str, atoms: &mut Atoms) -> Access {
+        let mut facts = Vec::new();
+        let mut sym = |text: &str, atoms: &mut Atoms| {
+            let reading = read(&syn::parse_str(text).unwrap(), atoms).unwrap();
+            facts.extend(reading.facts);
+            reading.value
         };
-        SymRange {
+        let range = SymRange {
             start: sym(start, atoms),
             end: sym(end, atoms),
+        };
+        let n = sym("n", atoms);
+        facts.extend(range.start.sub(&range.end));
+        facts.extend(range.end.sub(&n));
+        Access {
+            buffer: 0,
+            range,
+            facts,
+            mode: Mode::Write,
+            span: proc_macro2::Span::call_site(),
         }
     }
 
     #[test]
     fn halves_cover_the_whole() {
         let mut atoms = Atoms::default();
-        let written = [
-            range("n / 2", "n", &mut atoms),
-            range("0", "n / 2", &mut atoms),
-        ];
-        let all = range("0", "n", &mut atoms);
-        assert!(covered(&atoms, &written, &all));
-        assert!(!covered(&atoms, &written[..1], &all));
-        let inside = range("1", "n / 2", &mut atoms);
-        assert!(covered(&atoms, &written[1..], &inside));
-        assert!(covered(
-            &atoms,
-            &[],
-            &SymRange {
-                start: Sym::constant(4),
-                end: Sym::constant(4)
-            }
-        ));
+        atoms.intern_size("n");
+        let second = access("n / 2", "n", &mut atoms);
+        let first = access("0", "n / 2", &mut atoms);
+        let all = access("0", "n", &mut atoms);
+        assert!(covered(&atoms, &[&second, &first], &all));
+        assert!(!covered(&atoms, &[&second], &all));
+        let inside = access("1", "n / 2", &mut atoms);
+        assert!(covered(&atoms, &[&first], &inside));
+        let nothing = access("4", "4", &mut atoms);
+        assert!(covered(&atoms, &[], &nothing));
+    }
+
+    #[test]
+    fn partial_reads_of_a_whole_write_are_covered() {
+        let mut atoms = Atoms::default();
+        atoms.intern_size("n");
+        let all = access("0", "n", &mut atoms);
+        for (start, end) in [
+            ("0", "1"),
+            ("n - 1", "n"),
+            ("0", "n / 2 + 1"),
+            ("n / 2", "n / 2 + 1"),
+        ] {
+            let read = access(start, end, &mut atoms);
+            assert!(covered(&atoms, &[&all], &read), "{start}..{end}");
+        }
+        let first = access("0", "n / 2", &mut atoms);
+        let past_half = access("0", "n / 2 + 1", &mut atoms);
+        assert!(
+            !covered(&atoms, &[&first], &past_half),
+            "one element past the write"
+        );
     }
 }

@@ -24,6 +24,9 @@ impl Order {
     pub fn compute(plan: &Plan, errors: &Errors) -> Order {
         let lane_count = plan.lane_count();
         let mut lane_clocks = vec![vec![0u32; lane_count]; lane_count];
+        // The join of every lane's clock, kept up to date, so that `sync
+        // all` costs one join, not one per lane.
+        let mut every_lane = vec![0u32; lane_count];
         let mut recorded: Vec<Option<(Vec<u32>, OpId)>> = vec![None; plan.events.len()];
         let mut clocks = Vec::with_capacity(plan.ops.len());
         let mut lanes = Vec::with_capacity(plan.ops.len());
@@ -52,16 +55,12 @@ impl Order {
                     }
                 },
                 OpKind::Sync(Some(stream)) => {
-                    let stream_clock = lane_clocks[Lane::Stream(*stream).index()].clone();
-                    join(&mut clock, &stream_clock);
+                    join(&mut clock, &lane_clocks[Lane::Stream(*stream).index()]);
                 }
-                OpKind::Sync(None) => {
-                    for other in lane_clocks.clone() {
-                        join(&mut clock, &other);
-                    }
-                }
+                OpKind::Sync(None) => join(&mut clock, &every_lane),
                 _ => {}
             }
+            join(&mut every_lane, &clock);
             lane_clocks[lane].clone_from(&clock);
             clocks.push(clock);
             lanes.push(lane);

@@ -32,9 +32,11 @@ pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Erro
                     || plan.ops[earlier].lane == plan.ops[later].lane
                     || !(earlier_access.mode.writes() || later_access.mode.writes())
                     || order.happens_before(earlier, later)
-                    || !plan
-                        .atoms
-                        .may_overlap(&earlier_access.range, &later_access.range)
+                    || !plan.atoms.may_overlap(
+                        &earlier_access.range,
+                        &later_access.range,
+                        &[&earlier_access.facts, &later_access.facts],
+                    )
                     || !reported.insert((earlier, plan.ops[later].lane))
                 {
                     continue;
@@ -71,10 +73,13 @@ fn report(plan: &Plan, (earlier, first): Use, (later, second): Use, errors: &Err
                 "add `wait {event};` on `{}` before `{}`: `{event}` is recorded on `{}` after `{}`",
                 plan.streams[to].name, b.label, plan.streams[from].name, a.label
             ),
-            None => format!(
-                "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
-                plan.streams[from].name, a.label, plan.streams[to].name, b.label
-            ),
+            None => match misplaced_record(plan, earlier, later) {
+                Some(help) => help,
+                None => format!(
+                    "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
+                    plan.streams[from].name, a.label, plan.streams[to].name, b.label
+                ),
+            },
         },
         // The host issues its ops in order, so a host op is ordered before
         // every op after it; were that ever not so, `sync all` orders all.
@@ -152,6 +157,53 @@ fn recorded_between(plan: &Plan, earlier: OpId, later: OpId) -> Option<&syn::Ide
             OpKind::Record(event) if op.lane == plan.ops[earlier].lane => Some(&plan.events[event]),
             _ => None,
         })
+}
+
+/// Where `later`'s stream already waits for an event between `earlier`
+/// and `later`, but the `record` it waits for does not follow `earlier` on
+/// `earlier`'s stream: the help to move that record, rather than to declare
+/// a new event. (A wait issued before `earlier` could not wait for it
+/// wherever its record went.)
+fn misplaced_record(plan: &Plan, earlier: OpId, later: OpId) -> Option<String> {
+    let (write_lane, wait_lane) = (plan.ops[earlier].lane, plan.ops[later].lane);
+    let Lane::Stream(from) = write_lane else {
+        return None;
+    };
+    let from = &plan.streams[from].name;
+    // The last wait on the later op's stream before it, and the record it
+    // waits for (the last one issued before the wait).
+    let (wait, event) =
+        plan.ops[..later]
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(index, op)| match op.kind {
+                OpKind::Wait(event) if op.lane == wait_lane => Some((index, event)),
+                _ => None,
+            })?;
+    if wait < earlier {
+        return None;
+    }
+    let record = plan.ops[..wait]
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, op)| matches!(op.kind, OpKind::Record(e) if e == event))?;
+    let (name, record_line) = (&plan.events[event], line(record.1.span));
+    let after = &plan.ops[earlier].label;
+    if record.1.lane != write_lane {
+        return Some(format!(
+            "`record {name};` is on {} (line {record_line}), so `wait {name};` does not wait for `{after}`: \
+             record it on `{from}` after `{after}`",
+            plan.lane_name(record.1.lane)
+        ));
+    }
+    (record.0 < earlier).then(|| {
+        format!(
+            "move `record {name};` (line {record_line}) after `{after}` on `{from}`: \
+             recorded before it, it does not mark that work done"
+        )
+    })
 }
 
 fn infinitive(mode: Mode) -> &'static str {

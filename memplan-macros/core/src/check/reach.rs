@@ -62,17 +62,33 @@ pub fn check(plan: &Plan, errors: &Errors) {
                             ),
                             "copy it to a host buffer, then pass that buffer to the host step",
                         );
-                    } else if buffer.kind.is_write_combined() && !param.mutable {
+                    } else if buffer.kind.is_write_combined() && param.reads() {
                         let place = Place {
                             buffer: param.buffer,
                             range: crate::sym::SymRange {
                                 start: crate::sym::Sym::constant(0),
                                 end: buffer.len.clone(),
                             },
+                            facts: buffer.len_facts.clone(),
                             range_expr: None,
                             span: param.name.span(),
                         };
-                        read_of_write_combined(&place, buffer, "this host step", errors);
+                        if param.writes() {
+                            errors.at(
+                                param.name.span(),
+                                format!(
+                                    "this host step borrows `{0}` `&mut`, so it may read it, and `{0}` is \
+                                     write-combined: the host reads it uncached, tens of times slower",
+                                    buffer.name
+                                ),
+                                format!(
+                                    "if the step only writes `{}`, borrow it `&out`; to read it too, use plain `pinned` memory",
+                                    buffer.name
+                                ),
+                            );
+                        } else {
+                            read_of_write_combined(&place, buffer, "this host step", errors);
+                        }
                     }
                 }
             }
@@ -141,6 +157,6 @@ fn read_of_write_combined(place: &Place, buffer: &Buffer, reader: &str, errors: 
             "{reader} reads `{}`, which is write-combined: the host reads it uncached, tens of times slower",
             buffer.name
         ),
-        "read from plain `pinned` memory; if the step only writes it, borrow it `&mut`",
+        "read from plain `pinned` memory; a host step that only writes it borrows it `&out`",
     );
 }

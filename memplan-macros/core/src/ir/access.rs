@@ -2,7 +2,7 @@
 //! reason about.
 
 use super::{Arg, BufferId, KernelParamKind, OpKind, Plan};
-use crate::sym::SymRange;
+use crate::sym::{Sym, SymRange};
 use crate::syntax::SliceAccess;
 use proc_macro2::Span;
 
@@ -11,6 +11,8 @@ use proc_macro2::Span;
 pub struct Access {
     pub buffer: BufferId,
     pub range: SymRange,
+    /// What the run time guarantees of the range (see `Place::facts`).
+    pub facts: Vec<Sym>,
     pub mode: Mode,
     /// The buffer's name where the op writes it.
     pub span: Span,
@@ -56,15 +58,17 @@ impl Plan {
         let whole = |buffer: BufferId, mode, span| Access {
             buffer,
             range: SymRange {
-                start: crate::sym::Sym::constant(0),
+                start: Sym::constant(0),
                 end: self.buffers[buffer].len.clone(),
             },
+            facts: self.buffers[buffer].len_facts.clone(),
             mode,
             span,
         };
         let place = |place: &super::Place, mode| Access {
             buffer: place.buffer,
             range: place.range.clone(),
+            facts: place.facts.clone(),
             mode,
             span: place.span,
         };
@@ -108,15 +112,12 @@ impl Plan {
             OpKind::Host { params, .. } => params
                 .iter()
                 .map(|p| {
-                    whole(
-                        p.buffer,
-                        if p.mutable {
-                            Mode::ReadWrite
-                        } else {
-                            Mode::Read
-                        },
-                        p.name.span(),
-                    )
+                    let mode = match p.access {
+                        SliceAccess::Read => Mode::Read,
+                        SliceAccess::ReadWrite => Mode::ReadWrite,
+                        SliceAccess::Write => Mode::Write,
+                    };
+                    whole(p.buffer, mode, p.name.span())
                 })
                 .collect(),
             OpKind::Alloc(buffer) => vec![whole(

@@ -9,7 +9,7 @@
 use super::label::op_label;
 use super::*;
 use crate::errors::Errors;
-use crate::sym::{self, Sym, SymRange};
+use crate::sym::{self, Reading, Sym, SymRange};
 use crate::syntax::{self, BufferSpace, ItemDef, KernelParamTy, OpDef, PlanDef, PriorityDef};
 use crate::text::text;
 use std::collections::HashMap;
@@ -83,6 +83,54 @@ impl Name {
     }
 }
 
+/// The kind of declaration a position names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wanted {
+    Buffer,
+    Stream,
+    Event,
+    Kernel,
+}
+
+impl Wanted {
+    fn accepts(self, name: Name) -> bool {
+        matches!(
+            (self, name),
+            (Wanted::Buffer, Name::Buffer(_))
+                | (Wanted::Stream, Name::Stream(_))
+                | (Wanted::Event, Name::Event(_))
+                | (Wanted::Kernel, Name::Kernel(_))
+        )
+    }
+}
+
+/// The edit distance between two names (insertions, deletions,
+/// substitutions), for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Whether a name `d` edits away from `candidate` is likely a misspelling
+/// of it: a third of its letters at most, and less than half of the longer
+/// name (`a` is not a misspelt `da`, nor `s3` of `s1`).
+fn close(d: usize, written: &str, candidate: &str) -> bool {
+    let (written, candidate) = (written.chars().count(), candidate.chars().count());
+    d <= (candidate / 3).max(1) && 2 * d < written.max(candidate)
+}
+
 struct Builder<'a> {
     errors: &'a Errors,
     names: HashMap<String, (Name, Span)>,
@@ -121,16 +169,46 @@ impl Builder<'_> {
         }
     }
 
-    fn lookup(&self, ident: &Ident) -> Option<Name> {
-        match self.names.get(&ident.to_string()) {
-            Some(&(name, _)) => Some(name),
-            None => {
-                self.errors.at(
-                    ident.span(),
-                    format!("`{ident}` is not declared in this plan"),
-                    format!("declare it, for example `device {ident}: [f32; n];`, `stream {ident};` or `event {ident};`"),
-                );
-                None
+    /// What `ident` names; an error if nothing, with the declaration of
+    /// the kind wanted here whose name is closest, or one to write.
+    fn lookup(&self, ident: &Ident, wanted: Wanted) -> Option<Name> {
+        if let Some(&(name, _)) = self.names.get(&ident.to_string()) {
+            return Some(name);
+        }
+        let written = ident.to_string();
+        let closest = self
+            .names
+            .iter()
+            .filter(|(_, (name, _))| wanted.accepts(*name))
+            .map(|(candidate, _)| (distance(&written, candidate), candidate))
+            .filter(|(d, candidate)| close(*d, &written, candidate))
+            .min();
+        let help = match closest {
+            Some((_, candidate)) => format!("did you mean `{candidate}`?"),
+            None => format!("declare it: {}", self.declaration_of(ident, wanted)),
+        };
+        self.errors.at(
+            ident.span(),
+            format!("`{ident}` is not declared in this plan"),
+            help,
+        );
+        None
+    }
+
+    /// A declaration of `ident` as the kind wanted, in the plan's own terms.
+    fn declaration_of(&self, ident: &Ident, wanted: Wanted) -> String {
+        let size = self
+            .plan
+            .params
+            .iter()
+            .find(|p| matches!(p.kind, ParamKind::Size))
+            .map_or_else(|| "1024".to_owned(), |p| p.name.to_string());
+        match wanted {
+            Wanted::Stream => format!("`stream {ident};`"),
+            Wanted::Event => format!("`event {ident};`"),
+            Wanted::Kernel => format!("`kernel {ident}(...) from MODULE;`"),
+            Wanted::Buffer => {
+                format!("`device {ident}: [f32; {size}];` or `host {ident}: [f32; {size}] pinned;`")
             }
         }
     }
@@ -150,15 +228,24 @@ impl Builder<'_> {
         };
         let kind = match slice {
             Some((reference, elem, len_expr)) => {
-                let len = match &len_expr {
-                    Some(expr) => self.sym(expr),
-                    None => Sym::atom(self.plan.atoms.intern(&format!("{}.len()", param.name))),
+                let length = len_expr.as_ref().map(|expr| self.read(expr));
+                let name = param.name.to_string();
+                self.plan
+                    .atoms
+                    .slice(&name, length.as_ref().map(|l| l.value.clone()));
+                let (len, len_facts) = match length {
+                    Some(reading) => (reading.value, reading.facts),
+                    None => (
+                        self.plan.atoms.slice_len(&name).unwrap_or_default(),
+                        Vec::new(),
+                    ),
                 };
                 let buffer = self.plan.buffers.len();
                 self.plan.buffers.push(Buffer {
                     name: param.name.clone(),
                     elem,
                     len,
+                    len_facts,
                     len_expr,
                     kind: BufferKind::Param {
                         mutable: reference.mutability.is_some(),
@@ -276,12 +363,16 @@ impl Builder<'_> {
     }
 
     fn buffer(&mut self, def: &syntax::BufferDef, kind: BufferKind) -> BufferId {
-        let len = self.sym(&def.len);
+        let Reading {
+            value: len,
+            facts: len_facts,
+        } = self.read(&def.len);
         let id = self.plan.buffers.len();
         self.plan.buffers.push(Buffer {
             name: def.name.clone(),
             elem: def.elem.clone(),
             len,
+            len_facts,
             len_expr: Some(def.len.clone()),
             kind,
         });
@@ -289,29 +380,34 @@ impl Builder<'_> {
         id
     }
 
-    fn sym(&mut self, expr: &Expr) -> Sym {
-        sym::from_expr(expr, &mut self.plan.atoms).unwrap_or_else(|error| {
+    /// A size and the facts its computation guarantees; 0 (and an error)
+    /// if the expression is not one.
+    fn read(&mut self, expr: &Expr) -> Reading {
+        sym::read(expr, &mut self.plan.atoms).unwrap_or_else(|error| {
             self.errors.push(error);
-            Sym::constant(0)
+            Reading {
+                value: Sym::constant(0),
+                facts: Vec::new(),
+            }
         })
     }
 
     fn stream(&self, ident: &Ident) -> Option<StreamId> {
-        match self.lookup(ident)? {
+        match self.lookup(ident, Wanted::Stream)? {
             Name::Stream(id) => Some(id),
             other => self.wrong_kind(ident, other, "a stream"),
         }
     }
 
     fn event(&self, ident: &Ident) -> Option<EventId> {
-        match self.lookup(ident)? {
+        match self.lookup(ident, Wanted::Event)? {
             Name::Event(id) => Some(id),
             other => self.wrong_kind(ident, other, "an event"),
         }
     }
 
     fn buffer_named(&self, ident: &Ident) -> Option<BufferId> {
-        match self.lookup(ident)? {
+        match self.lookup(ident, Wanted::Buffer)? {
             Name::Buffer(id) => Some(id),
             other => self.wrong_kind(ident, other, "a buffer"),
         }
@@ -332,30 +428,41 @@ impl Builder<'_> {
     fn place(&mut self, place: &syntax::Place) -> Option<Place> {
         let buffer = self.buffer_named(&place.name)?;
         let len = self.plan.buffers[buffer].len.clone();
+        // What `new` checks before anything runs: each size computed
+        // without wrapping, and the range inside its buffer.
+        let mut facts = self.plan.buffers[buffer].len_facts.clone();
+        let mut read = |expr: &Expr, facts: &mut Vec<Sym>| {
+            let reading = self.read(expr);
+            facts.extend(reading.facts);
+            reading.value
+        };
         let range = match &place.range {
             None => SymRange {
                 start: Sym::constant(0),
-                end: len,
+                end: len.clone(),
             },
             Some(range) => {
                 let start = range
                     .start
                     .as_deref()
-                    .map_or_else(|| Sym::constant(0), |e| self.sym(e));
+                    .map_or_else(|| Sym::constant(0), |e| read(e, &mut facts));
                 let end = match (&range.end, &range.limits) {
-                    (None, _) => len,
-                    (Some(end), RangeLimits::HalfOpen(_)) => self.sym(end),
+                    (None, _) => len.clone(),
+                    (Some(end), RangeLimits::HalfOpen(_)) => read(end, &mut facts),
                     (Some(end), RangeLimits::Closed(_)) => {
-                        let last = self.sym(end);
+                        let last = read(end, &mut facts);
                         last.add(&Sym::constant(1)).unwrap_or(last)
                     }
                 };
                 SymRange { start, end }
             }
         };
+        facts.extend(range.start.sub(&range.end));
+        facts.extend(range.end.sub(&len));
         Some(Place {
             buffer,
             range,
+            facts,
             range_expr: place.range.clone(),
             span: place.name.span(),
         })
@@ -472,7 +579,7 @@ impl Builder<'_> {
                     params.push(HostParam {
                         buffer: self.buffer_named(&param.name)?,
                         name: param.name.clone(),
-                        mutable: param.mutable,
+                        access: param.access,
                     });
                 }
                 OpKind::Host {
@@ -484,7 +591,7 @@ impl Builder<'_> {
     }
 
     fn launch(&mut self, launch: &syntax::LaunchDef) -> Option<Launch> {
-        let kernel = match self.lookup(&launch.kernel)? {
+        let kernel = match self.lookup(&launch.kernel, Wanted::Kernel)? {
             Name::Kernel(id) => id,
             other => return self.wrong_kind(&launch.kernel, other, "a kernel"),
         };
@@ -608,6 +715,19 @@ mod tests {
             plan.buffers[*out].len.display(&plan.atoms).to_string(),
             "out.len()"
         );
+    }
+
+    #[test]
+    fn names_are_close_by_edits() {
+        assert_eq!(distance("frames", "frames"), 0);
+        assert_eq!(distance("frmes", "frames"), 1);
+        assert_eq!(distance("fraems", "frames"), 2);
+        assert_eq!(distance("", "abc"), 3);
+        assert!(close(1, "frmes", "frames"));
+        assert!(close(2, "fraems", "frames"));
+        assert!(!close(1, "a", "da"), "a short name is not a misspelling");
+        assert!(!close(1, "s3", "s1"));
+        assert!(!close(3, "events", "frames"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Ops as text, for error messages, reports and diagrams: `copy a[0..n/2] -> da`.
 
-use crate::syntax::{OpDef, Place};
+use crate::syntax::{OpDef, Place, SliceAccess};
 use crate::text::text as tokens;
 
 /// The op as a person would write it.
@@ -22,7 +22,14 @@ pub fn op_label(op: &OpDef) -> String {
             let params: Vec<String> = step
                 .params
                 .iter()
-                .map(|p| format!("&{}{}", if p.mutable { "mut " } else { "" }, p.name))
+                .map(|p| {
+                    let access = match p.access {
+                        SliceAccess::Read => "",
+                        SliceAccess::ReadWrite => "mut ",
+                        SliceAccess::Write => "out ",
+                    };
+                    format!("&{access}{}", p.name)
+                })
                 .collect();
             format!("host({})", params.join(", "))
         }
@@ -44,8 +51,8 @@ mod tests {
     fn labels_read_as_written() {
         let op: OpDef = syn::parse_str("copy a[0 .. n / 2] -> da[n/2..];").unwrap();
         assert_eq!(op_label(&op), "copy a[0..n / 2] -> da[n / 2..]");
-        let op: OpDef = syn::parse_str("host(&a, &mut b) { }").unwrap();
-        assert_eq!(op_label(&op), "host(&a, &mut b)");
+        let op: OpDef = syn::parse_str("host(&a, &mut b, &out c) { }").unwrap();
+        assert_eq!(op_label(&op), "host(&a, &mut b, &out c)");
         let op: OpDef = syn::parse_str("fill d with f(1, 2);").unwrap();
         assert_eq!(op_label(&op), "fill d with f(1, 2)");
         let op: OpDef = syn::parse_str("fill d[0..n / (2 * m)] with g(1);").unwrap();

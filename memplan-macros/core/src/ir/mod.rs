@@ -72,6 +72,8 @@ pub struct Buffer {
     pub name: Ident,
     pub elem: Type,
     pub len: Sym,
+    /// What computing the length guarantees (see [`Place::facts`]).
+    pub len_facts: Vec<Sym>,
     /// The length as written; `None` for a caller slice without one.
     pub len_expr: Option<Expr>,
     pub kind: BufferKind,
@@ -190,6 +192,11 @@ pub enum OpKind {
 pub struct Place {
     pub buffer: BufferId,
     pub range: SymRange,
+    /// What the run time guarantees before the op can run, each a size
+    /// that is `<= 0`: the range lies inside its buffer, and no size of it
+    /// (or of the buffer's length) underflowed or divided by zero. The
+    /// checks may use them in their proofs.
+    pub facts: Vec<Sym>,
     /// The range as written, if any.
     pub range_expr: Option<ExprRange>,
     pub span: Span,
@@ -214,7 +221,20 @@ pub struct HostParam {
     pub buffer: BufferId,
     /// The name as the step's list writes it; the step's code uses it.
     pub name: Ident,
-    pub mutable: bool,
+    /// `&` reads, `&mut` reads and writes, `&out` only writes.
+    pub access: SliceAccess,
+}
+
+impl HostParam {
+    /// Whether the step may write the buffer (`&mut` or `&out`).
+    pub fn writes(&self) -> bool {
+        self.access != SliceAccess::Read
+    }
+
+    /// Whether the step may read the buffer (`&` or `&mut`).
+    pub fn reads(&self) -> bool {
+        self.access != SliceAccess::Write
+    }
 }
 
 impl Plan {

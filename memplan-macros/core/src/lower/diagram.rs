@@ -143,8 +143,10 @@ pub fn mermaid(plan: &Plan) -> String {
                     Some(stream) => vec![*stream],
                     None => (0..plan.streams.len()).collect(),
                 };
+                // Only work since the stream's last sync: a `sync all` after
+                // each of many streams' ops draws one edge each, not all.
                 for stream in streams {
-                    if let Some(last) = last_on_stream[stream] {
+                    if let Some(last) = last_on_stream[stream].take() {
                         let _ = writeln!(out, "  op{last} -.->|sync| op{index}");
                     }
                 }

@@ -49,7 +49,17 @@ pub fn impl_block(
     bodies: Bodies,
 ) -> TokenStream {
     let name = &plan.name;
-    let (view, view_mut) = host_views(plan);
+    let fields: Vec<String> = host_buffers(plan)
+        .map(|(_, b)| format!("`{}: [{}]`", b.name, crate::text::text(&b.elem)))
+        .collect();
+    let listed = match fields.len() {
+        0 => "none".to_owned(),
+        _ => fields.join(", "),
+    };
+    let (host_doc, host_mut_doc) = (
+        format!(" The host buffers ({listed}), to read, after waiting for a run in flight."),
+        format!(" The host buffers ({listed}), to write, after waiting for a run in flight."),
+    );
     let documentation = diagram::consts(plan);
     let new = new(plan, inputs, given, bodies);
     let slices: Vec<_> = plan
@@ -107,13 +117,13 @@ pub fn impl_block(
                 self.0.graph()
             }
 
-            /// The host buffers, to read (after waiting for a run in flight).
-            pub fn host(&self) -> #view<'_> {
+            #[doc = #host_doc]
+            pub fn host(&self) -> ::memplan::HostView<'_, Self> {
                 self.0.host()
             }
 
-            /// The host buffers, to write (after waiting for a run in flight).
-            pub fn host_mut(&mut self) -> #view_mut<'_> {
+            #[doc = #host_mut_doc]
+            pub fn host_mut(&mut self) -> ::memplan::HostViewMut<'_, Self> {
                 self.0.host_mut()
             }
 
@@ -228,7 +238,6 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
 /// The two view structs of the host buffers.
 pub fn host_view_types(plan: &Plan) -> TokenStream {
     let (view, view_mut) = host_views(plan);
-    let vis = &plan.vis;
     let name = &plan.name;
     let fields: Vec<_> = host_buffers(plan)
         .map(|(_, b)| (&b.name, &b.elem))
@@ -240,8 +249,8 @@ pub fn host_view_types(plan: &Plan) -> TokenStream {
         .iter()
         .map(|(name, elem)| quote!(pub #name: &'p mut [#elem]));
     let (doc, doc_mut) = (
-        format!("The host buffers of [`{name}`], borrowed to read; from [`{name}::host`]."),
-        format!("The host buffers of [`{name}`], borrowed to write; from [`{name}::host_mut`]."),
+        format!("The host buffers of `{name}`, borrowed to read; from `{name}::host`."),
+        format!("The host buffers of `{name}`, borrowed to write; from `{name}::host_mut`."),
     );
     // A view without buffers still needs its lifetime.
     let (marker, marker_mut) = match fields.is_empty() {
@@ -253,13 +262,13 @@ pub fn host_view_types(plan: &Plan) -> TokenStream {
     };
     quote! {
         #[doc = #doc]
-        #vis struct #view<'p> {
+        pub struct #view<'p> {
             #(#read,)*
             #marker
         }
 
         #[doc = #doc_mut]
-        #vis struct #view_mut<'p> {
+        pub struct #view_mut<'p> {
             #(#write,)*
             #marker_mut
         }
@@ -351,7 +360,7 @@ fn host_steps(plan: &Plan) -> TokenStream {
         let mut args = Vec::new();
         for param in params {
             let (name, elem) = (&param.name, &plan.buffers[param.buffer].elem);
-            let reference = if param.mutable {
+            let reference = if param.writes() {
                 quote!(&mut)
             } else {
                 quote!(&)
@@ -361,7 +370,7 @@ fn host_steps(plan: &Plan) -> TokenStream {
                 BufferKind::Param { .. } => handles_left.next(),
                 _ => None,
             };
-            args.push(match (handle, param.mutable) {
+            args.push(match (handle, param.writes()) {
                 (Some(handle), true) => quote!(#handle.get_mut()?),
                 (Some(handle), false) => quote!(#handle.get()?),
                 (None, _) => quote!(#reference #this.#name),

@@ -62,13 +62,14 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
     });
     let warnings = warnings::emit(&analysis.warnings);
     let private = names::private();
+    // Everything but the plan's type lives in a block of its own, so no
+    // name of the user's can collide with the generated ones.
     let items = with_conditions(
         attrs,
         quote! {
-            #views
-
             const _: () = {
                 use ::memplan::__private as #private;
+                #views
                 #data
                 #impl_block
                 #plan_impl

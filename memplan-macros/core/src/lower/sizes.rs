@@ -110,15 +110,35 @@ impl Sizes {
     /// The length of a caller slice declared without one, measured at
     /// each run.
     pub fn measured(&mut self, name: &str) -> u16 {
+        let input = self.measured_index(name);
+        self.intern(
+            format!("{name}.len()"),
+            vec![Step::Input(Input::Measured(input))],
+        )
+    }
+
+    fn measured_index(&mut self, name: &str) -> usize {
         let text = format!("{name}.len()");
-        let input = match self.measured.iter().position(|m| *m == text) {
+        match self.measured.iter().position(|m| *m == text) {
             Some(index) => index,
             None => {
-                self.measured.push(text.clone());
+                self.measured.push(text);
                 self.measured.len() - 1
             }
+        }
+    }
+
+    /// For `receiver` naming a caller's slice: its declared length, or
+    /// `None` for one declared without.
+    fn slice_len<'p>(&self, receiver: &Expr, plan: &'p Plan) -> Option<Option<&'p Expr>> {
+        let Expr::Path(path) = receiver else {
+            return None;
         };
-        self.intern(text, vec![Step::Input(Input::Measured(input))])
+        let name = text(&path.path);
+        plan.buffers
+            .iter()
+            .find(|b| matches!(b.kind, crate::ir::BufferKind::Param { .. }) && b.name == name)
+            .map(|b| b.len_expr.as_ref())
     }
 
     /// The input a measured length sets.
@@ -178,8 +198,35 @@ impl Sizes {
                 self.steps(&cast.expr, context, plan, out)
             }
             Expr::Cast(cast) if sym::is_usize(&cast.ty) && context == Context::Length => {
-                let name = format!("({}) as usize", text(&cast.expr));
-                out.push(Step::Input(self.value(name, expr)));
+                out.push(Step::Input(self.value(sym::cast_name(&cast.expr), expr)));
+                true
+            }
+            // `xs.len()` of a caller's slice: its declared length, or the
+            // length each run measures.
+            Expr::MethodCall(call)
+                if context == Context::Length && call.method == "len" && call.args.is_empty() =>
+            {
+                match self.slice_len(&call.receiver, plan) {
+                    Some(Some(declared)) => self.steps(declared, context, plan, out),
+                    Some(None) => {
+                        let Expr::Path(path) = &*call.receiver else {
+                            return false;
+                        };
+                        let index = self.measured_index(&text(&path.path));
+                        out.push(Step::Input(Input::Measured(index)));
+                        true
+                    }
+                    None => {
+                        out.push(Step::Input(self.value(text(expr), expr)));
+                        true
+                    }
+                }
+            }
+            // Terms the arithmetic does not look into: `new` computes them.
+            Expr::Call(_) | Expr::MethodCall(_) | Expr::Field(_) | Expr::Index(_)
+                if context == Context::Length =>
+            {
+                out.push(Step::Input(self.value(text(expr), expr)));
                 true
             }
             Expr::Cast(cast) if is_u32(&cast.ty) && context == Context::Launch => {
@@ -187,19 +234,26 @@ impl Sizes {
                 out.push(Step::U32);
                 inner
             }
-            Expr::Binary(binary) => {
-                let operation = match binary.op {
-                    BinOp::Add(_) => Step::Add,
-                    BinOp::Sub(_) => Step::Sub,
-                    BinOp::Mul(_) => Step::Mul,
-                    BinOp::Div(_) => Step::Div,
-                    BinOp::Rem(_) => Step::Rem,
-                    _ => return false,
-                };
-                let both = self.steps(&binary.left, context, plan, out)
-                    && self.steps(&binary.right, context, plan, out);
-                out.push(operation);
-                both
+            Expr::Binary(_) => {
+                let (leftmost, chain) = sym::binary_chain(expr);
+                if !self.steps(leftmost, context, plan, out) {
+                    return false;
+                }
+                for binary in chain {
+                    let operation = match binary.op {
+                        BinOp::Add(_) => Step::Add,
+                        BinOp::Sub(_) => Step::Sub,
+                        BinOp::Mul(_) => Step::Mul,
+                        BinOp::Div(_) => Step::Div,
+                        BinOp::Rem(_) => Step::Rem,
+                        _ => return false,
+                    };
+                    if !self.steps(&binary.right, context, plan, out) {
+                        return false;
+                    }
+                    out.push(operation);
+                }
+                true
             }
             Expr::Call(call) if context == Context::Launch && is_blocks(call) => {
                 let both = self.steps(&call.args[0], context, plan, out)

@@ -63,6 +63,19 @@ pub enum SliceAccess {
     Write,
 }
 
+impl SliceAccess {
+    /// What follows a `&`: `mut`, `out` or nothing.
+    pub(crate) fn parse_after_ampersand(input: ParseStream) -> syn::Result<SliceAccess> {
+        Ok(if input.parse::<Option<Token![mut]>>()?.is_some() {
+            SliceAccess::ReadWrite
+        } else if input.parse::<Option<kw::out>>()?.is_some() {
+            SliceAccess::Write
+        } else {
+            SliceAccess::Read
+        })
+    }
+}
+
 impl Parse for KernelParamDef {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name = input.parse()?;
@@ -74,13 +87,7 @@ impl Parse for KernelParamDef {
             });
         }
         let and_token = input.parse()?;
-        let access = if input.parse::<Option<Token![mut]>>()?.is_some() {
-            SliceAccess::ReadWrite
-        } else if input.parse::<Option<kw::out>>()?.is_some() {
-            SliceAccess::Write
-        } else {
-            SliceAccess::Read
-        };
+        let access = SliceAccess::parse_after_ampersand(input)?;
         let content;
         syn::bracketed!(content in input);
         let elem = content.parse()?;

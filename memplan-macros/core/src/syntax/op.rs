@@ -1,7 +1,7 @@
 //! Operations, and the stream blocks that hold them.
 
 use super::attrs::skip_doc_comments;
-use super::decl::BufferDef;
+use super::decl::{BufferDef, SliceAccess};
 use super::kw;
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream, Parser};
@@ -315,9 +315,10 @@ pub struct HostStepDef {
     pub body: Block,
 }
 
-/// `&a` (the step reads `a`) or `&mut a` (it writes `a`).
+/// `&a` (the step reads `a`), `&mut a` (reads and writes it, as in Rust)
+/// or `&out a` (only writes it).
 pub struct HostParamDef {
-    pub mutable: bool,
+    pub access: SliceAccess,
     pub name: Ident,
 }
 
@@ -345,13 +346,14 @@ impl Parse for HostParamDef {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         if !input.peek(Token![&]) {
             return Err(input.error(
-                "expected `&buffer` or `&mut buffer`\n\n\
-                 help: a host step lists the plan buffers it reads (`&a`) and writes (`&mut b`)",
+                "expected `&buffer`, `&mut buffer` or `&out buffer`\n\n\
+                 help: a host step lists the plan buffers it reads (`&a`), reads and writes \
+                 (`&mut b`) and only writes (`&out c`)",
             ));
         }
         input.parse::<Token![&]>()?;
-        let mutable = input.parse::<Option<Token![mut]>>()?.is_some();
+        let access = SliceAccess::parse_after_ampersand(input)?;
         let name = input.parse()?;
-        Ok(HostParamDef { mutable, name })
+        Ok(HostParamDef { access, name })
     }
 }

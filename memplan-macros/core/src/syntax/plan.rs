@@ -4,28 +4,61 @@ use super::attrs::skip_doc_comments;
 use super::decl::{BufferDecl, EventDecl, KernelDecl, StreamDecl};
 use super::kw;
 use super::op::{OnBlock, OpDef};
+use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Ident, Token, Type, Visibility};
 
-/// Everything inside `memplan! { ... }`: one or more plans.
+/// Everything inside `memplan! { ... }`: one or more plans. A plan that
+/// does not parse is an error of its own, and the plans after it are read
+/// on, so that one typo does not hide every other plan's checks.
 pub struct Input {
     pub plans: Vec<PlanDef>,
+    /// The errors of the plans that did not parse.
+    pub errors: Vec<syn::Error>,
 }
 
 impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let mut plans = Vec::new();
+        let (mut plans, mut errors) = (Vec::new(), Vec::new());
         while !input.is_empty() {
-            plans.push(input.parse()?);
+            let fork = input.fork();
+            match fork.parse::<PlanDef>() {
+                Ok(plan) => {
+                    input.advance_to(&fork);
+                    plans.push(plan);
+                }
+                Err(error) => {
+                    errors.push(error);
+                    skip_to_next_plan(input)?;
+                }
+            }
         }
-        if plans.is_empty() {
+        if plans.is_empty() && errors.is_empty() {
             return Err(input.error(
                 "expected a plan\n\nhelp: write `plan Name(n: usize) { ... }` inside `memplan! { }`",
             ));
         }
-        Ok(Input { plans })
+        Ok(Input { plans, errors })
     }
+}
+
+/// Skips the plan that failed to parse: at least one token, then every
+/// token up to where another plan starts (its attributes, visibility and
+/// `plan`), or the end.
+fn skip_to_next_plan(input: ParseStream) -> syn::Result<()> {
+    input.parse::<proc_macro2::TokenTree>()?;
+    while !input.is_empty() && !starts_a_plan(input) {
+        input.parse::<proc_macro2::TokenTree>()?;
+    }
+    Ok(())
+}
+
+fn starts_a_plan(input: ParseStream) -> bool {
+    let fork = input.fork();
+    fork.call(Attribute::parse_outer).is_ok()
+        && fork.parse::<Visibility>().is_ok()
+        && fork.peek(kw::plan)
 }
 
 /// `/// docs` `pub plan Name(n: usize, xs: &[f32; n]) { ... }`

@@ -1,0 +1,87 @@
+//! The shapes that once made the checker slow, each through the whole
+//! macro, next to the 1000-op plan of `checker`: a length summing 160
+//! quotients, 500 one-element fills then 500 one-element reads (at literal
+//! and at symbolic places), 300 streams
+//! each followed by `sync all`, and 1000 nested parentheses. Prints the
+//! median time of each; every one should take well under a second.
+
+#[path = "plans/mod.rs"]
+mod plans;
+
+use memplan_macros_core::expand;
+use plans::{median, ms};
+use std::time::Duration;
+
+fn main() {
+    println!(
+        "pathological: the whole macro, median of {} runs",
+        plans::RUNS
+    );
+    let mut slowest = Duration::ZERO;
+    for (name, source) in shapes() {
+        let tokens: proc_macro2::TokenStream = source.parse().expect("the shape tokenizes");
+        let time = median(|| {
+            expand(tokens.clone());
+        });
+        slowest = slowest.max(time);
+        println!("  {name:<44} {:>9.2} ms", ms(time));
+    }
+    println!("slowest: {:.2} ms", ms(slowest));
+}
+
+fn shapes() -> Vec<(&'static str, String)> {
+    let quotients: Vec<String> = (2..162).map(|d| format!("n / {d}")).collect();
+    let sum = quotients.join(" + ");
+    let fills: String = (0..500)
+        .map(|i| format!("fill d[{i}..{}] with 0.0;\n", i + 1))
+        .collect();
+    let reads: String = (0..500)
+        .map(|i| format!("copy d[{i}..{}] -> h[{i}..{}];\n", i + 1, i + 1))
+        .collect();
+    let symbolic_fills: String = (0..500)
+        .map(|i| format!("fill d[{i} * k..{i} * k + 1] with 0.0;\n"))
+        .collect();
+    let symbolic_reads: String = (0..500)
+        .map(|i| format!("copy d[{i} * k..{i} * k + 1] -> h[{i}..{}];\n", i + 1))
+        .collect();
+    let streams: Vec<String> = (0..300).map(|s| format!("s{s}")).collect();
+    let syncs: String = (0..300)
+        .map(|s| format!("on s{s} {{ fill d[{s}..{}] with 0.0; }} sync all;\n", s + 1))
+        .collect();
+    let nested = format!("{}n{}", "(".repeat(1000), ")".repeat(1000));
+    vec![
+        ("1000 ops over 8 streams, 16 buffers", plans::big(16)),
+        ("1000 ops over 8 streams, 1 buffer", plans::big(1)),
+        (
+            "a length of 160 quotients",
+            format!(
+                "plan P(n: usize) {{ device d: [f32; {sum}], e: [f32; {sum}]; \
+                 fill d with 0.0; copy d -> e; }}"
+            ),
+        ),
+        (
+            "500 one-element fills, then 500 reads",
+            format!(
+                "plan P() {{ device d: [f32; 500]; host h: [f32; 500] pageable;\n{fills}{reads}}}"
+            ),
+        ),
+        (
+            "the same at `i * k`, a size",
+            format!(
+                "plan P(k: usize) {{ device d: [f32; 500 * k]; host h: [f32; 500] pageable;\n\
+                 {symbolic_fills}{symbolic_reads}}}"
+            ),
+        ),
+        (
+            "300 streams, each then `sync all`",
+            format!(
+                "plan P() {{ device d: [f32; 300]; stream {};\n{syncs}}}",
+                streams.join(", ")
+            ),
+        ),
+        (
+            "1000 nested parentheses (refused)",
+            format!("plan P(n: usize) {{ device d: [f32; {nested}]; fill d with 0.0; }}"),
+        ),
+    ]
+}

@@ -1,0 +1,114 @@
+//! The atoms of one plan: each a quantity that is never negative, named by
+//! its text, so that one term is one atom however it is written and two
+//! different terms never share one.
+
+use super::poly::Sym;
+use std::collections::HashMap;
+
+/// An interned atom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Atom(u32);
+
+impl Atom {
+    #[cfg(test)]
+    pub(crate) fn new(index: u32) -> Atom {
+        Atom(index)
+    }
+}
+
+/// What an atom stands for, as far as the arithmetic knows.
+#[derive(Clone, Debug)]
+pub(crate) enum AtomDef {
+    /// A parameter, a constant, or a term not looked into: only known to
+    /// be `>= 0`.
+    Opaque,
+    /// `⌊numerator / divisor⌋`, with `divisor >= 1` (a division by zero
+    /// stops the plan at `new`): `divisor · q <= numerator <= divisor · q +
+    /// divisor - 1`.
+    Quotient { numerator: Sym, divisor: Sym },
+}
+
+/// The atoms of one plan, by name, and what each is known to be.
+#[derive(Default, Debug)]
+pub struct Atoms {
+    names: Vec<String>,
+    defs: Vec<AtomDef>,
+    index: HashMap<String, Atom>,
+    /// Names that may not appear in sizes, and why.
+    forbidden: HashMap<String, String>,
+    /// The plan's `usize` parameters (other names are constants, whose
+    /// types the macro does not know).
+    sizes: Vec<String>,
+    /// The caller's slices, with their declared lengths (`None`: measured
+    /// at each run, the atom `name.len()`).
+    slices: HashMap<String, Option<Sym>>,
+}
+
+impl Atoms {
+    /// The atom for a parameter, constant or opaque term called `name`.
+    pub fn intern(&mut self, name: &str) -> Atom {
+        self.intern_defined(name, AtomDef::Opaque)
+    }
+
+    /// The atom of `usize` plan parameter `name`.
+    pub fn intern_size(&mut self, name: &str) -> Atom {
+        self.sizes.push(name.to_owned());
+        self.intern(name)
+    }
+
+    /// Whether `name` is a `usize` plan parameter.
+    pub fn is_size(&self, name: &str) -> bool {
+        self.sizes.iter().any(|size| size == name)
+    }
+
+    /// Keeps `name` out of sizes (a value parameter that is not a `usize`),
+    /// with the reason to give.
+    pub fn forbid(&mut self, name: &str, why: String) {
+        self.forbidden.insert(name.to_owned(), why);
+    }
+
+    pub(crate) fn forbidden(&self, name: &str) -> Option<&str> {
+        self.forbidden.get(name).map(String::as_str)
+    }
+
+    /// Records caller slice `name`, of length `len` (`None`: measured).
+    pub fn slice(&mut self, name: &str, len: Option<Sym>) {
+        self.slices.insert(name.to_owned(), len);
+    }
+
+    /// The length of caller slice `name`: as declared, or its measured atom.
+    pub fn slice_len(&mut self, name: &str) -> Option<Sym> {
+        let declared = self.slices.get(name)?.clone();
+        Some(declared.unwrap_or_else(|| Sym::atom(self.intern(&format!("{name}.len()")))))
+    }
+
+    pub(crate) fn is_slice(&self, name: &str) -> bool {
+        self.slices.contains_key(name)
+    }
+
+    /// The quotient atom `⌊numerator / divisor⌋`, named by the normal forms
+    /// of its parts, so that `(n) / 2` and `n / 2` are one atom.
+    pub(crate) fn quotient(&mut self, numerator: Sym, divisor: Sym) -> Atom {
+        let name = self.quotient_text(&numerator, &divisor);
+        self.intern_defined(&name, AtomDef::Quotient { numerator, divisor })
+    }
+
+    fn intern_defined(&mut self, name: &str, def: AtomDef) -> Atom {
+        if let Some(&atom) = self.index.get(name) {
+            return atom;
+        }
+        let atom = Atom(self.names.len() as u32);
+        self.names.push(name.to_owned());
+        self.defs.push(def);
+        self.index.insert(name.to_owned(), atom);
+        atom
+    }
+
+    pub fn name(&self, atom: Atom) -> &str {
+        &self.names[atom.0 as usize]
+    }
+
+    pub(crate) fn def(&self, atom: Atom) -> &AtomDef {
+        &self.defs[atom.0 as usize]
+    }
+}
