@@ -49,6 +49,16 @@ fn shapes() -> Vec<(&'static str, String)> {
         .map(|s| format!("on s{s} {{ fill d[{s}..{}] with 0.0; }} sync all;\n", s + 1))
         .collect();
     let nested = format!("{}n{}", "(".repeat(1000), ")".repeat(1000));
+    // Ranges of tangled quotients on streams of their own: every pair is
+    // a proof the prover works at.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let tangled: String = (0..40)
+        .map(|s| {
+            let (start, end) = (tangled_size(&mut seed, 4), tangled_size(&mut seed, 4));
+            format!("on s{s} {{ fill d[{start}..{start} + {end}] with 0.0; }}\n")
+        })
+        .collect();
+    let tangled_streams: Vec<String> = (0..40).map(|s| format!("s{s}")).collect();
     vec![
         ("1000 ops over 8 streams, 16 buffers", plans::big(16)),
         ("1000 ops over 8 streams, 1 buffer", plans::big(1)),
@@ -80,8 +90,42 @@ fn shapes() -> Vec<(&'static str, String)> {
             ),
         ),
         (
+            "40 streams, ranges of tangled quotients",
+            format!(
+                "plan P(n: usize, m: usize, k: usize) {{ device d: [f32; n * m * k]; stream {};\n{tangled}}}",
+                tangled_streams.join(", ")
+            ),
+        ),
+        (
             "1000 nested parentheses (refused)",
             format!("plan P(n: usize) {{ device d: [f32; {nested}]; fill d with 0.0; }}"),
         ),
     ]
+}
+
+/// A size `depth` operators deep over `n`, `m`, `k` and small literals,
+/// with every operator the arithmetic has, from a xorshift `seed`.
+fn tangled_size(seed: &mut u64, depth: u32) -> String {
+    let mut next = || {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    };
+    if depth == 0 {
+        return match next() % 4 {
+            0 => "n".into(),
+            1 => "m".into(),
+            2 => "k".into(),
+            _ => format!("{}", 1 + next() % 9),
+        };
+    }
+    let op = ["+", "*", "/", "%", "+"][(next() % 5) as usize];
+    let left = tangled_size(seed, depth - 1);
+    let right = match op {
+        // Divisors that are not zero, literal or a size plus one.
+        "/" | "%" => format!("({} + 1)", tangled_size(seed, depth / 2)),
+        _ => tangled_size(seed, depth - 1),
+    };
+    format!("({left} {op} {right})")
 }

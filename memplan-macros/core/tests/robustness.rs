@@ -262,3 +262,27 @@ proptest! {
         expands_without_panic(&text)?;
     }
 }
+
+/// A fragment of a `macro_rules!` (`$e:expr`) arrives in an undelimited
+/// group, which prints without parentheses: `$e * 2` with `$e = n + 1`
+/// prints as `n + 1 * 2`. The size the plan runs with is the one the
+/// checks proved, not another expression that prints alike.
+#[test]
+fn sizes_from_macro_fragments_keep_their_meaning() {
+    use proc_macro2::{Delimiter, Group};
+    use quote::quote;
+    let group = Group::new(Delimiter::None, quote!(n + 1));
+    let plan = quote! {
+        plan P(n: usize) {
+            device d: [f32; 4 * n], e: [f32; 4 * n];
+            stream s1, s2;
+            on s1 { fill e[0..#group * 2] with 1.0; fill d[0..n + 1 * 2] with 1.0; }
+            on s2 { fill d[n + 2..4 * n] with 2.0; }
+        }
+    };
+    let expanded = memplan_macros_core::expand(plan).to_string();
+    assert!(!expanded.contains("compile_error"), "{expanded}");
+    // Two sizes, each computed as written.
+    assert!(expanded.contains("\"(n + 1) * 2\""), "{expanded}");
+    assert!(expanded.contains("\"n + 1 * 2\""), "{expanded}");
+}

@@ -27,7 +27,7 @@ enum Input {
     Measured(usize),
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Step {
     Input(Input),
     Literal(u64),
@@ -48,7 +48,9 @@ pub struct Sizes {
     /// The measured lengths' names (`xs.len()`).
     measured: Vec<String>,
     programs: Vec<(String, Vec<Step>)>,
-    index: HashMap<String, u16>,
+    /// Programs by their steps: two expressions that print alike but
+    /// compute differently (a macro's invisible groups) stay apart.
+    index: HashMap<Vec<Step>, u16>,
 }
 
 /// Which arithmetic an expression may use.
@@ -155,12 +157,12 @@ impl Sizes {
     }
 
     fn intern(&mut self, text: String, steps: Vec<Step>) -> u16 {
-        if let Some(&index) = self.index.get(&text) {
+        if let Some(&index) = self.index.get(&steps) {
             return index;
         }
         let index = self.programs.len() as u16;
-        self.programs.push((text.clone(), steps));
-        self.index.insert(text, index);
+        self.index.insert(steps.clone(), index);
+        self.programs.push((text, steps));
         index
     }
 

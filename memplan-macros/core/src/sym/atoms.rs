@@ -14,6 +14,11 @@ impl Atom {
     pub(crate) fn new(index: u32) -> Atom {
         Atom(index)
     }
+
+    /// The atom's number in its plan, in the order atoms were met.
+    pub(crate) fn number(self) -> u32 {
+        self.0
+    }
 }
 
 /// What an atom stands for, as far as the arithmetic knows.
