@@ -11,39 +11,132 @@
 //! [`Module::from_bytes`]: crate::Module::from_bytes
 
 use crate::error::Fault;
+use crate::signature::KernelSignature;
 
-/// A fatbin or cubin as nvcc wrote it, embedded in the program: what
-/// [`Module::from_fatbin`](crate::Module::from_fatbin) loads.
+/// Compiled GPU code embedded in the program, what a
+/// [`Module`](crate::Module) loads: a fatbin or cubin that a build step
+/// made, or PTX text.
 ///
-/// Only build steps make these (the constructor is `unsafe`: the bytes are
-/// trusted as far as the driver reads them), so safe code cannot hand the
-/// driver a malformed image.
+/// Fatbins come only from build steps: the constructors that take bytes
+/// are `unsafe` (the bytes are trusted as far as the driver reads them), so
+/// safe code cannot hand the driver a malformed image. `memplan-build`
+/// makes them with each kernel's C++ signature, which plans check their
+/// `kernel` declarations against; an image without signatures (bytes of
+/// any other origin, PTX from another tool) can only be declared `unsafe
+/// kernel`.
 ///
 /// ```
 /// let image: &memplan_runtime::Image = &memplan_kernels::VECTOR_ADD;
 /// assert_eq!(&image.bytes()[..4], &0xBA55ED50u32.to_le_bytes());
+/// assert_eq!(image.kernels().unwrap()[0].name, "vadd");
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Image {
     bytes: &'static [u8],
+    format: Format,
+    kernels: Option<&'static [KernelSignature]>,
+}
+
+/// What an image's bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// A fatbin or a cubin.
+    Binary,
+    /// PTX text, compiled for the GPU when loaded.
+    Ptx,
+    /// Nothing: a build without nvcc (documentation builds, or one that
+    /// opted out), which says so when loaded.
+    Unbuilt,
 }
 
 impl Image {
-    /// An image of `bytes`.
+    /// An image of `bytes`, whose kernels are unknown.
     ///
     /// # Safety
     /// `bytes` is a complete fatbin or cubin written by nvcc (or read back
     /// unchanged from one), aligned to 8 bytes: the driver follows every
     /// offset and length inside it.
     pub const unsafe fn from_static(bytes: &'static [u8]) -> Image {
-        Image { bytes }
+        Image {
+            bytes,
+            format: Format::Binary,
+            kernels: None,
+        }
+    }
+
+    /// An image of `bytes` whose kernels are `kernels`: what the code
+    /// `memplan-build` generates makes.
+    ///
+    /// # Safety
+    /// As for [`from_static`](Self::from_static), and `kernels` lists the
+    /// image's `__global__` functions with their parameters as compiled:
+    /// plans trust it to pass each kernel arguments it can read.
+    pub const unsafe fn from_build(
+        bytes: &'static [u8],
+        kernels: &'static [KernelSignature],
+    ) -> Image {
+        Image {
+            bytes,
+            format: Format::Binary,
+            kernels: Some(kernels),
+        }
+    }
+
+    /// PTX text, from nvcc or any other tool: the driver compiles it when
+    /// the module loads, and reports malformed text as an error. Its
+    /// kernels are unknown, so plans declare them `unsafe kernel`.
+    pub const fn from_ptx(ptx: &'static str) -> Image {
+        Image {
+            bytes: ptx.as_bytes(),
+            format: Format::Ptx,
+            kernels: None,
+        }
+    }
+
+    /// A stand-in for an image that a build without nvcc could not make
+    /// (for documentation builds, or with `MEMPLAN_NO_NVCC`): plans that
+    /// use it compile, and loading it fails with an error that says why.
+    pub const fn unbuilt(kernels: &'static [KernelSignature]) -> Image {
+        Image {
+            bytes: &[],
+            format: Format::Unbuilt,
+            kernels: Some(kernels),
+        }
     }
 
     /// The image's bytes.
     pub const fn bytes(&self) -> &'static [u8] {
         self.bytes
     }
+
+    /// The image's kernels with their C++ signatures, when a build step
+    /// that read them made the image.
+    pub const fn kernels(&self) -> Option<&'static [KernelSignature]> {
+        self.kernels
+    }
+
+    /// Whether the image is a stand-in from a build without nvcc, whose
+    /// signatures are not known (declarations are not checked against it).
+    pub const fn is_unbuilt(&self) -> bool {
+        matches!(self.format, Format::Unbuilt)
+    }
+
+    pub(crate) fn format(&self) -> Format {
+        self.format
+    }
 }
+
+/// Bytes aligned to 16, as the driver reads a fatbin's header in 8-byte
+/// words and `include_bytes!` alone promises 1-byte alignment. The code
+/// `memplan-build` generates embeds each fatbin in one:
+///
+/// ```
+/// use memplan_runtime::Aligned;
+/// static BYTES: Aligned<[u8; 4]> = Aligned([1, 2, 3, 4]);
+/// assert_eq!(BYTES.0.as_ptr().align_offset(16), 0);
+/// ```
+#[repr(C, align(16))]
+pub struct Aligned<T: ?Sized>(pub T);
 
 /// The alignment the driver reads a fatbin's header with.
 pub(crate) const ALIGNMENT: usize = 8;
@@ -201,7 +294,7 @@ mod tests {
 
     #[test]
     fn accepts_the_fatbins_the_kernels_crate_embeds() {
-        for (name, image) in memplan_kernels::ALL {
+        for (name, image) in memplan_kernels::ALL_MODULES {
             assert_eq!(check_image(image.bytes()), Ok(()), "{name}");
             assert_eq!(image.bytes().as_ptr().align_offset(ALIGNMENT), 0, "{name}");
         }

@@ -5,7 +5,7 @@ use crate::driver::DriverError;
 use crate::driver::check;
 use crate::driver::cu;
 use crate::error::{Fault, Location, Result, ResultExt};
-use crate::image::Image;
+use crate::image::{Format, Image};
 use crate::stream::Stream;
 use cust::memory::DeviceCopy;
 use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
@@ -18,7 +18,7 @@ use std::sync::Arc;
 /// use memplan_runtime::{Context, Module};
 /// # fn main() -> memplan_runtime::Result<()> {
 /// let ctx = Context::new(0)?;
-/// let module = Module::from_fatbin(&ctx, &memplan_kernels::VECTOR_ADD)?;
+/// let module = Module::from_image(&ctx, &memplan_kernels::VECTOR_ADD)?;
 /// let vadd = module.kernel("vadd")?;
 /// # Ok(()) }
 /// ```
@@ -35,13 +35,26 @@ unsafe impl Send for Loaded {}
 unsafe impl Sync for Loaded {}
 
 impl Module {
-    /// Loads a fatbin or cubin image that a build step made
-    /// (`cuModuleLoadData`). The driver picks the machine code for this GPU,
-    /// or compiles the image's PTX for it.
+    /// Loads an image (`cuModuleLoadData`): for a fatbin, the driver picks
+    /// the machine code for this GPU or compiles its PTX; PTX text it
+    /// compiles.
     #[track_caller]
-    pub fn from_fatbin(context: &Context, image: &Image) -> Result<Module> {
-        // SAFETY: an `Image` holds bytes nvcc wrote (its constructor's promise).
-        unsafe { Self::from_bytes(context, image.bytes()) }
+    pub fn from_image(context: &Context, image: &Image) -> Result<Module> {
+        match image.format() {
+            // SAFETY: binary images hold bytes nvcc wrote (their
+            // constructors' promise).
+            Format::Binary => unsafe { Self::from_bytes(context, image.bytes()) },
+            Format::Ptx => {
+                let text = std::str::from_utf8(image.bytes());
+                // `from_ptx` took a `&str`: it is text.
+                Self::from_ptx(context, text.unwrap_or_default())
+            }
+            Format::Unbuilt => Err(Fault::Unsupported(
+                "this module was built without nvcc (a documentation build, or MEMPLAN_NO_NVCC): \
+                 build with a CUDA toolkit to run its kernels",
+            ))
+            .at("cuModuleLoadData", Location::caller()),
+        }
     }
 
     /// Loads a fatbin or cubin from bytes of any origin (`cuModuleLoadData`).

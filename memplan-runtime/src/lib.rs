@@ -38,6 +38,7 @@
 
 mod context;
 pub mod copy;
+mod declaration;
 mod device;
 mod driver;
 mod error;
@@ -52,6 +53,7 @@ mod op;
 mod plan;
 mod report;
 mod scope;
+mod signature;
 mod stream;
 mod timer;
 mod trace;
@@ -63,14 +65,30 @@ pub use error::{Error, Fault, Location, Result, ResultExt};
 pub use event::Event;
 pub use graph::{Capture, Graph};
 pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
-pub use image::Image;
+pub use image::{Aligned, Image};
 pub use kernel::{Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, blocks};
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
 pub use op::{OpInfo, OpKind};
 pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
 pub use report::{OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
+pub use signature::{CParam, CScalar, KernelSignature};
 pub use stream::{Priority, Stream};
+
+/// Includes the kernels `memplan-build` compiled for this crate: a
+/// `pub static` [`Image`] per `.cu` file, named after it (`blur.cu` becomes
+/// `BLUR`), with its kernels' signatures. Write it where the images should
+/// live, at a module's top level:
+///
+/// ```text
+/// memplan::include_kernels!();
+/// ```
+#[macro_export]
+macro_rules! include_kernels {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/memplan_kernels.rs"));
+    };
+}
 
 /// The traits behind [`Element`].
 pub use bytemuck;
@@ -83,6 +101,10 @@ pub use cust::sys;
 /// whose promise only the macro can keep.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::declaration::{
+        Access, Declared, DeclaredParam, Message, RustScalar, check_kernel, kernel_symbol,
+        promise_kernel_matches,
+    };
     pub use crate::host::HostAlloc;
     pub use crate::plan::{
         Arg, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, KernelInfo, LaunchInfo, Op,

@@ -5,6 +5,28 @@
 pub struct AddOne(::memplan::__private::Engine<AddOne>);
 const _: () = {
     use ::memplan::__private as __memplan;
+    const __MEMPLAN_KERNEL_0: __memplan::Declared = __memplan::Declared {
+        name: "process_data",
+        rust_name: "process_data",
+        module: "memplan_kernels::ADD_ONE",
+        params: &[
+            __memplan::DeclaredParam::Buffer {
+                name: "data",
+                elem: __memplan::RustScalar::F32,
+                access: __memplan::Access::ReadWrite,
+                ty: "&mut [f32]",
+            },
+            __memplan::DeclaredParam::Value {
+                name: "n",
+                scalar: __memplan::RustScalar::I32,
+                ty: "i32",
+            },
+        ],
+    };
+    const _: () = match __memplan::check_kernel(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0) {
+        ::core::result::Result::Ok(_) => (),
+        ::core::result::Result::Err(message) => ::core::panic!("{}", message.as_str()),
+    };
     #[doc = "The host buffers of `AddOne`, borrowed to read; from `AddOne::host`."]
     pub struct AddOneHost<'p> {
         pub data: &'p [f32],
@@ -27,8 +49,10 @@ const _: () = {
                 Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
                 Size("256", &[Literal(256)]),
             ],
-            kernels: &[Site("kernel process_data", 15, 16)
-                .kernel("process_data", &memplan_kernels::ADD_ONE)],
+            kernels: &[Site("kernel process_data", 15, 16).kernel(
+                __memplan::kernel_symbol(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0),
+                &memplan_kernels::ADD_ONE,
+            )],
             buffers: &[
                 Site("data: [f32; n] pinned", 17, 16).buffer(
                     elem::<f32>(),

@@ -29,7 +29,7 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 
 fn an_invalid_launch_names_the_operation() -> Result<(), Failed> {
     let ctx = context()?;
-    let kernel = Module::from_fatbin(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
+    let kernel = Module::from_image(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
     let device = DeviceBuffer::<f32>::new(&ctx, 1024)?;
     let stream = Stream::new(&ctx)?;
     let too_many_threads = LaunchConfig::new(1, 4096, 0); // the limit is 1024 per block
@@ -125,7 +125,7 @@ fn ranges_outside_a_buffer_are_errors() -> Result<(), Failed> {
 
 fn a_missing_kernel_is_named() -> Result<(), Failed> {
     let ctx = context()?;
-    let module = Module::from_fatbin(&ctx, &memplan_kernels::ADD_ONE)?;
+    let module = Module::from_image(&ctx, &memplan_kernels::ADD_ONE)?;
     let error = module
         .kernel("no_such_kernel")
         .err()

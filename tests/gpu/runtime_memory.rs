@@ -105,7 +105,7 @@ fn portable_pinned_round_trip() -> Result<(), Failed> {
 }
 
 fn scale_by_two(ctx: &Context) -> Result<memplan::Kernel, Failed> {
-    Ok(Module::from_fatbin(ctx, &memplan_kernels::SCALE)?.kernel("scale_by_two")?)
+    Ok(Module::from_image(ctx, &memplan_kernels::SCALE)?.kernel("scale_by_two")?)
 }
 
 fn kernel_reads_and_writes_mapped_memory() -> Result<(), Failed> {
@@ -168,7 +168,7 @@ fn mapped_write_combined_portable_together() -> Result<(), Failed> {
 }
 
 fn add_one(ctx: &Context) -> Result<memplan::Kernel, Failed> {
-    Ok(Module::from_fatbin(ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?)
+    Ok(Module::from_image(ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?)
 }
 
 fn registered_slice_round_trip() -> Result<(), Failed> {

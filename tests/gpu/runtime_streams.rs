@@ -33,7 +33,7 @@ const N: usize = 1 << 20;
 
 fn events_order_streams_and_can_be_waited_twice() -> Result<(), Failed> {
     let ctx = context()?;
-    let kernel = Module::from_fatbin(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
+    let kernel = Module::from_image(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
     let (copies, compute) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
     let mut loaded = Event::new(&ctx)?;
     let first = floats(N);
@@ -124,7 +124,7 @@ fn priorities() -> Result<(), Failed> {
 
 fn graph_replays_match_the_direct_stream() -> Result<(), Failed> {
     let ctx = context()?;
-    let kernel = Module::from_fatbin(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
+    let kernel = Module::from_image(&ctx, &memplan_kernels::ADD_ONE)?.kernel("process_data")?;
     let (copies, compute) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
     let loaded = Event::new(&ctx)?;
     let mut input = PinnedBuffer::<f32>::new(&ctx, N)?;

@@ -82,7 +82,7 @@ fn add_one_on_a_non_blocking_stream() -> Result<(), Failed> {
 
 fn every_kernel_module_loads() -> Result<(), Failed> {
     let _context = cust::quick_init()?;
-    for (name, fatbin) in memplan_kernels::ALL {
+    for (name, fatbin) in memplan_kernels::ALL_MODULES {
         Module::from_fatbin(fatbin.bytes(), &[]).map_err(|e| format!("module {name}: {e}"))?;
     }
     Ok(())

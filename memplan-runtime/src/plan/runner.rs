@@ -197,7 +197,7 @@ impl Runner {
             let module = match loaded {
                 Some((_, module)) => module.clone(),
                 None => {
-                    let module = Module::from_fatbin(&self.context, kernel.module)
+                    let module = Module::from_image(&self.context, kernel.module)
                         .map_err(|e| self.within(kernel.site, e))?;
                     modules.push((kernel.module, module.clone()));
                     module

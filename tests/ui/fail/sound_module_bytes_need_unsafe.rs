@@ -8,7 +8,7 @@ use memplan::{Context, Image, Module, Result};
 fn load(context: &Context, bytes: &'static [u8]) -> Result<()> {
     Module::from_bytes(context, bytes)?;
     let image = Image::from_static(bytes);
-    Module::from_fatbin(context, &image)?;
+    Module::from_image(context, &image)?;
     Ok(())
 }
 

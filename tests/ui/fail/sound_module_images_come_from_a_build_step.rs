@@ -6,7 +6,7 @@
 use memplan::{Context, Module, Result};
 
 fn load(context: &Context, bytes: &'static [u8]) -> Result<()> {
-    Module::from_fatbin(context, bytes)?;
+    Module::from_image(context, bytes)?;
     Ok(())
 }
 

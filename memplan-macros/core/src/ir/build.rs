@@ -358,6 +358,8 @@ impl Builder<'_> {
             name: kernel.name.clone(),
             module,
             params,
+            unchecked: kernel.unsafe_token,
+            cpp_name: kernel.cpp_name.clone(),
         });
         self.declare(&kernel.name, Name::Kernel(id));
     }

@@ -56,6 +56,11 @@ pub struct Kernel {
     /// Index into [`Plan::modules`].
     pub module: usize,
     pub params: Vec<KernelParam>,
+    /// `unsafe` in `unsafe kernel`: not checked against the C++.
+    pub unchecked: Option<syn::Token![unsafe]>,
+    /// The C++ name (the symbol, for an unchecked one) when it is not
+    /// `name`: `as "scale<float>"`.
+    pub cpp_name: Option<syn::LitStr>,
 }
 
 pub struct KernelParam {

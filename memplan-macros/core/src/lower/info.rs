@@ -257,10 +257,9 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
     });
     let buffers: Vec<TokenStream> = buffers.collect();
 
-    let kernels = plan.kernels.iter().map(|kernel| {
+    let kernels = plan.kernels.iter().enumerate().map(|(index, kernel)| {
         let site = site(&format!("kernel {}", kernel.name), kernel.name.span());
-        // The kernel's symbol: `r#loop` is `loop`.
-        let entry = syn::ext::IdentExt::unraw(&kernel.name).to_string();
+        let entry = super::kernels::symbol(plan, index);
         let path = &plan.modules[kernel.module];
         let module = quote_spanned!(path.span()=> &#path);
         quote!(#site.kernel(#entry, #module))

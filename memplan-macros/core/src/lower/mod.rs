@@ -6,6 +6,7 @@
 
 mod diagram;
 mod info;
+mod kernels;
 mod methods;
 mod names;
 mod sizes;
@@ -60,6 +61,7 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
             static #info: ::memplan::__private::PlanInfo = #value;
         }
     });
+    let kernel_checks = kernels::checks(plan);
     let warnings = warnings::emit(&analysis.warnings);
     let private = names::private();
     // Everything but the plan's type lives in a block of its own, so no
@@ -69,6 +71,7 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
         quote! {
             const _: () = {
                 use ::memplan::__private as #private;
+                #kernel_checks
                 #views
                 #data
                 #impl_block

@@ -3,18 +3,31 @@
 use super::kw;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Expr, Ident, LitInt, Path, Token, Type};
+use syn::{Expr, Ident, LitInt, LitStr, Path, Token, Type};
 
-/// `kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;`
+/// `kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;`,
+/// optionally `unsafe` (not checked against the C++) and with the C++
+/// name after `as` (`from MODULE as "scale<float>";`).
 pub struct KernelDecl {
+    pub unsafe_token: Option<Token![unsafe]>,
     pub kernel_token: kw::kernel,
     pub name: Ident,
     pub params: Vec<KernelParamDef>,
     pub module: Path,
+    /// The C++ name (or, `unsafe`, the symbol) when it is not `name`.
+    pub cpp_name: Option<LitStr>,
+}
+
+impl KernelDecl {
+    /// Whether `input` starts a kernel declaration.
+    pub fn peek(input: ParseStream) -> bool {
+        input.peek(kw::kernel) || (input.peek(Token![unsafe]) && input.peek2(kw::kernel))
+    }
 }
 
 impl Parse for KernelDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let unsafe_token = input.parse()?;
         let kernel_token = input.parse()?;
         let name = input.parse()?;
         let content;
@@ -30,12 +43,24 @@ impl Parse for KernelDecl {
         }
         input.parse::<kw::from>()?;
         let module = input.parse()?;
+        let cpp_name = match input.parse::<Option<Token![as]>>()? {
+            Some(_) => Some(input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "expected the kernel's C++ name as a string\n\n\
+                     help: write `as \"scale<float>\"`",
+                )
+            })?),
+            None => None,
+        };
         input.parse::<Token![;]>()?;
         Ok(KernelDecl {
+            unsafe_token,
             kernel_token,
             name,
             params,
             module,
+            cpp_name,
         })
     }
 }

@@ -142,7 +142,7 @@ impl Parse for ItemDef {
         skip_doc_comments(input)?;
         let is_host_step = input.peek(kw::host)
             && (input.peek2(syn::token::Paren) || input.peek2(syn::token::Brace));
-        if input.peek(kw::kernel) {
+        if KernelDecl::peek(input) {
             input.parse().map(ItemDef::Kernel)
         } else if (input.peek(kw::host) && !is_host_step) || input.peek(kw::device) {
             input.parse().map(ItemDef::Buffers)

@@ -1,0 +1,136 @@
+//! The Rust file a build writes: one `pub static` image per source, its
+//! kernels' signatures beside its bytes, and the list of all of them.
+
+use crate::cudafe::Found;
+use crate::params::{cpp_declaration, rust_params};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A compiled source, ready to be written out.
+pub struct Module<'a> {
+    /// The source file, for the documentation.
+    pub source: &'a Path,
+    /// The fatbin to embed; `None` for a build without nvcc.
+    pub fatbin: Option<(&'a Path, u64)>,
+    pub kernels: &'a [Found],
+}
+
+/// The name of the static for `source`: `box-blur.cu` is `BOX_BLUR`.
+pub fn static_name(source: &Path) -> String {
+    let stem = source
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        name.insert(0, '_');
+    }
+    name
+}
+
+/// The file, with the runtime's items named through `runtime`.
+pub fn rust_file(modules: &[Module], runtime: &str, targets: &str) -> String {
+    let mut rust =
+        String::from("// Written by memplan-build: the kernels of this crate's CUDA sources.\n\n");
+    for module in modules {
+        write_module(&mut rust, module, runtime, targets);
+    }
+    let all: Vec<String> = modules
+        .iter()
+        .map(|m| format!("({:?}, &{})", static_name(m.source), static_name(m.source)))
+        .collect();
+    writeln!(
+        rust,
+        "/// Every module of this crate, by name.\n\
+         pub static ALL_MODULES: &[(&str, &{runtime}::Image)] = &[{}];",
+        all.join(", ")
+    )
+    .unwrap();
+    rust
+}
+
+fn write_module(rust: &mut String, module: &Module, runtime: &str, targets: &str) {
+    let name = static_name(module.source);
+    let file = module
+        .source
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match module.fatbin {
+        Some(_) => writeln!(rust, "/// The kernels of `{file}` ({targets}):").unwrap(),
+        None => writeln!(
+            rust,
+            "/// The kernels of `{file}`, built without nvcc: loading fails (see \
+             [`Image::unbuilt`]({runtime}::Image::unbuilt))."
+        )
+        .unwrap(),
+    }
+    for kernel in module.kernels {
+        match &kernel.function {
+            Ok(function) => writeln!(
+                rust,
+                "/// - `{}`",
+                cpp_declaration(function, kernel.extern_c)
+            ),
+            Err(_) => writeln!(rust, "/// - `{}` (parameters not read)", kernel.symbol),
+        }
+        .unwrap();
+    }
+    let signatures: Vec<String> = module
+        .kernels
+        .iter()
+        .map(|kernel| signature(kernel, runtime))
+        .collect();
+    let kernels = format!("&[{}]", signatures.join(",\n        "));
+    match module.fatbin {
+        Some((path, len)) => writeln!(
+            rust,
+            "pub static {name}: {runtime}::Image = {{\n    \
+             static BYTES: {runtime}::Aligned<[u8; {len}]> = {runtime}::Aligned(*include_bytes!({path:?}));\n    \
+             // SAFETY: nvcc wrote these bytes in this build, and its front end\n    \
+             // declared these kernels with these parameters.\n    \
+             unsafe {{ {runtime}::Image::from_build(&BYTES.0, {kernels}) }}\n}};\n",
+        ),
+        None => writeln!(
+            rust,
+            "pub static {name}: {runtime}::Image = {runtime}::Image::unbuilt(&[]);\n"
+        ),
+    }
+    .unwrap();
+}
+
+fn signature(kernel: &Found, runtime: &str) -> String {
+    let (name, params, cpp) = match &kernel.function {
+        Ok(function) => (
+            function.name.clone(),
+            format!("Some({})", rust_params(function, runtime)),
+            cpp_declaration(function, kernel.extern_c),
+        ),
+        Err(why) => (kernel.symbol.clone(), "None".to_owned(), why.clone()),
+    };
+    format!(
+        "{runtime}::KernelSignature {{ symbol: {:?}, name: {name:?}, params: {params}, cpp: {cpp:?} }}",
+        kernel.symbol
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_identifiers() {
+        assert_eq!(static_name(Path::new("src/box-blur.cu")), "BOX_BLUR");
+        assert_eq!(static_name(Path::new("vector_add.cu")), "VECTOR_ADD");
+        assert_eq!(static_name(Path::new("3d.cu")), "_3D");
+    }
+}

@@ -1,0 +1,384 @@
+//! Compiles a crate's CUDA kernels for memplan, from its build script.
+//!
+//! Each `.cu` file becomes a fatbin, embedded in the crate as an
+//! [`Image`](https://docs.rs/memplan-runtime/latest/memplan_runtime/struct.Image.html)
+//! named after the file (`blur.cu` is `BLUR`), with every kernel's C++
+//! signature as nvcc's front end declared it: plans' `kernel` declarations
+//! are checked against it while your program compiles.
+//!
+//! `build.rs`, whose `main` is this one line:
+//!
+//! ```no_run
+//! memplan_build::Kernels::new().build(); // every .cu file in src/
+//! ```
+//!
+//! `src/lib.rs` (or any module):
+//!
+//! ```text
+//! memplan::include_kernels!(); // pub static BLUR: memplan::Image, ...
+//! ```
+//!
+//! # What it does
+//! - Finds nvcc in the toolkit `memplan-setup` provisions
+//!   (`MEMPLAN_CUDA_HOME`), `CUDA_PATH`, `/usr/local/cuda`, or `PATH`; or
+//!   stops with one message saying what to install or run.
+//! - Compiles the sources in parallel, each into a fatbin with machine code
+//!   for sm_80 and sm_90 and PTX for compute_90 unless told otherwise
+//!   ([`machine_code`](Kernels::machine_code), [`ptx`](Kernels::ptx)), and
+//!   reruns when a source or any header it includes changes.
+//! - Reads each kernel's parameters from the mangled name nvcc gives its
+//!   host stub, for `extern "C"` and C++ kernels alike (templates
+//!   explicitly instantiated included): the compiler's own reading of the
+//!   declaration, typedefs resolved, never a parse of the source.
+//! - With `DOCS_RS` set, or `MEMPLAN_NO_NVCC=1` (an explicit opt-out for
+//!   machines without a toolkit), writes stand-ins instead: the crate and
+//!   its plans compile, and loading a module says it was built without
+//!   nvcc.
+
+mod cudafe;
+mod demangle;
+mod emit;
+mod nvcc;
+mod params;
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::exit;
+
+/// The name of the file a build writes into `OUT_DIR`, which
+/// `include_kernels!` includes.
+pub const OUTPUT: &str = "memplan_kernels.rs";
+
+/// A build of a crate's kernels: what to compile, and how.
+#[derive(Clone, Debug)]
+pub struct Kernels {
+    sources: Vec<PathBuf>,
+    source_dirs: Vec<PathBuf>,
+    /// Whether `source_dirs` is still the default, `src/`.
+    default_dir: bool,
+    includes: Vec<PathBuf>,
+    flags: Vec<String>,
+    machine_code: Vec<u32>,
+    ptx: Vec<u32>,
+    runtime: String,
+}
+
+impl Default for Kernels {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Kernels {
+    /// Every `.cu` file in the crate's `src/` (not its subfolders), with
+    /// `src/` on the include path, for sm_80 and sm_90 with PTX for
+    /// compute_90, named through the `memplan` crate.
+    pub fn new() -> Kernels {
+        Kernels {
+            sources: Vec::new(),
+            source_dirs: vec![PathBuf::from("src")],
+            default_dir: true,
+            includes: Vec::new(),
+            flags: Vec::new(),
+            machine_code: vec![80, 90],
+            ptx: vec![90],
+            runtime: "::memplan".to_owned(),
+        }
+    }
+
+    /// Compiles the `.cu` files of `dir` (relative to the crate, and on
+    /// the include path). Naming any folder or file replaces the default,
+    /// `src/`; call again for more.
+    pub fn source_dir(mut self, dir: impl Into<PathBuf>) -> Kernels {
+        self.forget_the_default();
+        self.source_dirs.push(dir.into());
+        self
+    }
+
+    /// Compiles this file (relative to the crate); its folder joins the
+    /// include path. Replaces the default, `src/`, as `source_dir` does.
+    pub fn file(mut self, path: impl Into<PathBuf>) -> Kernels {
+        self.forget_the_default();
+        let path = path.into();
+        if let Some(dir) = path.parent() {
+            self.includes.push(dir.to_path_buf());
+        }
+        self.sources.push(path);
+        self
+    }
+
+    fn forget_the_default(&mut self) {
+        if self.default_dir {
+            self.source_dirs.clear();
+            self.default_dir = false;
+        }
+    }
+
+    /// Adds a folder to the include path (the source folders are on it).
+    pub fn include(mut self, dir: impl Into<PathBuf>) -> Kernels {
+        self.includes.push(dir.into());
+        self
+    }
+
+    /// Passes `flag` to nvcc (`-DTILE=16`, `--use_fast_math`).
+    pub fn flag(mut self, flag: impl Into<String>) -> Kernels {
+        self.flags.push(flag.into());
+        self
+    }
+
+    /// Machine code for these GPU architectures (`80` is sm_80), instead
+    /// of sm_80 and sm_90.
+    pub fn machine_code(mut self, architectures: &[u32]) -> Kernels {
+        self.machine_code = architectures.to_vec();
+        self
+    }
+
+    /// PTX for these virtual architectures (`90` is compute_90), which
+    /// newer GPUs compile when the module loads, instead of compute_90.
+    pub fn ptx(mut self, architectures: &[u32]) -> Kernels {
+        self.ptx = architectures.to_vec();
+        self
+    }
+
+    /// The path the generated code names memplan's types through:
+    /// `::memplan` unless the crate depends on `memplan-runtime` alone.
+    pub fn runtime_path(mut self, path: impl Into<String>) -> Kernels {
+        self.runtime = path.into();
+        self
+    }
+
+    /// Builds, for a build script: on failure prints the reason and exits,
+    /// as Cargo shows a build script's output only when it fails.
+    pub fn build(self) {
+        if let Err(message) = self.try_build() {
+            eprintln!("error: {message}");
+            exit(1);
+        }
+    }
+
+    /// Builds, writing `OUT_DIR/memplan_kernels.rs`; the error says what
+    /// went wrong and what to do.
+    pub fn try_build(self) -> Result<(), String> {
+        let manifest_dir = env_path("CARGO_MANIFEST_DIR")?;
+        let out_dir = env_path("OUT_DIR")?;
+        for variable in nvcc::ENV.iter().chain(&["MEMPLAN_NO_NVCC", "DOCS_RS"]) {
+            println!("cargo:rerun-if-env-changed={variable}");
+        }
+        let sources = self.sources(&manifest_dir)?;
+        let targets = self.targets();
+        let rust = if stand_ins_wanted() {
+            let modules: Vec<emit::Module> = sources
+                .iter()
+                .map(|source| emit::Module {
+                    source,
+                    fatbin: None,
+                    kernels: &[],
+                })
+                .collect();
+            emit::rust_file(&modules, &self.runtime, &targets)
+        } else {
+            let nvcc = nvcc::find().ok_or_else(no_nvcc)?;
+            self.compile_all(&nvcc, &manifest_dir, &out_dir, &sources, &targets)?
+        };
+        let output = out_dir.join(OUTPUT);
+        fs::write(&output, rust).map_err(|e| format!("cannot write {}: {e}", output.display()))
+    }
+
+    fn compile_all(
+        &self,
+        nvcc: &Path,
+        manifest_dir: &Path,
+        out_dir: &Path,
+        sources: &[PathBuf],
+        targets: &str,
+    ) -> Result<String, String> {
+        let includes: Vec<PathBuf> = self
+            .source_dirs
+            .iter()
+            .chain(&self.includes)
+            .map(|dir| manifest_dir.join(dir))
+            .collect();
+        let gencode = self.gencode();
+        let settings = nvcc::Settings {
+            nvcc,
+            includes: &includes,
+            flags: &self.flags,
+            gencode: &gencode,
+        };
+        let work = out_dir.join("memplan-build");
+        let compiled = in_parallel(sources, |index, source| {
+            nvcc::compile(&settings, source, &work.join(format!("{index}")))
+        });
+        let compiled: Vec<nvcc::Compiled> = compiled.into_iter().collect::<Result<_, _>>()?;
+        let mut kernels = Vec::with_capacity(compiled.len());
+        for (source, compiled) in sources.iter().zip(&compiled) {
+            for dependency in &compiled.dependencies {
+                println!("cargo:rerun-if-changed={}", dependency.display());
+            }
+            println!("cargo:rerun-if-changed={}", source.display());
+            let found = cudafe::kernels(&compiled.host_code);
+            let len = fs::metadata(&compiled.fatbin)
+                .map_err(|e| format!("cannot read {}: {e}", compiled.fatbin.display()))?
+                .len();
+            kernels.push((found, len));
+        }
+        let modules: Vec<emit::Module> = sources
+            .iter()
+            .zip(&compiled)
+            .zip(&kernels)
+            .map(|((source, compiled), (found, len))| emit::Module {
+                source,
+                fatbin: Some((compiled.fatbin.as_path(), *len)),
+                kernels: found,
+            })
+            .collect();
+        Ok(emit::rust_file(&modules, &self.runtime, targets))
+    }
+
+    /// The sources: listed files, then each folder's `.cu` files sorted.
+    fn sources(&self, manifest_dir: &Path) -> Result<Vec<PathBuf>, String> {
+        let mut sources: Vec<PathBuf> = self
+            .sources
+            .iter()
+            .map(|file| manifest_dir.join(file))
+            .collect();
+        for dir in &self.source_dirs {
+            let dir = manifest_dir.join(dir);
+            // A new file in the folder is a new module.
+            println!("cargo:rerun-if-changed={}", dir.display());
+            let entries = fs::read_dir(&dir)
+                .map_err(|e| format!("cannot list the CUDA sources in {}: {e}", dir.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|entry| Some(entry.ok()?.path()))
+                .filter(|path| path.extension().is_some_and(|ext| ext == "cu"))
+                .collect();
+            found.sort();
+            sources.extend(found);
+        }
+        let mut names: Vec<String> = sources.iter().map(|s| emit::static_name(s)).collect();
+        names.sort();
+        if let Some(twice) = names.windows(2).find(|pair| pair[0] == pair[1]) {
+            return Err(format!(
+                "two CUDA sources would both be the module `{}`: rename one",
+                twice[0]
+            ));
+        }
+        Ok(sources)
+    }
+
+    fn gencode(&self) -> Vec<String> {
+        let machine = self
+            .machine_code
+            .iter()
+            .map(|sm| format!("arch=compute_{sm},code=sm_{sm}"));
+        let ptx = self
+            .ptx
+            .iter()
+            .map(|compute| format!("arch=compute_{compute},code=compute_{compute}"));
+        machine.chain(ptx).collect()
+    }
+
+    /// `machine code for sm_80, sm_90; PTX for compute_90`, for the docs.
+    fn targets(&self) -> String {
+        let list = |prefix: &str, archs: &[u32]| {
+            archs
+                .iter()
+                .map(|a| format!("{prefix}_{a}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match (self.machine_code.is_empty(), self.ptx.is_empty()) {
+            (false, false) => format!(
+                "machine code for {}; PTX for {}",
+                list("sm", &self.machine_code),
+                list("compute", &self.ptx)
+            ),
+            (false, true) => format!("machine code for {}", list("sm", &self.machine_code)),
+            (true, _) => format!("PTX for {}", list("compute", &self.ptx)),
+        }
+    }
+}
+
+/// Whether to write stand-ins rather than run nvcc.
+fn stand_ins_wanted() -> bool {
+    env::var_os("DOCS_RS").is_some() || env::var("MEMPLAN_NO_NVCC").is_ok_and(|v| v == "1")
+}
+
+fn no_nvcc() -> String {
+    format!(
+        "memplan-build needs nvcc, the CUDA compiler, and found none (looked in {}).\n\
+         help: install the CUDA toolkit, or run `memplan-setup` in this project once \
+         (it provisions NVIDIA's compiler and points the build at it); to build without \
+         kernels, which then fail to load, set MEMPLAN_NO_NVCC=1",
+        nvcc::SEARCHED
+    )
+}
+
+fn env_path(name: &str) -> Result<PathBuf, String> {
+    env::var_os(name)
+        .map(PathBuf::from)
+        .ok_or_else(|| format!("{name} is not set: memplan-build runs in a build script"))
+}
+
+/// `job` for each item, on as many threads as the machine has cores,
+/// results in order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], job: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(index) else {
+                            return done;
+                        };
+                        done.push((index, job(index, item)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("a compile thread panicked"))
+            .collect()
+    });
+    results.sort_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, result)| result).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_default_to_ampere_and_hopper_with_ptx() {
+        let kernels = Kernels::new();
+        assert_eq!(
+            kernels.gencode(),
+            [
+                "arch=compute_80,code=sm_80",
+                "arch=compute_90,code=sm_90",
+                "arch=compute_90,code=compute_90"
+            ]
+        );
+        assert_eq!(
+            kernels.targets(),
+            "machine code for sm_80, sm_90; PTX for compute_90"
+        );
+        let ptx_only = Kernels::new().machine_code(&[]).ptx(&[100]);
+        assert_eq!(ptx_only.targets(), "PTX for compute_100");
+    }
+
+    #[test]
+    fn parallel_results_keep_their_order() {
+        let squares = in_parallel(&[1, 2, 3, 4, 5, 6, 7], |_, x| x * x);
+        assert_eq!(squares, [1, 4, 9, 16, 25, 36, 49]);
+        assert!(in_parallel(&[] as &[u8], |_, x| *x).is_empty());
+    }
+}

@@ -1,0 +1,144 @@
+//! Finding nvcc, and the two runs each source needs: the fatbin (with the
+//! headers it included), and the host code whose stubs name the kernels'
+//! parameters.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where nvcc was looked for, in order: the toolkit `memplan-setup`
+/// provisions, `CUDA_PATH`, `/usr/local/cuda`, then `PATH`.
+pub const SEARCHED: &str = "MEMPLAN_CUDA_HOME, CUDA_PATH, /usr/local/cuda and PATH";
+
+/// The environment variables whose change means a new search.
+pub const ENV: &[&str] = &["MEMPLAN_CUDA_HOME", "CUDA_PATH", "PATH"];
+
+/// The first nvcc found, or `None`.
+pub fn find() -> Option<PathBuf> {
+    let homes = ["MEMPLAN_CUDA_HOME", "CUDA_PATH"]
+        .into_iter()
+        .filter_map(env::var_os)
+        .map(PathBuf::from)
+        .chain([PathBuf::from("/usr/local/cuda")])
+        .map(|home| home.join("bin").join("nvcc"));
+    let on_path = env::var_os("PATH")
+        .map(|path| {
+            env::split_paths(&path)
+                .map(|dir| dir.join("nvcc"))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    homes.chain(on_path).find(|nvcc| nvcc.is_file())
+}
+
+/// One nvcc run's settings, shared by a build's sources.
+pub struct Settings<'a> {
+    pub nvcc: &'a Path,
+    pub includes: &'a [PathBuf],
+    pub flags: &'a [String],
+    /// `-gencode` values.
+    pub gencode: &'a [String],
+}
+
+/// What compiling one source made.
+pub struct Compiled {
+    pub fatbin: PathBuf,
+    /// Every file the source included, itself first.
+    pub dependencies: Vec<PathBuf>,
+    /// nvcc's host code, whose stubs name the kernels' parameters.
+    pub host_code: String,
+}
+
+/// Compiles `source` into `out` (a folder of its own): the fatbin and its
+/// dependency list in one nvcc run, the host code in another.
+pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compiled, String> {
+    fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let fatbin = out.join("module.fatbin");
+    let depfile = out.join("module.d");
+    let host = out.join("host.cpp.ii");
+
+    let mut binary = command(settings);
+    binary.arg("-fatbin").arg("-O3");
+    for gencode in settings.gencode {
+        binary.arg("-gencode").arg(gencode);
+    }
+    binary
+        .arg("-MD")
+        .arg("-MF")
+        .arg(&depfile)
+        .arg("-o")
+        .arg(&fatbin)
+        .arg(source);
+    run(&mut binary, source)?;
+
+    let mut front = command(settings);
+    front.arg("-cuda").arg("-o").arg(&host).arg(source);
+    run(&mut front, source)?;
+
+    let depends = fs::read_to_string(&depfile)
+        .map_err(|e| format!("cannot read {}: {e}", depfile.display()))?;
+    let host_code =
+        fs::read_to_string(&host).map_err(|e| format!("cannot read {}: {e}", host.display()))?;
+    Ok(Compiled {
+        fatbin,
+        dependencies: dependencies(&depends),
+        host_code,
+    })
+}
+
+fn command(settings: &Settings) -> Command {
+    let mut command = Command::new(settings.nvcc);
+    for include in settings.includes {
+        command.arg("-I").arg(include);
+    }
+    command.args(settings.flags);
+    command
+}
+
+fn run(command: &mut Command, source: &Path) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run nvcc: {e}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "nvcc failed on {}:\n{}{}",
+        source.display(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    ))
+}
+
+/// The prerequisites of a Makefile rule as nvcc writes it: `target : a \`
+/// lines, with `\ ` for a space inside a name.
+fn dependencies(rule: &str) -> Vec<PathBuf> {
+    let Some((_, prerequisites)) = rule.split_once(':') else {
+        return Vec::new();
+    };
+    let joined = prerequisites.replace("\\\n", " ").replace("\\ ", "\u{0}");
+    joined
+        .split_whitespace()
+        .map(|name| PathBuf::from(name.replace('\u{0}', " ")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_dependency_rule() {
+        let rule = "module.fatbin : src/blur.cu \\\n    src/common.cuh \\\n    /opt/my\\ cuda/include/cuda_runtime.h\n";
+        assert_eq!(
+            dependencies(rule),
+            [
+                PathBuf::from("src/blur.cu"),
+                PathBuf::from("src/common.cuh"),
+                PathBuf::from("/opt/my cuda/include/cuda_runtime.h"),
+            ]
+        );
+        assert!(dependencies("").is_empty());
+    }
+}

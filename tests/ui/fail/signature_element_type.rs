@@ -1,0 +1,11 @@
+// `&[f64]` for the C++ `const float *`: the kernel would read half as many
+// elements as the plan thinks, each from two.
+use memplan::memplan;
+
+memplan! {
+    plan P(n: usize) {
+        kernel scale_by_two(input: &[f64], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+    }
+}
+
+fn main() {}
