@@ -83,8 +83,30 @@
 //! [`KernelValue`](crate::KernelValue) (integers, floats, `bool`, arrays of
 //! them, and `#[repr(C)]` structs their author vouches for). Memory reaches
 //! a kernel only as a buffer argument, which the checks track; a device
-//! pointer is not a `KernelValue`. The declaration is your promise about
-//! the C++ code; the macro holds every launch to it.
+//! pointer is not a `KernelValue`. The macro holds every launch to the
+//! declaration, and the declaration is held to the C++:
+//!
+//! - **Checked while the program compiles**, for modules `memplan-build`
+//!   made (it reads each kernel's signature from nvcc): the name exists;
+//!   the parameter count; pointer or value; the element type (`&[f32]` is
+//!   `const float *`); const-ness (`&[T]` needs a `const T *`, so a kernel
+//!   that may write through a pointer cannot be declared read-only, while
+//!   `&mut [T]` and `&out [T]` take a `T *`); value widths and signedness
+//!   (`i32` is `int`, `u32` `unsigned int`, `u64` `unsigned long long` or
+//!   `size_t`, `f32` `float`). A mismatch is an error at the declaration
+//!   that shows the C++ and the declaration that would match it. `extern
+//!   "C"` and C++ kernels alike; a C++ name that is not a Rust identifier,
+//!   such as a template's instance, is given with `as`:
+//!   `kernel scale(...) from M as "scaled<float>";`.
+//! - **`unsafe kernel`** declares a kernel of a module of unknown origin
+//!   (bytes from elsewhere, PTX from another tool: [`Image::from_ptx`](crate::Image::from_ptx)),
+//!   whose signature no build step read: the declaration is then your
+//!   promise, written with `unsafe`, which `#![forbid(unsafe_code)]`
+//!   refuses.
+//! - **At `new`**, whatever the origin, each declaration is compared with
+//!   the driver's account of the compiled kernel's parameters
+//!   (`cuFuncGetParamInfo`: count, offsets, sizes; CUDA 12.4 drivers and
+//!   newer), and a mismatch is an error naming the declaration.
 //!
 //! ```
 //! # use memplan::prelude::*;
@@ -95,6 +117,52 @@
 //!         fill a with 1.0;
 //!         fill b with 2.0;
 //!         launch vadd<<<blocks(n, 256), 256>>>(a, b, c, n as i32);
+//!     }
+//! }
+//! ```
+//!
+//! ### Extents
+//!
+//! A buffer parameter may say how many elements from its start the kernel
+//! touches, in terms of the kernel's integer value parameters: `&[f32; n]`,
+//! `&out [f32; rows * cols]` (integers, parameters, `+ - * / %`,
+//! parentheses). At each launch the extent is rewritten in the plan's sizes
+//! through the arguments, so each value an extent names must be a size of
+//! the plan, cast to the parameter's type if need be (`len as i32`). Then:
+//!
+//! - a launch whose buffer is provably shorter than the extent does not
+//!   compile; one the arithmetic cannot judge is checked by `new`, which
+//!   also refuses a cast that changed the value (`len as i32` of a `len`
+//!   above `i32::MAX`), so the extent is what the kernel sees;
+//! - the checks track what the extent says, not the whole argument: a
+//!   kernel writing the first half of a buffer does not race with a copy
+//!   into the second half, and does not count as writing it.
+//!
+//! The extent is computed exactly, without the wrapping the kernel's own
+//! `int` arithmetic might do; a kernel that touches past its extent breaks
+//! the declaration, as a wrong element type would.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Halves(half: usize) {
+//!         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+//!         host   out: [f32; 2 * half] pinned;
+//!         device d: [f32; 2 * half];
+//!         stream a, b;
+//!         event filled;
+//!         on a {
+//!             fill d[..half] with 1.0;
+//!             launch process_data<<<blocks(half, 256), 256>>>(d, half as i32);
+//!         }
+//!         on b {
+//!             fill d[half..] with 5.0; // the kernel touches only d[..half]
+//!             record filled;
+//!         }
+//!         on a {
+//!             wait filled;
+//!             copy d -> out;
+//!         }
 //!     }
 //! }
 //! ```
@@ -362,7 +430,9 @@
 //! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it |
 //! | a copy of pageable memory in a stream block | it would silently block: make it `pinned` or `registered` |
 //! | a device-to-host copy into write-combined memory, or a host step reading it (`&` or `&mut`) | the CPU reads it uncached: a step that only writes it borrows it `&out` |
+//! | a kernel declaration that disagrees with the C++ | name, count, pointer or value, element type, const-ness, width, signedness; `unsafe kernel` for modules of unknown origin |
 //! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory |
+//! | a launch whose buffer is provably shorter than its parameter's extent | other extents are checked by `new` |
 //! | a name not declared, declared twice, or of the wrong kind; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach |
 //! | a host step listing a buffer twice, or borrowing a read-only slice `&mut` | |
 //! | a read of device memory no earlier operation wrote | written ranges must cover the read |

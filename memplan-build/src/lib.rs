@@ -40,6 +40,7 @@ mod demangle;
 mod emit;
 mod nvcc;
 mod params;
+pub mod setup;
 
 use std::env;
 use std::fs;

@@ -16,20 +16,30 @@ pub const ENV: &[&str] = &["MEMPLAN_CUDA_HOME", "CUDA_PATH", "PATH"];
 
 /// The first nvcc found, or `None`.
 pub fn find() -> Option<PathBuf> {
-    let homes = ["MEMPLAN_CUDA_HOME", "CUDA_PATH"]
-        .into_iter()
-        .filter_map(env::var_os)
+    let provisioned = env::var_os("MEMPLAN_CUDA_HOME").map(PathBuf::from);
+    provisioned
+        .filter(|home| home.join("bin/nvcc").is_file())
+        .or_else(installed_toolkit)
+        .map(|home| home.join("bin/nvcc"))
+}
+
+/// A toolkit this machine has installed (the folder above `bin/nvcc`):
+/// `CUDA_PATH`, `/usr/local/cuda`, or the one whose nvcc is on `PATH`.
+pub fn installed_toolkit() -> Option<PathBuf> {
+    let homes = env::var_os("CUDA_PATH")
         .map(PathBuf::from)
-        .chain([PathBuf::from("/usr/local/cuda")])
-        .map(|home| home.join("bin").join("nvcc"));
+        .into_iter()
+        .chain([PathBuf::from("/usr/local/cuda")]);
     let on_path = env::var_os("PATH")
-        .map(|path| {
-            env::split_paths(&path)
-                .map(|dir| dir.join("nvcc"))
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    homes.chain(on_path).find(|nvcc| nvcc.is_file())
+        .map(|path| env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join("nvcc"))
+        .filter(|nvcc| nvcc.is_file())
+        .filter_map(|nvcc| Some(nvcc.canonicalize().ok()?.parent()?.parent()?.to_path_buf()));
+    homes
+        .chain(on_path)
+        .find(|home| home.join("bin/nvcc").is_file())
 }
 
 /// One nvcc run's settings, shared by a build's sources.

@@ -3,6 +3,7 @@
 //! operation it was, and where that operation is in your source.
 
 use crate::driver::DriverError;
+use crate::kernel::ParamSlot;
 use std::fmt;
 
 /// `Result` with [`Error`].
@@ -78,6 +79,28 @@ pub enum Fault {
     Unsupported(&'static str),
     /// A module without a kernel of this name.
     KernelNotFound(String),
+    /// A buffer argument shorter than the elements its parameter's extent
+    /// says the kernel touches.
+    Extent {
+        param: &'static str,
+        extent: usize,
+        len: usize,
+    },
+    /// An argument an extent names that is not the size it was cast from
+    /// (`n as i32` of an `n` above `i32::MAX`).
+    ExtentArgument {
+        param: &'static str,
+        /// As the kernel receives it. Only a narrower or signed type can
+        /// differ from a `usize`, so every such value fits an `i64`.
+        value: i64,
+        size: usize,
+    },
+    /// A kernel whose parameters, as the driver reads the compiled code,
+    /// lie elsewhere than its declaration passes them.
+    KernelParameters {
+        declared: Vec<ParamSlot>,
+        compiled: Vec<ParamSlot>,
+    },
     /// The driver is a stub or sees no GPU.
     NoDevice(String),
 }
@@ -134,6 +157,34 @@ impl fmt::Display for Fault {
                 f,
                 "the module has no kernel named `{name}` (is it declared extern \"C\" __global__?)"
             ),
+            Fault::Extent { param, extent, len } => write!(
+                f,
+                "the kernel touches {extent} elements through `{param}` (its extent), and the \
+                 argument has {len}"
+            ),
+            Fault::ExtentArgument { param, value, size } => write!(
+                f,
+                "`{param}` is {value} as the kernel receives it, cast from {size}: the cast \
+                 changed the value, and the extents written with `{param}` would be wrong"
+            ),
+            Fault::KernelParameters { declared, compiled } => {
+                let list = |slots: &[ParamSlot]| {
+                    let slots: Vec<String> = slots
+                        .iter()
+                        .map(|slot| format!("{} at {}", slot.size, slot.offset))
+                        .collect();
+                    slots.join(", ")
+                };
+                write!(
+                    f,
+                    "the declaration does not match the compiled kernel: it passes {} parameters \
+                     (bytes at offset: {}), and the kernel takes {} ({})",
+                    declared.len(),
+                    list(declared),
+                    compiled.len(),
+                    list(compiled)
+                )
+            }
             Fault::NoDevice(why) => write!(f, "no CUDA device: {why}"),
         }
     }

@@ -1,16 +1,15 @@
 //! Kernels: loading compiled modules, and launching their functions.
 
 use crate::context::{Context, release_in};
-use crate::driver::DriverError;
-use crate::driver::check;
 use crate::driver::cu;
+use crate::driver::{DriverError, Status, check};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::image::{Format, Image};
 use crate::stream::Stream;
 use cust::memory::DeviceCopy;
 use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
 use std::ffi::{CString, c_void};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A loaded module of GPU code (a fatbin, cubin or PTX image).
 ///
@@ -221,6 +220,32 @@ impl Kernel {
         })
     }
 
+    /// Where the compiled kernel expects each of its parameters in the
+    /// argument buffer the driver builds (`cuFuncGetParamInfo`), in order;
+    /// `None` from a driver older than CUDA 12.4, which cannot tell.
+    ///
+    /// This is the compiled code's own account, whatever the module's
+    /// origin: plans compare it with the declaration at `new`.
+    pub fn parameters(&self) -> Result<Option<Vec<ParamSlot>>, DriverError> {
+        let Some(param_info) = param_info() else {
+            return Ok(None);
+        };
+        let mut slots = Vec::new();
+        // A parameter takes at least a byte of the 32 KiB parameter space.
+        while slots.len() <= MAX_PARAMETER_BYTES {
+            let (mut offset, mut size) = (0, 0);
+            // SAFETY: a live function handle; writes two integers.
+            let status = unsafe { param_info(self.raw, slots.len(), &mut offset, &mut size) };
+            match status.0 {
+                0 => slots.push(ParamSlot { offset, size }),
+                // The index is past the last parameter.
+                code if code == DriverError::INVALID_VALUE.0 => return Ok(Some(slots)),
+                code => return Err(DriverError(code)),
+            }
+        }
+        Err(DriverError::INVALID_VALUE)
+    }
+
     /// One of the kernel's attributes on this GPU (`cuFuncGetAttribute`).
     pub(crate) fn attribute(&self, attribute: CUfunction_attribute) -> Result<u32, DriverError> {
         let mut value = 0;
@@ -238,6 +263,78 @@ impl Kernel {
         let value = i32::try_from(value).map_err(|_| DriverError::INVALID_VALUE)?;
         // SAFETY: a live function handle; the driver checks the value.
         check(unsafe { cu::cuFuncSetAttribute(self.raw, attribute, value) })
+    }
+}
+
+/// The most bytes of parameters a kernel takes (CUDA 12.1 and later).
+const MAX_PARAMETER_BYTES: usize = 32764;
+
+/// `cuFuncGetParamInfo`, which cust_raw (CUDA 11) does not declare.
+type ParamInfo = unsafe extern "C" fn(CUfunction, usize, *mut usize, *mut usize) -> Status;
+
+/// `cuFuncGetParamInfo` from the driver, asked for once; `None` where the
+/// driver predates it.
+fn param_info() -> Option<ParamInfo> {
+    static FOUND: OnceLock<Option<ParamInfo>> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        let mut function = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated name; writes one pointer. 12040 asks for
+        // the function as CUDA 12.4 introduced it.
+        let status = unsafe {
+            cu::cuGetProcAddress(c"cuFuncGetParamInfo".as_ptr(), &mut function, 12040, 0)
+        };
+        if status.0 != 0 || function.is_null() {
+            return None;
+        }
+        // SAFETY: the driver's `cuFuncGetParamInfo`, whose C signature
+        // `ParamInfo` states.
+        Some(unsafe { std::mem::transmute::<*mut c_void, ParamInfo>(function) })
+    })
+}
+
+/// Where one kernel parameter lies in the kernel's argument buffer, in
+/// bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamSlot {
+    pub offset: usize,
+    pub size: usize,
+}
+
+/// The size and alignment of a kernel parameter as Rust passes it: a
+/// buffer's device address, or a value of a [`KernelValue`] type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamLayout {
+    pub size: usize,
+    pub align: usize,
+}
+
+impl ParamLayout {
+    /// A device address (`CUdeviceptr`), as C++ pointers are passed.
+    pub const POINTER: ParamLayout = ParamLayout::of::<cust::sys::CUdeviceptr>();
+
+    /// A value of type `T`.
+    pub const fn of<T>() -> ParamLayout {
+        ParamLayout {
+            size: std::mem::size_of::<T>(),
+            align: std::mem::align_of::<T>(),
+        }
+    }
+
+    /// Where parameters of these layouts lie, laid out as the C ABI does
+    /// for kernel parameters: in order, each at a multiple of its alignment.
+    pub fn slots(layouts: &[ParamLayout]) -> Vec<ParamSlot> {
+        let mut end: usize = 0;
+        layouts
+            .iter()
+            .map(|layout| {
+                let offset = end.next_multiple_of(layout.align.max(1));
+                end = offset + layout.size;
+                ParamSlot {
+                    offset,
+                    size: layout.size,
+                }
+            })
+            .collect()
     }
 }
 
@@ -325,16 +422,34 @@ pub fn blocks(n: usize, per_block: u32) -> u32 {
 /// The type is plain data: no pointers, references or handles, and every
 /// byte the kernel reads is initialized (no padding the kernel looks at).
 /// Its layout is the one the kernel's C++ parameter has.
-pub unsafe trait KernelValue: Copy + 'static {}
+pub unsafe trait KernelValue: Copy + 'static {
+    /// The value, if it is an integer: what the checks of extents compare
+    /// with the size it was cast from. Only the integer types say.
+    #[doc(hidden)]
+    fn integer(&self) -> Option<i128> {
+        None
+    }
+}
 
 macro_rules! kernel_values {
-    ($($ty:ty),*) => {$(
-        // SAFETY: a plain number.
-        unsafe impl KernelValue for $ty {}
-    )*};
+    (integers: $($int:ty),*; others: $($ty:ty),*) => {
+        $(
+            // SAFETY: a plain number.
+            unsafe impl KernelValue for $int {
+                fn integer(&self) -> Option<i128> {
+                    i128::try_from(*self).ok()
+                }
+            }
+        )*
+        $(
+            // SAFETY: a plain number.
+            unsafe impl KernelValue for $ty {}
+        )*
+    };
 }
 kernel_values!(
-    i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, bool
+    integers: i8, i16, i32, i64, isize, u8, u16, u32, u64, usize;
+    others: f32, f64, bool
 );
 // SAFETY: arrays of plain data are plain data.
 unsafe impl<T: KernelValue, const N: usize> KernelValue for [T; N] {}
@@ -395,6 +510,23 @@ mod tests {
                 assert_eq!(*pointers[2].cast::<i32>(), -3);
             }
         });
+    }
+
+    #[test]
+    fn parameters_are_laid_out_at_multiples_of_their_alignment() {
+        let slots = ParamLayout::slots(&[
+            ParamLayout::of::<u8>(),
+            ParamLayout::POINTER,
+            ParamLayout::of::<i32>(),
+            ParamLayout::of::<[f32; 3]>(),
+            ParamLayout::of::<f64>(),
+        ]);
+        let at = |offset, size| ParamSlot { offset, size };
+        assert_eq!(
+            slots,
+            [at(0, 1), at(8, 8), at(16, 4), at(20, 12), at(32, 8)]
+        );
+        assert_eq!(ParamLayout::slots(&[]), []);
     }
 
     #[test]

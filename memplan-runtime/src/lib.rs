@@ -66,7 +66,9 @@ pub use event::Event;
 pub use graph::{Capture, Graph};
 pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
 pub use image::{Aligned, Image};
-pub use kernel::{Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, blocks};
+pub use kernel::{
+    Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, ParamLayout, ParamSlot, blocks,
+};
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
 pub use op::{OpInfo, OpKind};
 pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
@@ -106,6 +108,7 @@ pub mod __private {
         promise_kernel_matches,
     };
     pub use crate::host::HostAlloc;
+    pub use crate::kernel::ParamLayout;
     pub use crate::plan::{
         Arg, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, KernelInfo, LaunchInfo, Op,
         OpDef, Place, PlanInfo, Shared, Site, Size, Slice, StreamInfo, Term, copied, elem, launch,

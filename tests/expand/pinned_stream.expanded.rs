@@ -52,6 +52,7 @@ const _: () = {
             kernels: &[Site("kernel process_data", 15, 16).kernel(
                 __memplan::kernel_symbol(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0),
                 &memplan_kernels::ADD_ONE,
+                &[ParamLayout::POINTER, ParamLayout::of::<i32>()],
             )],
             buffers: &[
                 Site("data: [f32; n] pinned", 17, 16).buffer(

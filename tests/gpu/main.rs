@@ -4,6 +4,7 @@
 #[macro_use]
 mod harness;
 mod data;
+mod kernels;
 mod plans;
 mod runtime_errors;
 mod runtime_memory;
@@ -20,6 +21,7 @@ fn main() {
         runtime_errors::TESTS,
         plans::TESTS,
         sealed::TESTS,
+        kernels::TESTS,
     ]
     .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();

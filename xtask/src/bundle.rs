@@ -27,7 +27,7 @@ pub fn run() -> Result {
     crate::setup::run()?;
     let artifacts = build_all()?;
     let bundle = crate::root().join("target/gpu-bundle");
-    crate::toolkit::remove(&bundle)?;
+    memplan_build::setup::toolkit::remove(&bundle)?;
     for artifact in &artifacts {
         let dir = bundle.join(artifact.kind);
         fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -63,9 +63,14 @@ pub fn bench() -> Result {
     Ok(())
 }
 
-/// Builds the GPU test binary, every example and every benchmark.
+/// Builds the GPU test binary, every example (`own-kernel` too) and every
+/// benchmark.
 fn build_all() -> Result<Vec<Artifact>> {
-    let mut artifacts = Vec::new();
+    let mut artifacts = vec![Artifact {
+        name: "own-kernel".to_owned(),
+        kind: "examples",
+        executable: crate::own_kernel::build()?,
+    }];
     for (args, target_kind, kind) in [
         (
             &["test", "--release", "--no-run", "--test", "gpu"][..],

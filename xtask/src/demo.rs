@@ -22,7 +22,8 @@ pub fn run() -> Result {
         println!("\n=== example {example} ===");
         run_command(cargo().args(["run", "--quiet", "--release", "--example", &example]))?;
     }
-    Ok(())
+    println!("\n=== examples/own-kernel, built as a crate outside this repository ===");
+    crate::own_kernel::run()
 }
 
 /// Example names in `examples/`, in teaching order.

@@ -5,11 +5,10 @@
 
 mod bundle;
 mod demo;
+mod own_kernel;
 mod process;
 mod setup;
-mod stub;
 mod test;
-mod toolkit;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +23,7 @@ tasks:
   setup        find or install the CUDA 13.0 compiler and make the driver stub (idempotent)
   test         setup, then every test, lint and format check (what CI runs)
   demo         setup, then build and run every example
+  own-kernel   build and run examples/own-kernel as a crate outside this repository
   gpu-bundle   setup, then build every GPU test, example and benchmark into
                target/gpu-bundle, with a run.sh for a host that has only a driver
   bench        setup, then run the benchmarks on this machine";
@@ -34,6 +34,7 @@ fn main() -> ExitCode {
         Some("setup") => setup::run().map(|_| ()),
         Some("test") => test::run(),
         Some("demo") => demo::run(),
+        Some("own-kernel") => setup::run().and_then(|()| own_kernel::run()),
         Some("gpu-bundle") => bundle::run(),
         Some("bench") => bundle::bench(),
         Some("help" | "--help" | "-h") | None => {

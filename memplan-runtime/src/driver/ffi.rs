@@ -60,6 +60,14 @@ unsafe extern "C" {
     ) -> Status;
     pub fn cuGetErrorString(error: u32, pStr: *mut *const c_char) -> Status;
     pub fn cuGetErrorName(error: u32, pStr: *mut *const c_char) -> Status;
+    /// The v1 entry point (CUDA 11.3's four parameters), which every later
+    /// driver keeps exporting under this name.
+    pub fn cuGetProcAddress(
+        symbol: *const c_char,
+        pfn: *mut *mut c_void,
+        cudaVersion: c_int,
+        flags: c_ulonglong,
+    ) -> Status;
     pub fn cuGraphDestroy(hGraph: CUgraph) -> Status;
     pub fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> Status;
     pub fn cuGraphInstantiateWithFlags(

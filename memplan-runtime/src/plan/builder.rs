@@ -55,6 +55,8 @@ pub(crate) struct HostBuffer {
 pub(crate) struct Value {
     pub bytes: Box<[MaybeUninit<u8>]>,
     pub align: usize,
+    /// Its value, when it is an integer (for the checks of extents).
+    pub integer: Option<i128>,
 }
 
 /// A fill value's bytes, and its type.
@@ -139,7 +141,11 @@ impl Builder {
         self.given.values.push(Given {
             op,
             arg,
-            value: Value { bytes, align },
+            value: Value {
+                bytes,
+                align,
+                integer: value.integer(),
+            },
         });
     }
 

@@ -7,6 +7,7 @@
 use crate::error::Fault;
 use crate::host::HostAlloc;
 use crate::image::Image;
+use crate::kernel::ParamLayout;
 use crate::memory::Element;
 use crate::stream::Priority;
 use std::any::TypeId;
@@ -116,12 +117,19 @@ impl Site {
         }
     }
 
-    /// The kernel declared here: symbol `entry` of `module`.
-    pub const fn kernel(self, entry: &'static str, module: &'static Image) -> KernelInfo {
+    /// The kernel declared here: symbol `entry` of `module`, taking
+    /// parameters of `params`' layouts.
+    pub const fn kernel(
+        self,
+        entry: &'static str,
+        module: &'static Image,
+        params: &'static [ParamLayout],
+    ) -> KernelInfo {
         KernelInfo {
             site: self,
             entry,
             module,
+            params,
         }
     }
 
@@ -178,6 +186,9 @@ pub struct KernelInfo {
     pub entry: &'static str,
     /// The compiled module; kernels of one module share one load.
     pub module: &'static Image,
+    /// How the plan passes each parameter, checked at `new` against the
+    /// compiled kernel.
+    pub params: &'static [ParamLayout],
 }
 
 /// A buffer: declared, a caller's slice, or allocated in stream order.
@@ -286,7 +297,13 @@ pub enum Shared {
 #[derive(Clone, Copy, Debug)]
 pub enum Arg {
     Buffer(Place),
+    /// A buffer of which the kernel touches `extent` (a size) elements from
+    /// its start, by the declaration of parameter `name`.
+    Extent(Place, u16, &'static str),
     Value,
+    /// A value that an extent names, which must equal the size (`len` of
+    /// `len as i32`) the extent was computed from: parameter `name`.
+    Bound(u16, &'static str),
 }
 
 /// The description disagrees with itself: a bug of memplan's, reported

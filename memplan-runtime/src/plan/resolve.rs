@@ -7,7 +7,7 @@
 //! wraps.
 
 use super::address::{Addr, Base, Placed};
-use super::builder::{Givens, Which};
+use super::builder::{Givens, Value, Which};
 use super::info::{Arg, BufferKind, Dims, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared};
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
@@ -122,8 +122,14 @@ pub(crate) fn sizes_of(info: &PlanInfo, index: usize) -> Vec<u16> {
                 sizes.push(size);
             }
             for arg in launch.args {
-                if let Arg::Buffer(p) = arg {
-                    place(p, &mut sizes);
+                match arg {
+                    Arg::Buffer(p) => place(p, &mut sizes),
+                    &Arg::Extent(ref p, extent, _) => {
+                        place(p, &mut sizes);
+                        sizes.push(extent);
+                    }
+                    &Arg::Bound(size, _) => sizes.push(size),
+                    Arg::Value => {}
                 }
             }
         }
@@ -237,32 +243,52 @@ impl Resolver<'_> {
             },
         };
         check_limits(self.context, &kernel, &config)?;
+        // The values extents name first: a cast that changed one is the
+        // cause of any extent that then looks wrong.
+        for (position, arg) in launch.args.iter().enumerate() {
+            if let Arg::Bound(size, param) = *arg {
+                let size = self.sizes.get(size)?;
+                // An integer, by the parameter's type; anything else the
+                // description got wrong.
+                let value = self.value(index, position)?.integer.ok_or(MALFORMED)?;
+                if i128::try_from(size) != Ok(value) {
+                    return Err(Fault::ExtentArgument {
+                        param,
+                        value: i64::try_from(value).map_err(|_| MALFORMED)?,
+                        size,
+                    });
+                }
+            }
+        }
         let mut arguments = Arguments::default();
         for (position, arg) in launch.args.iter().enumerate() {
             match arg {
-                &Arg::Buffer(place) => {
+                &(Arg::Buffer(place) | Arg::Extent(place, ..)) => {
                     let span = self.span(place, Side::Device)?;
+                    if let Arg::Extent(_, extent, param) = *arg {
+                        let extent = self.sizes.get(extent)?;
+                        if extent > span.elements {
+                            return Err(Fault::Extent {
+                                param,
+                                extent,
+                                len: span.elements,
+                            });
+                        }
+                    }
                     arguments.pointer(match span.addr.base {
                         Base::Fixed(base) => Ok(base.wrapping_add(span.addr.offset)),
                         _ => Err(span.addr),
                     });
                 }
-                Arg::Value => {
-                    let value = self
-                        .given
-                        .values
-                        .iter()
-                        .find(|given| {
-                            usize::from(given.op) == index && usize::from(given.arg) == position
-                        })
-                        .ok_or(MALFORMED)?;
-                    if value.value.align > MAX_ALIGN {
+                Arg::Value | Arg::Bound(..) => {
+                    let value = self.value(index, position)?;
+                    if value.align > MAX_ALIGN {
                         return Err(Fault::Launch(format!(
                             "argument {position} is aligned to {} bytes; kernel arguments are aligned to at most {MAX_ALIGN}",
-                            value.value.align
+                            value.align
                         )));
                     }
-                    arguments.value(&value.value.bytes);
+                    arguments.value(&value.bytes);
                 }
             }
         }
@@ -270,6 +296,16 @@ impl Resolver<'_> {
             launch: Box::new(arguments.finish(launch.kernel, config)),
             stream,
         })
+    }
+
+    /// The value `new` gave for argument `position` of launch `index`.
+    fn value(&self, index: usize, position: usize) -> Result<&Value, Fault> {
+        self.given
+            .values
+            .iter()
+            .find(|given| usize::from(given.op) == index && usize::from(given.arg) == position)
+            .map(|given| &given.value)
+            .ok_or(MALFORMED)
     }
 
     fn dims(&mut self, index: usize, dims: Dims, which: Which) -> Result<Dim3, Fault> {

@@ -12,11 +12,11 @@ use super::step::{Resources, Step};
 use crate::context::{Context, release_in};
 use crate::device::DeviceBuffer;
 use crate::driver::cu;
-use crate::error::{Error, Fault, Location, Result};
+use crate::error::{Error, Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::graph::{Capture, Graph};
 use crate::image::Image;
-use crate::kernel::{Kernel, Module};
+use crate::kernel::{Kernel, Module, ParamLayout};
 use crate::op::{OpInfo, OpKind, OpResultExt};
 use crate::report::RunReport;
 use crate::stream::{LEGACY, Stream, wait_all};
@@ -203,7 +203,9 @@ impl Runner {
                     module
                 }
             };
-            let found = module.kernel(kernel.entry);
+            let found = module
+                .kernel(kernel.entry)
+                .and_then(|found| check_parameters(&found, kernel.params).map(|()| found));
             self.kernels
                 .push(found.map_err(|e| self.within(kernel.site, e))?);
         }
@@ -549,4 +551,21 @@ impl Runner {
     pub fn error_at_plan(&self, operation: &'static str, fault: Fault) -> Error {
         Error::new(fault, operation, self.plan_location()).in_plan(self.info.name())
     }
+}
+
+/// Compares where the plan passes a kernel's parameters with where the
+/// compiled kernel reads them, when the driver can tell: a wrong `unsafe
+/// kernel` declaration (or a module rebuilt behind a checked one) stops
+/// here instead of making the kernel read past its arguments.
+#[track_caller]
+fn check_parameters(kernel: &Kernel, declared: &[ParamLayout]) -> Result<()> {
+    let at = Location::caller();
+    let Some(compiled) = kernel.parameters().at("cuFuncGetParamInfo", at)? else {
+        return Ok(());
+    };
+    let declared = ParamLayout::slots(declared);
+    if declared == compiled {
+        return Ok(());
+    }
+    Err(Fault::KernelParameters { declared, compiled }).at("cuFuncGetParamInfo", at)
 }

@@ -3,7 +3,7 @@
 //! plan runs, where a bad one is an error naming the op.
 
 use crate::errors::Errors;
-use crate::ir::{Arg, OpKind, Place, Plan};
+use crate::ir::{Arg, Launch, OpKind, Place, Plan};
 use crate::sym::Sym;
 
 pub fn check(plan: &Plan, errors: &Errors) {
@@ -23,6 +23,50 @@ pub fn check(plan: &Plan, errors: &Errors) {
         };
         for place in places {
             inside(plan, place, errors);
+        }
+        if let OpKind::Launch(launch) = &op.kind {
+            extents(plan, launch, errors);
+        }
+    }
+}
+
+/// A buffer argument shorter than its parameter's extent, provably (`n`
+/// elements of a range of `n - 1`). Extents the arithmetic cannot judge
+/// are checked by `new`.
+fn extents(plan: &Plan, launch: &Launch, errors: &Errors) {
+    let kernel = &plan.kernels[launch.kernel];
+    for (index, extent) in launch.extents.iter().enumerate() {
+        let (Some(extent), Some(Arg::Buffer(place))) = (extent, launch.args.get(index)) else {
+            continue;
+        };
+        let range = &place.range;
+        let (Some(touched), Some(beyond)) = (
+            range.start.add(&extent.value),
+            range.end.add(&Sym::constant(1)),
+        ) else {
+            continue;
+        };
+        let atoms = &plan.atoms;
+        if atoms.provably_le(&beyond, &touched, &[&place.facts, &extent.facts]) {
+            let param = &kernel.params[index];
+            let length = range.end.sub(&range.start);
+            errors.at(
+                place.span,
+                format!(
+                    "`{}` touches {} elements through `{}` (its extent), and `{}`{} has {}",
+                    kernel.name,
+                    extent.value.display(atoms),
+                    param.name,
+                    plan.buffers[place.buffer].name,
+                    if place.range_expr.is_some() {
+                        "'s range"
+                    } else {
+                        ""
+                    },
+                    length.map_or_else(|| "fewer".to_owned(), |l| l.display(atoms).to_string()),
+                ),
+                "pass a range at least as long as the extent, or correct the extent's argument",
+            );
         }
     }
 }

@@ -68,7 +68,7 @@ fn arguments(plan: &Plan, launch: &Launch, errors: &Errors) {
                 ),
                 "pass a value here; buffers go to slice parameters",
             ),
-            (KernelParamKind::Slice { access, elem }, Arg::Buffer(place)) => {
+            (KernelParamKind::Slice { access, elem, .. }, Arg::Buffer(place)) => {
                 let buffer = &plan.buffers[place.buffer];
                 if text(elem) != text(&buffer.elem) {
                     errors.at(
@@ -107,13 +107,21 @@ fn signature(plan: &Plan, kernel: usize) -> String {
         .params
         .iter()
         .map(|param| match &param.kind {
-            KernelParamKind::Slice { access, elem } => {
+            KernelParamKind::Slice {
+                access,
+                elem,
+                extent,
+            } => {
                 let access = match access {
                     SliceAccess::Read => "",
                     SliceAccess::ReadWrite => "mut ",
                     SliceAccess::Write => "out ",
                 };
-                format!("{}: &{access}[{}]", param.name, text(elem))
+                let extent = extent
+                    .as_ref()
+                    .map(|extent| format!("; {}", text(extent)))
+                    .unwrap_or_default();
+                format!("{}: &{access}[{}{extent}]", param.name, text(elem))
             }
             KernelParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
         })

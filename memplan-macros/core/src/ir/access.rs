@@ -103,7 +103,11 @@ impl Plan {
                                 Some(_) => Mode::ReadWrite,
                                 None => Mode::Write,
                             };
-                            Some(place(p, mode))
+                            let mut access = place(p, mode);
+                            if let Some(Some(extent)) = launch.extents.get(index) {
+                                narrow(&mut access, extent);
+                            }
+                            Some(access)
                         }
                         Arg::Value(_) => None,
                     })
@@ -129,4 +133,16 @@ impl Plan {
             OpKind::Record(_) | OpKind::Wait(_) | OpKind::Sync(_) => Vec::new(),
         }
     }
+}
+
+/// Narrows a launch's access to what the kernel touches, its extent from
+/// the argument's start: `new` checks that the extent fits the argument,
+/// which the checks may then take as a fact.
+fn narrow(access: &mut Access, extent: &super::LaunchExtent) {
+    let Some(end) = access.range.start.add(&extent.value) else {
+        return;
+    };
+    access.facts.extend(extent.facts.iter().cloned());
+    access.facts.extend(end.sub(&access.range.end));
+    access.range.end = end;
 }

@@ -6,6 +6,7 @@
 //! `record` outside one). A plan with such errors is not checked further:
 //! the semantic checks need every name resolved.
 
+use super::extent;
 use super::label::op_label;
 use super::*;
 use crate::errors::Errors;
@@ -13,6 +14,7 @@ use crate::sym::{self, Reading, Sym, SymRange};
 use crate::syntax::{self, BufferSpace, ItemDef, KernelParamTy, OpDef, PlanDef, PriorityDef};
 use crate::text::text;
 use std::collections::HashMap;
+use syn::spanned::Spanned;
 use syn::{Expr, RangeLimits};
 
 /// Names of generated items start with this; plan names may not.
@@ -345,22 +347,32 @@ impl Builder<'_> {
             .map(|param| KernelParam {
                 name: param.name.clone(),
                 kind: match &param.ty {
-                    KernelParamTy::Slice { access, elem, .. } => KernelParamKind::Slice {
+                    KernelParamTy::Slice {
+                        access,
+                        elem,
+                        extent,
+                        ..
+                    } => KernelParamKind::Slice {
                         access: *access,
                         elem: elem.clone(),
+                        extent: extent.clone(),
                     },
                     KernelParamTy::Value(ty) => KernelParamKind::Value(ty.clone()),
                 },
             })
             .collect();
         let id = self.plan.kernels.len();
-        self.plan.kernels.push(Kernel {
+        let kernel_ir = Kernel {
             name: kernel.name.clone(),
             module,
             params,
             unchecked: kernel.unsafe_token,
             cpp_name: kernel.cpp_name.clone(),
-        });
+        };
+        for error in extent::check_declaration(&kernel_ir) {
+            self.errors.push(error);
+        }
+        self.plan.kernels.push(kernel_ir);
         self.declare(&kernel.name, Name::Kernel(id));
     }
 
@@ -604,6 +616,7 @@ impl Builder<'_> {
                 None => Arg::Value(expr.clone()),
             });
         }
+        let (extents, bound) = self.extents(kernel, &args);
         Some(Launch {
             kernel,
             grid: launch.grid.clone(),
@@ -611,7 +624,82 @@ impl Builder<'_> {
             shared: launch.shared.clone(),
             args,
             args_span: launch.args_span,
+            extents,
+            bound,
         })
+    }
+
+    /// The extents of a launch's buffer arguments in the plan's sizes, and
+    /// the sizes its values that extents name stand for (see `extent.rs`).
+    /// With the wrong number of arguments (an error of its own) there are
+    /// none: which parameter an argument meets would be a guess.
+    fn extents(
+        &mut self,
+        kernel: KernelId,
+        args: &[Arg],
+    ) -> (Vec<Option<LaunchExtent>>, Vec<Option<Expr>>) {
+        let mut extents: Vec<Option<LaunchExtent>> = args.iter().map(|_| None).collect();
+        let mut bound: Vec<Option<Expr>> = args.iter().map(|_| None).collect();
+        let params = &self.plan.kernels[kernel].params;
+        if params.len() != args.len() {
+            return (extents, bound);
+        }
+        let stated: Vec<(usize, Expr)> = params
+            .iter()
+            .enumerate()
+            .filter_map(|(index, param)| match &param.kind {
+                KernelParamKind::Slice {
+                    extent: Some(extent),
+                    ..
+                } => Some((index, extent.clone())),
+                _ => None,
+            })
+            .collect();
+        for (index, extent) in stated {
+            let kernel_ir = &self.plan.kernels[kernel];
+            let param = &kernel_ir.params[index];
+            let mut readable = true;
+            for named in extent::named_params(&extent, kernel_ir) {
+                let Some(Arg::Value(value)) = args.get(named) else {
+                    readable = false;
+                    continue;
+                };
+                match extent::bound_size(value, &self.plan.atoms) {
+                    Some(size) => bound[named] = Some(size.clone()),
+                    None => {
+                        readable = false;
+                        self.errors.at(
+                            value.span(),
+                            format!(
+                                "`{}` sets the extent of `{}` (`{}`), so its argument must be a \
+                                 size of the plan",
+                                kernel_ir.params[named].name,
+                                param.name,
+                                text(&extent)
+                            ),
+                            format!(
+                                "pass a size cast to the parameter's type, such as `n as {}`: \
+                                 integers, `usize` parameters and slice lengths with `+ - * / %`",
+                                match &kernel_ir.params[named].kind {
+                                    KernelParamKind::Value(ty) => text(ty),
+                                    KernelParamKind::Slice { .. } => "i32".to_owned(),
+                                }
+                            ),
+                        );
+                    }
+                }
+            }
+            if !readable {
+                continue;
+            }
+            let atoms = &self.plan.atoms;
+            let Some(expr) = extent::substitute(&extent, kernel_ir, args, atoms) else {
+                continue;
+            };
+            let Reading { value, facts } = self.read(&expr);
+            extents[index] = Some(LaunchExtent { expr, value, facts });
+        }
+        (extents, bound)
     }
 
     /// `da` or `da[0..n]`, when `da` names a buffer: the argument is that

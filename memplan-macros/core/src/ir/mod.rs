@@ -5,10 +5,12 @@
 
 mod access;
 mod build;
+mod extent;
 mod label;
 
 pub use access::{Access, Mode};
 pub use build::{RESERVED_PREFIX, build};
+pub use extent::LaunchExtent;
 
 use crate::sym::{Atoms, Sym, SymRange};
 use crate::syntax::SliceAccess;
@@ -69,7 +71,12 @@ pub struct KernelParam {
 }
 
 pub enum KernelParamKind {
-    Slice { access: SliceAccess, elem: Type },
+    Slice {
+        access: SliceAccess,
+        elem: Type,
+        /// `n` of `&[f32; n]`, in the kernel's value parameters.
+        extent: Option<Expr>,
+    },
     Value(Type),
 }
 
@@ -214,6 +221,12 @@ pub struct Launch {
     pub shared: Option<Expr>,
     pub args: Vec<Arg>,
     pub args_span: Span,
+    /// By argument: what a buffer whose parameter states an extent
+    /// touches.
+    pub extents: Vec<Option<LaunchExtent>>,
+    /// By argument: the size a value that an extent names stands for
+    /// (`len` of `len as i32`), which `new` checks it equals.
+    pub bound: Vec<Option<Expr>>,
 }
 
 /// A launch argument: a buffer (or range) of the plan, or a value.

@@ -152,10 +152,17 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                 let params = &plan.kernels[launch.kernel].params;
                 let mut args = Vec::new();
                 for (position, (arg, param)) in launch.args.iter().zip(params).enumerate() {
+                    let name = param.name.to_string();
                     args.push(match arg {
                         Arg::Buffer(p) => {
                             let p = place(p, &mut sizes)?;
-                            quote!(Buffer(#p))
+                            match &launch.extents[position] {
+                                Some(extent) => {
+                                    let extent = number(sizes.length(&extent.expr, plan)?);
+                                    quote!(Extent(#p, #extent, #name))
+                                }
+                                None => quote!(Buffer(#p)),
+                            }
                         }
                         Arg::Value(value) => {
                             let KernelParamKind::Value(ty) = &param.kind else {
@@ -170,7 +177,13 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                                 ty: ty.clone(),
                                 value: value.clone(),
                             });
-                            quote!(Value)
+                            match &launch.bound[position] {
+                                Some(size) => {
+                                    let size = number(sizes.length(size, plan)?);
+                                    quote!(Bound(#size, #name))
+                                }
+                                None => quote!(Value),
+                            }
                         }
                     });
                 }
@@ -262,7 +275,11 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         let entry = super::kernels::symbol(plan, index);
         let path = &plan.modules[kernel.module];
         let module = quote_spanned!(path.span()=> &#path);
-        quote!(#site.kernel(#entry, #module))
+        let params = kernel.params.iter().map(|param| match &param.kind {
+            KernelParamKind::Slice { .. } => quote!(ParamLayout::POINTER),
+            KernelParamKind::Value(ty) => quote_spanned!(ty.span()=> ParamLayout::of::<#ty>()),
+        });
+        quote!(#site.kernel(#entry, #module, &[#(#params),*]))
     });
     let streams = plan.streams.iter().map(|stream| {
         let site = site(&format!("stream {}", stream.name), stream.name.span());

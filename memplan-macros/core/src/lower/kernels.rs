@@ -87,15 +87,23 @@ fn declaration(plan: &Plan, kernel: &Kernel) -> TokenStream {
     let params = kernel.params.iter().map(|param| {
         let name = param.name.to_string();
         match &param.kind {
-            KernelParamKind::Slice { access, elem } => {
+            KernelParamKind::Slice {
+                access,
+                elem,
+                extent,
+            } => {
                 let access = match access {
                     SliceAccess::Read => quote!(Read),
                     SliceAccess::ReadWrite => quote!(ReadWrite),
                     SliceAccess::Write => quote!(Write),
                 };
+                let inside = match extent {
+                    Some(extent) => format!("{}; {}", text(elem), text(extent)),
+                    None => text(elem),
+                };
                 let spelled = match access_word(param) {
-                    Some(word) => format!("&{word} [{}]", text(elem)),
-                    None => format!("&[{}]", text(elem)),
+                    Some(word) => format!("&{word} [{inside}]"),
+                    None => format!("&[{inside}]"),
                 };
                 let elem = scalar(elem);
                 quote!(#private::DeclaredParam::Buffer {

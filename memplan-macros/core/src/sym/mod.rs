@@ -39,4 +39,4 @@ mod witness;
 
 pub use atoms::{Atom, Atoms};
 pub use poly::{Sym, SymRange};
-pub use read::{Reading, UNSUPPORTED, binary_chain, cast_name, is_pure, is_usize, read};
+pub use read::{MAX_DEPTH, Reading, UNSUPPORTED, binary_chain, cast_name, is_pure, is_usize, read};

@@ -77,6 +77,9 @@ pub enum KernelParamTy {
         and_token: Token![&],
         access: SliceAccess,
         elem: Type,
+        /// `n` in `&[f32; n]`: how many elements from its start the kernel
+        /// touches, in terms of its value parameters.
+        extent: Option<Expr>,
     },
     Value(Type),
 }
@@ -116,10 +119,15 @@ impl Parse for KernelParamDef {
         let content;
         syn::bracketed!(content in input);
         let elem = content.parse()?;
+        let extent = match content.parse::<Option<Token![;]>>()? {
+            Some(_) => Some(content.parse()?),
+            None => None,
+        };
         if !content.is_empty() {
             return Err(content.error(
-                "a kernel parameter is a slice `[T]` without a length\n\n\
-                 help: pass the length as a separate parameter, as CUDA kernels do",
+                "a kernel parameter is a slice `[T]`, or `[T; extent]` with the elements it \
+                 touches\n\n\
+                 help: write the extent in terms of the kernel's integer parameters: `[f32; n]`",
             ));
         }
         Ok(KernelParamDef {
@@ -128,6 +136,7 @@ impl Parse for KernelParamDef {
                 and_token,
                 access,
                 elem,
+                extent,
             },
         })
     }

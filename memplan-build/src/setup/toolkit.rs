@@ -1,8 +1,8 @@
 //! The CUDA compiler: `.cuda/toolkit` is either a link to a toolkit this
 //! machine has, or NVIDIA's pinned 13.0 compiler packages from PyPI unpacked.
 
-use crate::Result;
-use crate::process::{last_line, output};
+use super::Result;
+use super::command::{last_line, output};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,7 +39,7 @@ pub fn ensure(cuda_dir: &Path) -> Result<Origin> {
     fs::create_dir_all(cuda_dir)
         .map_err(|e| format!("cannot create {}: {e}", cuda_dir.display()))?;
 
-    if let Some(installed) = installed_toolkit() {
+    if let Some(installed) = crate::nvcc::installed_toolkit() {
         std::os::unix::fs::symlink(&installed, &toolkit)
             .map_err(|e| format!("cannot link {}: {e}", toolkit.display()))?;
         return Ok(Origin::Linked(installed));
@@ -68,23 +68,6 @@ fn is_current(toolkit: &Path) -> bool {
         return true;
     }
     fs::read_to_string(toolkit.join(STAMP)).is_ok_and(|stamp| stamp == PACKAGES.join("\n"))
-}
-
-/// A toolkit this machine already has: `CUDA_PATH`, `/usr/local/cuda`, or
-/// the one whose `nvcc` is on `PATH`.
-fn installed_toolkit() -> Option<PathBuf> {
-    let from_env = std::env::var_os("CUDA_PATH").map(PathBuf::from);
-    let from_path = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("nvcc"))
-            .find(|nvcc| nvcc.is_file())
-            .and_then(|nvcc| nvcc.canonicalize().ok())
-            .and_then(|nvcc| Some(nvcc.parent()?.parent()?.to_path_buf()))
-    });
-    [from_env, Some(PathBuf::from("/usr/local/cuda")), from_path]
-        .into_iter()
-        .flatten()
-        .find(|root| root.join("bin/nvcc").is_file())
 }
 
 fn download(cuda_dir: &Path, toolkit: &Path) -> Result {

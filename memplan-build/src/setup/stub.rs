@@ -6,15 +6,16 @@
 //! "this is a stub library", and memplan reports "no CUDA driver".
 //!
 //! Layout, under `.cuda/lib64` (cust's build looks in `lib64` under
-//! `CUDA_LIBRARY_PATH`, which `.cargo/config.toml` sets to `.cuda`):
+//! `CUDA_LIBRARY_PATH`, which the project's `.cargo/config.toml` sets to
+//! `.cuda`):
 //! - on a machine without a driver, `libcuda.so.1` and the link `libcuda.so`:
 //!   the first is what programs load, and memplan-runtime's build script puts
 //!   it where `cargo test` and `cargo run` look;
 //! - on a machine with a driver, only `libcuda.so` (soname `libcuda.so.1`):
 //!   programs link against the stub and load the real driver.
 
-use crate::Result;
-use crate::process::output;
+use super::Result;
+use super::command::output;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,9 +31,11 @@ pub struct Stub {
     pub driver_present: bool,
 }
 
-pub fn ensure(root: &Path, cuda_dir: &Path) -> Result<Stub> {
+/// Makes the stub in `cuda_dir/lib64` from the cust_raw that the Cargo
+/// project at `project` locks, unless the one there is current.
+pub fn ensure(project: &Path, cuda_dir: &Path) -> Result<Stub> {
     let driver_present = driver_present();
-    let cust_raw = cust_raw_bindings(root)?;
+    let cust_raw = cust_raw_bindings(project)?;
     let symbols = declared_functions(&fs::read_to_string(&cust_raw).map_err(|e| e.to_string())?);
     if symbols.is_empty() {
         return Err(format!(
@@ -58,7 +61,7 @@ pub fn ensure(root: &Path, cuda_dir: &Path) -> Result<Stub> {
     }
 
     for old in [&link, &loadable, &stamp_path] {
-        crate::toolkit::remove(old)?;
+        super::toolkit::remove(old)?;
     }
     fs::create_dir_all(&lib64).map_err(|e| e.to_string())?;
     let source = cuda_dir.join("libcuda_stub.c");
@@ -108,15 +111,30 @@ fn driver_present() -> bool {
         .any(|dir| dir.join("libcuda.so.1").exists())
 }
 
-/// `src/cuda.rs` of the cust_raw that Cargo.lock selects, fetched if needed.
-fn cust_raw_bindings(root: &Path) -> Result<PathBuf> {
-    let lock = fs::read_to_string(root.join("Cargo.lock"))
-        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
-    let version = locked_version(&lock, "cust_raw").ok_or("Cargo.lock does not list cust_raw")?;
+/// `src/cuda.rs` of the cust_raw that the project's Cargo.lock selects;
+/// the lock file is made, and the crates fetched, if needed.
+fn cust_raw_bindings(project: &Path) -> Result<PathBuf> {
+    let lock_path = project.join("Cargo.lock");
+    let cargo = || {
+        let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        command.current_dir(project);
+        command
+    };
+    if !lock_path.is_file() {
+        output(cargo().args(["generate-lockfile", "--quiet"]))?;
+    }
+    let lock = fs::read_to_string(&lock_path)
+        .map_err(|e| format!("cannot read {}: {e}", lock_path.display()))?;
+    let version = locked_version(&lock, "cust_raw").ok_or_else(|| {
+        format!(
+            "{} does not list cust_raw: does the project depend on memplan?",
+            lock_path.display()
+        )
+    })?;
     if let Some(found) = find_in_registry("cust_raw", &version) {
         return Ok(found);
     }
-    crate::process::run(crate::process::cargo().args(["fetch", "--quiet"]))?;
+    output(cargo().args(["fetch", "--quiet"]))?;
     find_in_registry("cust_raw", &version).ok_or_else(|| {
         format!("cust_raw {version} is not in the cargo registry after `cargo fetch`")
     })
@@ -159,7 +177,7 @@ fn declared_functions(bindings: &str) -> Vec<String> {
 
 fn c_source(symbols: &[String], bindings: &Path) -> String {
     let mut c = format!(
-        "/* Made by `cargo xtask setup` from {}.\n \
+        "/* Made by memplan-setup from {}.\n \
          * A stand-in for libcuda.so.1 on machines without an NVIDIA driver:\n \
          * every function answers CUDA_ERROR_STUB_LIBRARY ({STUB_ERROR}). */\n",
         bindings.display()

@@ -1,0 +1,207 @@
+//! Extents: `kernel vadd(a: &[f32; n], ..., n: i32)` says the kernel
+//! touches `n` elements of `a` from its start. At a launch the extent is
+//! rewritten in the plan's sizes, through the arguments: with
+//! `vadd(da, db, dc, len as i32)` it is `len`. `new` then checks that each
+//! argument an extent names is the size it was cast from (`len as i32`
+//! did not wrap) and that each buffer argument holds its extent; the
+//! checks track the extent, not the whole argument.
+
+use super::{Arg, Kernel, KernelParamKind};
+use crate::sym::{self, Atoms, Sym};
+use crate::text::text;
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, Lit};
+
+/// What a launch's buffer argument touches, in the plan's sizes.
+pub struct LaunchExtent {
+    /// The extent as a size of the plan (`len`, for the extent `n` and the
+    /// argument `len as i32`), for the lowering.
+    pub expr: Expr,
+    pub value: Sym,
+    /// What computing it guarantees (see `sym::Reading`).
+    pub facts: Vec<Sym>,
+}
+
+/// The integer types a value parameter that an extent names may have.
+const INTEGERS: &[&str] = &[
+    "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
+];
+
+fn is_integer(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path)
+        if path.qself.is_none() && INTEGERS.iter().any(|int| path.path.is_ident(int)))
+}
+
+const EXTENT_HELP: &str = "an extent is written with integers, the kernel's integer value \
+                           parameters, `+ - * / %` and parentheses: `[f32; n]`, `[f32; rows * cols]`";
+
+/// Checks that each extent of `kernel` is written in its integer value
+/// parameters; the errors point at the offending part.
+pub fn check_declaration(kernel: &Kernel) -> Vec<syn::Error> {
+    let mut errors = Vec::new();
+    for param in &kernel.params {
+        if let KernelParamKind::Slice {
+            extent: Some(extent),
+            ..
+        } = &param.kind
+        {
+            walk(extent, &mut |expr| match expr {
+                Expr::Path(path) => {
+                    let named = path
+                        .path
+                        .get_ident()
+                        .and_then(|ident| kernel.params.iter().find(|p| p.name == *ident));
+                    match named.map(|p| &p.kind) {
+                        Some(KernelParamKind::Value(ty)) if is_integer(ty) => {}
+                        Some(KernelParamKind::Value(ty)) => errors.push(syn::Error::new_spanned(
+                            path,
+                            format!(
+                                "`{}` is a `{}`, and an extent counts elements with integers\n\n\
+                                 help: {EXTENT_HELP}",
+                                text(path),
+                                text(ty)
+                            ),
+                        )),
+                        Some(KernelParamKind::Slice { .. }) => {
+                            errors.push(syn::Error::new_spanned(
+                                path,
+                                format!(
+                                    "`{}` is a slice parameter, not a count\n\nhelp: {EXTENT_HELP}",
+                                    text(path)
+                                ),
+                            ))
+                        }
+                        None => errors.push(syn::Error::new_spanned(
+                            path,
+                            format!(
+                                "`{}` is not a parameter of `{}`\n\nhelp: {EXTENT_HELP}",
+                                text(path),
+                                kernel.name
+                            ),
+                        )),
+                    }
+                }
+                Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) => {}
+                Expr::Paren(_) | Expr::Group(_) => {}
+                Expr::Binary(binary) if is_arithmetic(&binary.op) => {}
+                other => errors.push(syn::Error::new_spanned(
+                    other,
+                    format!("an extent memplan cannot read\n\nhelp: {EXTENT_HELP}"),
+                )),
+            });
+        }
+    }
+    errors
+}
+
+fn is_arithmetic(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_)
+    )
+}
+
+/// Calls `f` on `expr` and each expression inside it that an extent may
+/// contain, outermost first; stops descending into what `f` refuses.
+fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(expr);
+    match expr {
+        Expr::Paren(paren) => walk(&paren.expr, f),
+        Expr::Group(group) => walk(&group.expr, f),
+        Expr::Binary(binary) if is_arithmetic(&binary.op) => {
+            walk(&binary.left, f);
+            walk(&binary.right, f);
+        }
+        _ => {}
+    }
+}
+
+/// The value parameters the extent names, by position.
+pub fn named_params(extent: &Expr, kernel: &Kernel) -> Vec<usize> {
+    let mut named = Vec::new();
+    walk(extent, &mut |expr| {
+        if let Expr::Path(path) = expr
+            && let Some(ident) = path.path.get_ident()
+            && let Some(index) = kernel.params.iter().position(|p| p.name == *ident)
+            && !named.contains(&index)
+        {
+            named.push(index);
+        }
+    });
+    named
+}
+
+/// The size a value argument stands for: `len` of `len as i32` (or of
+/// `len`), when it is written in the plan's sizes; `None` otherwise.
+pub fn bound_size<'a>(arg: &'a Expr, atoms: &Atoms) -> Option<&'a Expr> {
+    let inner = match arg {
+        Expr::Cast(cast) if is_integer(&cast.ty) => &*cast.expr,
+        Expr::Paren(paren) => return bound_size(&paren.expr, atoms),
+        Expr::Group(group) => return bound_size(&group.expr, atoms),
+        other => other,
+    };
+    plain_size(inner, atoms, 0).then_some(inner)
+}
+
+/// Whether `expr` is built from integers, the plan's `usize` parameters
+/// and caller slices' lengths with `+ - * / %`: a size whose value `new`
+/// can compute without running anything of the user's.
+fn plain_size(expr: &Expr, atoms: &Atoms, depth: usize) -> bool {
+    if depth > sym::MAX_DEPTH {
+        return false;
+    }
+    let inner = |e: &Expr| plain_size(e, atoms, depth + 1);
+    match expr {
+        Expr::Lit(lit) => matches!(lit.lit, Lit::Int(_)),
+        Expr::Path(path) => path.qself.is_none() && atoms.is_size(&text(&path.path)),
+        Expr::Paren(paren) => inner(&paren.expr),
+        Expr::Group(group) => inner(&group.expr),
+        Expr::Cast(cast) => sym::is_usize(&cast.ty) && inner(&cast.expr),
+        Expr::Binary(binary) => {
+            is_arithmetic(&binary.op) && inner(&binary.left) && inner(&binary.right)
+        }
+        Expr::MethodCall(call) => {
+            call.method == "len"
+                && call.args.is_empty()
+                && matches!(&*call.receiver, Expr::Path(path) if atoms.is_slice(&text(&path.path)))
+        }
+        _ => false,
+    }
+}
+
+/// The extent with each parameter it names replaced by the size its
+/// argument stands for; `None` when an argument is not a value of that
+/// form (an error of the caller's to report).
+pub fn substitute(extent: &Expr, kernel: &Kernel, args: &[Arg], atoms: &Atoms) -> Option<Expr> {
+    Some(match extent {
+        Expr::Path(path) => {
+            let ident = path.path.get_ident()?;
+            let index = kernel.params.iter().position(|p| p.name == *ident)?;
+            let Arg::Value(arg) = args.get(index)? else {
+                return None;
+            };
+            let size = bound_size(arg, atoms)?.clone();
+            match size {
+                simple @ (Expr::Path(_) | Expr::Lit(_) | Expr::MethodCall(_)) => simple,
+                compound => Expr::Paren(syn::ExprParen {
+                    attrs: Vec::new(),
+                    paren_token: syn::token::Paren(compound.span()),
+                    expr: Box::new(compound),
+                }),
+            }
+        }
+        Expr::Paren(paren) => {
+            let mut paren = paren.clone();
+            paren.expr = Box::new(substitute(&paren.expr, kernel, args, atoms)?);
+            Expr::Paren(paren)
+        }
+        Expr::Group(group) => substitute(&group.expr, kernel, args, atoms)?,
+        Expr::Binary(binary) => {
+            let mut binary = binary.clone();
+            binary.left = Box::new(substitute(&binary.left, kernel, args, atoms)?);
+            binary.right = Box::new(substitute(&binary.right, kernel, args, atoms)?);
+            Expr::Binary(binary)
+        }
+        other => other.clone(),
+    })
+}

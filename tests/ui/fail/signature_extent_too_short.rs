@@ -1,0 +1,16 @@
+// The kernel touches `n` elements of `c` (its extent), and the launch
+// passes a range of `n - 1`: it would write past the range's end.
+use memplan::memplan;
+
+memplan! {
+    plan P(n: usize) {
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32)
+            from memplan_kernels::VECTOR_ADD;
+        device da: [f32; n], db: [f32; n], dc: [f32; n];
+        fill da with 1.0;
+        fill db with 2.0;
+        launch vadd<<<blocks(n, 256), 256>>>(da, db, dc[1..], n as i32);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,100 @@
+//! `examples/own-kernel`, built the way a crate outside this repository is
+//! built by the README's steps: a clean copy outside the repository (so
+//! that none of its `.cargo/config.toml` applies), its path dependencies
+//! made absolute, set up by `memplan-setup`, and built by a cargo that has
+//! none of this repository's environment.
+
+use crate::Result;
+use crate::process::{cargo, run as run_command};
+use memplan_build::setup::toolkit::remove;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The variables this repository's `.cargo/config.toml` sets for xtask,
+/// which a user's shell would not have.
+const REPOSITORY_ENV: &[&str] = &["MEMPLAN_CUDA_HOME", "CUDA_LIBRARY_PATH", "CUDA_PATH"];
+
+/// Where the copy goes: outside the repository, so that none of its
+/// `.cargo/config.toml` applies.
+fn copy_dir() -> PathBuf {
+    std::env::temp_dir().join("memplan-own-kernel")
+}
+
+/// The target folder, kept in this repository's so that a second build
+/// reuses the dependencies.
+fn target_dir() -> PathBuf {
+    crate::root().join("target/own-kernel")
+}
+
+/// Copies the example, sets it up and builds it (release); the executable.
+pub fn build() -> Result<PathBuf> {
+    let root = crate::root();
+    let copy = copy_dir();
+    remove(&copy)?;
+    copy_crate(&root.join("examples/own-kernel"), &copy, &root)?;
+
+    // The README's first step. The toolkit this repository set up stands in
+    // for one installed on the machine (`CUDA_PATH`), so that nothing is
+    // downloaded twice.
+    println!("own-kernel: memplan-setup {}", copy.display());
+    run_command(
+        cargo()
+            .args([
+                "run",
+                "--quiet",
+                "-p",
+                "memplan-build",
+                "--bin",
+                "memplan-setup",
+                "--",
+            ])
+            .arg(&copy)
+            .env("CUDA_PATH", root.join(".cuda/toolkit")),
+    )?;
+    // The second: a plain build.
+    run_command(outside_cargo().args(["build", "--release", "--quiet"]))?;
+    Ok(target_dir().join("release/own-kernel"))
+}
+
+/// Builds the example and runs it with `cargo run`, as its README says
+/// (which finds the driver stub on a machine without a driver): without a
+/// GPU it says so and exits 0.
+pub fn run() -> Result {
+    build()?;
+    run_command(outside_cargo().args(["run", "--release", "--quiet"]))
+}
+
+/// A cargo in the copy with none of this repository's environment.
+fn outside_cargo() -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo
+        .current_dir(copy_dir())
+        .env("CARGO_TARGET_DIR", target_dir());
+    for variable in REPOSITORY_ENV {
+        cargo.env_remove(variable);
+    }
+    cargo
+}
+
+/// The crate at `from` without what a build leaves (`target/`, `.cuda/`,
+/// `.cargo/`), with `../..` in its manifest replaced by `repository`.
+fn copy_crate(from: &Path, to: &Path, repository: &Path) -> Result {
+    fs::create_dir_all(to.join("src")).map_err(|e| e.to_string())?;
+    let manifest = fs::read_to_string(from.join("Cargo.toml")).map_err(|e| e.to_string())?;
+    let absolute = repository.display().to_string();
+    fs::write(
+        to.join("Cargo.toml"),
+        manifest.replace("\"../..", &format!("\"{absolute}")),
+    )
+    .map_err(|e| e.to_string())?;
+    fs::copy(from.join("build.rs"), to.join("build.rs")).map_err(|e| e.to_string())?;
+    for entry in fs::read_dir(from.join("src")).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_file() {
+            let name = path.file_name().ok_or("a file without a name")?;
+            fs::copy(&path, to.join("src").join(name)).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
