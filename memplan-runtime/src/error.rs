@@ -175,10 +175,11 @@ impl fmt::Display for Fault {
                         .collect();
                     slots.join(", ")
                 };
+                let plural = if declared.len() == 1 { "" } else { "s" };
                 write!(
                     f,
-                    "the declaration does not match the compiled kernel: it passes {} parameters \
-                     (bytes at offset: {}), and the kernel takes {} ({})",
+                    "the declaration does not match the compiled kernel: it passes {} \
+                     parameter{plural} (bytes at offset: {}), and the kernel takes {} ({})",
                     declared.len(),
                     list(declared),
                     compiled.len(),

@@ -45,7 +45,8 @@ memplan! {
         host   floats: [f32; n] pinned, doubles: [f64; n] pinned, ints: [i32; n] pinned, sum: [u64; 1] pinned;
         device x: [f32; n], y: [f32; n], u: [f64; n], v: [f64; n], i: [i32; n], j: [i32; n], w: [u64; 1];
         fill x with 1.5;
-        fill u with 1.0;
+        // An 8-byte 1.0 is no memset pattern: it comes from the host.
+        copy doubles -> u;
         fill i with 7;
         fill w with 0;
         launch c_linkage<<<blocks(n, 256), 256>>>(x, y, n as i32);
@@ -138,6 +139,7 @@ fn checked_kernels_of_each_linkage_run() -> Result<(), Failed> {
     let ctx = context()?;
     let n = 1000;
     let mut plan = Linkages::new(&ctx, n)?;
+    plan.host_mut().doubles.fill(1.0);
     plan.run()?;
     let host = plan.host();
     // 1.5 * 2 (extern "C"), then * 0.5 (scaled<float>).
