@@ -16,9 +16,13 @@ use std::process::Command;
 const REPOSITORY_ENV: &[&str] = &["MEMPLAN_CUDA_HOME", "CUDA_LIBRARY_PATH", "CUDA_PATH"];
 
 /// Where the copy goes: outside the repository, so that none of its
-/// `.cargo/config.toml` applies.
+/// `.cargo/config.toml` applies; one folder per checkout, so that two
+/// checkouts' runs on one machine do not meet.
 fn copy_dir() -> PathBuf {
-    std::env::temp_dir().join("memplan-own-kernel")
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    crate::root().hash(&mut hasher);
+    std::env::temp_dir().join(format!("memplan-own-kernel-{:016x}", hasher.finish()))
 }
 
 /// The target folder, kept in this repository's so that a second build

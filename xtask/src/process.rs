@@ -1,7 +1,9 @@
 //! Running other programs, with errors that say which one failed.
 
 use crate::Result;
-use std::process::{Command, Output};
+use memplan_build::setup::command::describe;
+pub use memplan_build::setup::command::output;
+use std::process::Command;
 
 /// A `cargo` command in the repository root, with the cargo that runs xtask.
 pub fn cargo() -> Command {
@@ -21,38 +23,4 @@ pub fn run(command: &mut Command) -> Result {
     } else {
         Err(format!("{} failed ({status})", describe(command)))
     }
-}
-
-/// Runs `command` and captures its output; fails unless it exits with 0.
-pub fn output(command: &mut Command) -> Result<Output> {
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot start {}: {e}", describe(command)))?;
-    if output.status.success() {
-        Ok(output)
-    } else {
-        Err(format!(
-            "{} failed ({}): {}",
-            describe(command),
-            output.status,
-            last_line(&output.stderr)
-        ))
-    }
-}
-
-/// The last non-empty line a program printed: usually the one that says why.
-pub fn last_line(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .rev()
-        .find(|line| !line.trim().is_empty())
-        .unwrap_or("(no output)")
-        .trim()
-        .to_owned()
-}
-
-fn describe(command: &Command) -> String {
-    let mut words = vec![command.get_program().to_string_lossy().into_owned()];
-    words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
-    format!("`{}`", words.join(" "))
 }

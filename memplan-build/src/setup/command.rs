@@ -31,7 +31,8 @@ pub fn last_line(bytes: &[u8]) -> String {
         .to_owned()
 }
 
-fn describe(command: &Command) -> String {
+/// The command as one would type it, for messages.
+pub fn describe(command: &Command) -> String {
     let mut words = vec![command.get_program().to_string_lossy().into_owned()];
     words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
     format!("`{}`", words.join(" "))

@@ -7,7 +7,7 @@
 //! memplan's own `cargo xtask setup` for the repository. Each step is done
 //! once: a second run only checks.
 
-mod command;
+pub mod command;
 pub mod config;
 pub mod stub;
 pub mod toolkit;

@@ -106,25 +106,7 @@ fn signature(plan: &Plan, kernel: usize) -> String {
     let params: Vec<String> = kernel
         .params
         .iter()
-        .map(|param| match &param.kind {
-            KernelParamKind::Slice {
-                access,
-                elem,
-                extent,
-            } => {
-                let access = match access {
-                    SliceAccess::Read => "",
-                    SliceAccess::ReadWrite => "mut ",
-                    SliceAccess::Write => "out ",
-                };
-                let extent = extent
-                    .as_ref()
-                    .map(|extent| format!("; {}", text(extent)))
-                    .unwrap_or_default();
-                format!("{}: &{access}[{}{extent}]", param.name, text(elem))
-            }
-            KernelParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
-        })
+        .map(|param| format!("{}: {}", param.name, param.spelled()))
         .collect();
     format!("kernel {}({})", kernel.name, params.join(", "))
 }

@@ -70,6 +70,32 @@ pub struct KernelParam {
     pub kind: KernelParamKind,
 }
 
+impl KernelParam {
+    /// The parameter's type as declared, for messages and suggestions:
+    /// `&[f32]`, `&mut [f32; n]`, `&out [u32]`, `i32`.
+    pub fn spelled(&self) -> String {
+        match &self.kind {
+            KernelParamKind::Slice {
+                access,
+                elem,
+                extent,
+            } => {
+                let access = match access {
+                    SliceAccess::Read => "",
+                    SliceAccess::ReadWrite => "mut ",
+                    SliceAccess::Write => "out ",
+                };
+                let extent = extent
+                    .as_ref()
+                    .map(|extent| format!("; {}", crate::text::text(extent)))
+                    .unwrap_or_default();
+                format!("&{access}[{}{extent}]", crate::text::text(elem))
+            }
+            KernelParamKind::Value(ty) => crate::text::text(ty),
+        }
+    }
+}
+
 pub enum KernelParamKind {
     Slice {
         access: SliceAccess,

@@ -87,24 +87,13 @@ fn declaration(plan: &Plan, kernel: &Kernel) -> TokenStream {
     let params = kernel.params.iter().map(|param| {
         let name = param.name.to_string();
         match &param.kind {
-            KernelParamKind::Slice {
-                access,
-                elem,
-                extent,
-            } => {
+            KernelParamKind::Slice { access, elem, .. } => {
                 let access = match access {
                     SliceAccess::Read => quote!(Read),
                     SliceAccess::ReadWrite => quote!(ReadWrite),
                     SliceAccess::Write => quote!(Write),
                 };
-                let inside = match extent {
-                    Some(extent) => format!("{}; {}", text(elem), text(extent)),
-                    None => text(elem),
-                };
-                let spelled = match access_word(param) {
-                    Some(word) => format!("&{word} [{inside}]"),
-                    None => format!("&[{inside}]"),
-                };
+                let spelled = param.spelled();
                 let elem = scalar(elem);
                 quote!(#private::DeclaredParam::Buffer {
                     name: #name,
@@ -114,7 +103,7 @@ fn declaration(plan: &Plan, kernel: &Kernel) -> TokenStream {
                 })
             }
             KernelParamKind::Value(ty) => {
-                let spelled = text(ty);
+                let spelled = param.spelled();
                 let ty = scalar(ty);
                 quote!(#private::DeclaredParam::Value { name: #name, scalar: #ty, ty: #spelled })
             }
@@ -127,21 +116,6 @@ fn declaration(plan: &Plan, kernel: &Kernel) -> TokenStream {
             module: #module,
             params: &[#(#params),*],
         }
-    }
-}
-
-/// `mut` or `out` for a buffer parameter that has one.
-fn access_word(param: &crate::ir::KernelParam) -> Option<&'static str> {
-    match &param.kind {
-        KernelParamKind::Slice {
-            access: SliceAccess::ReadWrite,
-            ..
-        } => Some("mut"),
-        KernelParamKind::Slice {
-            access: SliceAccess::Write,
-            ..
-        } => Some("out"),
-        _ => None,
     }
 }
 
