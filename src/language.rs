@@ -138,6 +138,11 @@
 //!   kernel writing the first half of a buffer does not race with a copy
 //!   into the second half, and does not count as writing it.
 //!
+//! A value an extent names that is not a size of the plan (a call, a value
+//! parameter) is fine too: `new` then computes the extent from the values
+//! the kernel receives (a negative one counting as 0) and checks it, and
+//! the checks track the whole argument.
+//!
 //! The extent is computed exactly, without the wrapping the kernel's own
 //! `int` arithmetic might do; a kernel that touches past its extent breaks
 //! the declaration, as a wrong element type would.
@@ -358,8 +363,9 @@
 //! Each comparison weighs a bounded number of facts (16 from the plan, 64
 //! inequalities in all), so its cost is bounded whatever the plan; and a
 //! size, like every expression in a plan, may nest at most 128 deep (`((((n
-//! ...))))`): deeper is an error at its tokens that says to name a part
-//! with a `const`, not a crash.
+//! ...))))`) and chain at most 512 operators (`n + n + ...`): more is an
+//! error at its tokens that says to name a part with a `const`, not a
+//! crash.
 //!
 //! `new` computes every size once, as written, with checked arithmetic: a
 //! step that would overflow or go below zero is an error naming the op or

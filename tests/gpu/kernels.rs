@@ -126,6 +126,15 @@ memplan! {
         launch process_data<<<blocks(n, 256), 256>>>(d[n / 2..], n as i32);
     }
 
+    /// The same extent through a value the arithmetic cannot follow:
+    /// `new` computes it from what the kernel receives.
+    plan MiddleMeasured(n: usize, count: i64) {
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+        device d: [f32; n];
+        fill d with 0.0;
+        launch process_data<<<blocks(n, 256), 256>>>(d[n / 2..], narrow(count));
+    }
+
     /// `n as i32` of an `n` that does not fit: the kernel would see 2.
     plan Wrapped(n: usize) {
         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
@@ -133,6 +142,12 @@ memplan! {
         fill d with 0.0;
         launch process_data<<<1, 32>>>(d, n as i32);
     }
+}
+
+/// An `i32` for the kernel, through a call the plan's arithmetic cannot
+/// follow.
+fn narrow(count: i64) -> i32 {
+    i32::try_from(count).unwrap_or(i32::MAX)
 }
 
 fn checked_kernels_of_each_linkage_run() -> Result<(), Failed> {
@@ -211,6 +226,24 @@ fn extents_are_tracked_and_checked_at_new() -> Result<(), Failed> {
                 }
             ),
         "expected the extent of `data` to be refused, got: {error}"
+    );
+    // Measured from the arguments: 4 of the 4 from the middle of 8 fit, as
+    // does a negative count (nothing touched); 8 do not.
+    MiddleMeasured::new(&ctx, 8, 4)?.run()?;
+    MiddleMeasured::new(&ctx, 8, -5)?.run()?;
+    let error = MiddleMeasured::new(&ctx, 8, 8)
+        .err()
+        .ok_or("a measured extent past the buffer ran")?;
+    ensure!(
+        matches!(
+            error.fault(),
+            Fault::Extent {
+                param: "data",
+                extent: 8,
+                len: 4
+            }
+        ),
+        "expected the measured extent of `data` to be refused, got: {error}"
     );
     let error = Wrapped::new(&ctx, (1 << 32) + 2)
         .err()

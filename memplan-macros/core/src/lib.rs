@@ -28,14 +28,15 @@ use quote::quote;
 /// reports an error rather than overflow the compiler's stack.
 pub const MAX_NESTING: usize = 128;
 
+/// How many binary operators one expression may chain (`n + n + ...`):
+/// syn's expression trees nest one level for each, and the code that
+/// walks, prints and copies them recurses on it.
+pub const MAX_OPERATORS: usize = 512;
+
 /// The whole macro: parse, build the IR, check, lower. Never panics: every
 /// problem becomes a `compile_error!` at the user's tokens.
 pub fn expand(input: TokenStream) -> TokenStream {
-    if let Some(span) = too_deep(&input) {
-        let message = format!(
-            "memplan reads brackets nested at most {MAX_NESTING} deep\n\n\
-             help: name a part of this with a `const` or a function"
-        );
+    if let Some((span, message)) = too_deep(&input) {
         return syn::Error::new(span, message).to_compile_error();
     }
     let input: syntax::Input = match syn::parse2(input) {
@@ -98,25 +99,51 @@ pub fn analyze(def: &syntax::PlanDef) -> syn::Result<(ir::Plan, check::Analysis)
     Ok((plan, analysis.unwrap_or_default()))
 }
 
-/// Where `tokens` nest deeper than [`MAX_NESTING`], if they do: walked with
-/// an explicit stack, so that this check cannot overflow either.
-fn too_deep(tokens: &TokenStream) -> Option<proc_macro2::Span> {
+/// Where `tokens` nest deeper than [`MAX_NESTING`], or chain more than
+/// [`MAX_OPERATORS`] operators in one expression, if they do, and the
+/// message: walked with an explicit stack, so that this check cannot
+/// overflow either.
+fn too_deep(tokens: &TokenStream) -> Option<(proc_macro2::Span, String)> {
     use proc_macro2::TokenTree;
-    let mut stack = vec![tokens.clone().into_iter()];
+    let nested = || {
+        format!(
+            "memplan reads brackets nested at most {MAX_NESTING} deep\n\n\
+             help: name a part of this with a `const` or a function"
+        )
+    };
+    // Each level: its tokens, and the operators since its last `;` or `,`.
+    let mut stack = vec![(tokens.clone().into_iter(), 0usize)];
     let mut prefix_run = 0usize;
-    while let Some(top) = stack.last_mut() {
+    while let Some((top, operators)) = stack.last_mut() {
         match top.next() {
             Some(TokenTree::Group(group)) => {
                 prefix_run = 0;
                 if stack.len() >= MAX_NESTING {
-                    return Some(group.span_open());
+                    return Some((group.span_open(), nested()));
                 }
-                stack.push(group.stream().into_iter());
+                stack.push((group.stream().into_iter(), 0));
             }
-            Some(TokenTree::Punct(punct)) if matches!(punct.as_char(), '-' | '!' | '*' | '&') => {
-                prefix_run += 1;
-                if prefix_run > MAX_NESTING {
-                    return Some(punct.span());
+            Some(TokenTree::Punct(punct)) => {
+                let c = punct.as_char();
+                if matches!(c, ';' | ',') {
+                    *operators = 0;
+                } else if matches!(c, '+' | '-' | '*' | '/' | '%') {
+                    *operators += 1;
+                    if *operators > MAX_OPERATORS {
+                        let message = format!(
+                            "memplan reads at most {MAX_OPERATORS} operators in one expression\n\n\
+                             help: name a part of this with a `const` or a function"
+                        );
+                        return Some((punct.span(), message));
+                    }
+                }
+                if matches!(c, '-' | '!' | '*' | '&') {
+                    prefix_run += 1;
+                    if prefix_run > MAX_NESTING {
+                        return Some((punct.span(), nested()));
+                    }
+                } else {
+                    prefix_run = 0;
                 }
             }
             Some(_) => prefix_run = 0,
@@ -144,6 +171,35 @@ mod tests {
         );
         let out = expand(minus.parse().unwrap()).to_string();
         assert!(out.contains("nested at most 128 deep"), "{out}");
+    }
+
+    #[test]
+    fn long_chains_are_an_error_not_a_crash() {
+        let long = vec!["n"; 10_000].join(" + ");
+        let text = format!("plan P(n: usize) {{ device d: [f32; {long}]; fill d with 0.0; }}");
+        let out = expand(text.parse().unwrap()).to_string();
+        assert!(
+            out.contains("at most 512 operators in one expression"),
+            "{out}"
+        );
+        // The most a chain may have is read, and the plan compiles.
+        let longest = vec!["n"; MAX_OPERATORS + 1].join(" + ");
+        let text = format!("plan P(n: usize) {{ device d: [f32; {longest}]; fill d with 0.0; }}");
+        let out = expand(text.parse().unwrap()).to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn long_extents_are_an_error_not_a_crash() {
+        // Within the operators an expression may chain, deeper than an
+        // extent may nest.
+        let long = vec!["n"; 300].join(" + ");
+        let text = format!(
+            "plan P(n: usize) {{ kernel k(d: &mut [f32; {long}], n: i32) from M; \
+             device d: [f32; n]; fill d with 0.0; launch k<<<1, 1>>>(d, n as i32); }}"
+        );
+        let out = expand(text.parse().unwrap()).to_string();
+        assert!(out.contains("an extent nested more than 128 deep"), "{out}");
     }
 
     #[test]

@@ -300,6 +300,11 @@ pub enum Arg {
     /// A buffer of which the kernel touches `extent` (a size) elements from
     /// its start, by the declaration of parameter `name`.
     Extent(Place, u16, &'static str),
+    /// A buffer of which the kernel touches as many elements as `extent`
+    /// computes from the launch's value arguments (input `i` is argument
+    /// `i`, a negative one counting as 0), by the declaration of parameter
+    /// `name`: an extent whose values the plan's sizes cannot follow.
+    Measured(Place, &'static Size, &'static str),
     Value,
     /// A value that an extent names, which must equal the size (`len` of
     /// `len as i32`) the extent was computed from: parameter `name`.

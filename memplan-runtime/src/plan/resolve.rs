@@ -8,7 +8,9 @@
 
 use super::address::{Addr, Base, Placed};
 use super::builder::{Givens, Value, Which};
-use super::info::{Arg, BufferKind, Dims, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared};
+use super::info::{
+    Arg, BufferKind, Dims, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared, Size,
+};
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
 use super::step::Step;
@@ -128,6 +130,7 @@ pub(crate) fn sizes_of(info: &PlanInfo, index: usize) -> Vec<u16> {
                         place(p, &mut sizes);
                         sizes.push(extent);
                     }
+                    Arg::Measured(p, ..) => place(p, &mut sizes),
                     &Arg::Bound(size, _) => sizes.push(size),
                     Arg::Value => {}
                 }
@@ -263,17 +266,23 @@ impl Resolver<'_> {
         let mut arguments = Arguments::default();
         for (position, arg) in launch.args.iter().enumerate() {
             match arg {
-                &(Arg::Buffer(place) | Arg::Extent(place, ..)) => {
+                &(Arg::Buffer(place) | Arg::Extent(place, ..) | Arg::Measured(place, ..)) => {
                     let span = self.span(place, Side::Device)?;
-                    if let Arg::Extent(_, extent, param) = *arg {
-                        let extent = self.sizes.get(extent)?;
-                        if extent > span.elements {
-                            return Err(Fault::Extent {
-                                param,
-                                extent,
-                                len: span.elements,
-                            });
+                    let extent = match *arg {
+                        Arg::Extent(_, extent, param) => Some((self.sizes.get(extent)?, param)),
+                        Arg::Measured(_, extent, param) => {
+                            Some((self.measure(index, launch, extent)?, param))
                         }
+                        _ => None,
+                    };
+                    if let Some((extent, param)) = extent
+                        && extent > span.elements
+                    {
+                        return Err(Fault::Extent {
+                            param,
+                            extent,
+                            len: span.elements,
+                        });
                     }
                     arguments.pointer(match span.addr.base {
                         Base::Fixed(base) => Ok(base.wrapping_add(span.addr.offset)),
@@ -295,6 +304,21 @@ impl Resolver<'_> {
         Ok(Step::Launch {
             launch: Box::new(arguments.finish(launch.kernel, config)),
             stream,
+        })
+    }
+
+    /// An extent computed from the integer arguments of launch `index` as
+    /// the kernel receives them, a negative one counting as 0.
+    fn measure(&self, index: usize, launch: &LaunchInfo, extent: &Size) -> Result<usize, Fault> {
+        let inputs: Vec<Option<usize>> = (0..launch.args.len())
+            .map(|position| {
+                let integer = self.value(index, position).ok()?.integer?;
+                usize::try_from(integer.max(0)).ok()
+            })
+            .collect();
+        super::sizes::evaluate(extent.1, &inputs).map_err(|problem| Fault::Size {
+            size: extent.0,
+            problem,
         })
     }
 

@@ -111,7 +111,7 @@ impl Sizes {
 }
 
 /// Runs a size program; `Err` says which step failed and why.
-fn evaluate(program: &[Term], inputs: &[Option<usize>]) -> Result<usize, String> {
+pub(crate) fn evaluate(program: &[Term], inputs: &[Option<usize>]) -> Result<usize, String> {
     const MALFORMED: &str = "the plan's size program is malformed";
     let mut stack: Vec<usize> = Vec::with_capacity(4);
     for term in program {

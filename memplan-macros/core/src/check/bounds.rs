@@ -3,7 +3,7 @@
 //! plan runs, where a bad one is an error naming the op.
 
 use crate::errors::Errors;
-use crate::ir::{Arg, Launch, OpKind, Place, Plan};
+use crate::ir::{Arg, Launch, LaunchExtent, OpKind, Place, Plan};
 use crate::sym::Sym;
 
 pub fn check(plan: &Plan, errors: &Errors) {
@@ -36,18 +36,19 @@ pub fn check(plan: &Plan, errors: &Errors) {
 fn extents(plan: &Plan, launch: &Launch, errors: &Errors) {
     let kernel = &plan.kernels[launch.kernel];
     for (index, extent) in launch.extents.iter().enumerate() {
-        let (Some(extent), Some(Arg::Buffer(place))) = (extent, launch.args.get(index)) else {
+        let (Some(LaunchExtent::Sized { value, facts, .. }), Some(Arg::Buffer(place))) =
+            (extent, launch.args.get(index))
+        else {
             continue;
         };
         let range = &place.range;
-        let (Some(touched), Some(beyond)) = (
-            range.start.add(&extent.value),
-            range.end.add(&Sym::constant(1)),
-        ) else {
+        let (Some(touched), Some(beyond)) =
+            (range.start.add(value), range.end.add(&Sym::constant(1)))
+        else {
             continue;
         };
         let atoms = &plan.atoms;
-        if atoms.provably_le(&beyond, &touched, &[&place.facts, &extent.facts]) {
+        if atoms.provably_le(&beyond, &touched, &[&place.facts, facts]) {
             let param = &kernel.params[index];
             let length = range.end.sub(&range.start);
             errors.at(
@@ -55,7 +56,7 @@ fn extents(plan: &Plan, launch: &Launch, errors: &Errors) {
                 format!(
                     "`{}` touches {} elements through `{}` (its extent), and `{}`{} has {}",
                     kernel.name,
-                    extent.value.display(atoms),
+                    value.display(atoms),
                     param.name,
                     plan.buffers[place.buffer].name,
                     if place.range_expr.is_some() {

@@ -104,8 +104,10 @@ impl Plan {
                                 None => Mode::Write,
                             };
                             let mut access = place(p, mode);
-                            if let Some(Some(extent)) = launch.extents.get(index) {
-                                narrow(&mut access, extent);
+                            if let Some(Some(super::LaunchExtent::Sized { value, facts, .. })) =
+                                launch.extents.get(index)
+                            {
+                                narrow(&mut access, value, facts);
                             }
                             Some(access)
                         }
@@ -138,11 +140,11 @@ impl Plan {
 /// Narrows a launch's access to what the kernel touches, its extent from
 /// the argument's start: `new` checks that the extent fits the argument,
 /// which the checks may then take as a fact.
-fn narrow(access: &mut Access, extent: &super::LaunchExtent) {
-    let Some(end) = access.range.start.add(&extent.value) else {
+fn narrow(access: &mut Access, extent: &Sym, facts: &[Sym]) {
+    let Some(end) = access.range.start.add(extent) else {
         return;
     };
-    access.facts.extend(extent.facts.iter().cloned());
+    access.facts.extend(facts.iter().cloned());
     access.facts.extend(end.sub(&access.range.end));
     access.range.end = end;
 }

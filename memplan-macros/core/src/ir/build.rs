@@ -14,7 +14,6 @@ use crate::sym::{self, Reading, Sym, SymRange};
 use crate::syntax::{self, BufferSpace, ItemDef, KernelParamTy, OpDef, PlanDef, PriorityDef};
 use crate::text::text;
 use std::collections::HashMap;
-use syn::spanned::Spanned;
 use syn::{Expr, RangeLimits};
 
 /// Names of generated items start with this; plan names may not.
@@ -362,14 +361,14 @@ impl Builder<'_> {
             })
             .collect();
         let id = self.plan.kernels.len();
-        let kernel_ir = Kernel {
+        let mut kernel_ir = Kernel {
             name: kernel.name.clone(),
             module,
             params,
             unchecked: kernel.unsafe_token,
             cpp_name: kernel.cpp_name.clone(),
         };
-        for error in extent::check_declaration(&kernel_ir) {
+        for error in extent::check_declaration(&mut kernel_ir) {
             self.errors.push(error);
         }
         self.plan.kernels.push(kernel_ir);
@@ -657,47 +656,34 @@ impl Builder<'_> {
             .collect();
         for (index, extent) in stated {
             let kernel_ir = &self.plan.kernels[kernel];
-            let param = &kernel_ir.params[index];
-            let mut readable = true;
-            for named in extent::named_params(&extent, kernel_ir) {
-                let Some(Arg::Value(value)) = args.get(named) else {
-                    readable = false;
-                    continue;
-                };
-                match extent::bound_size(value, &self.plan.atoms) {
-                    Some(size) => bound[named] = Some(size.clone()),
-                    None => {
-                        readable = false;
-                        self.errors.at(
-                            value.span(),
-                            format!(
-                                "`{}` sets the extent of `{}` (`{}`), so its argument must be a \
-                                 size of the plan",
-                                kernel_ir.params[named].name,
-                                param.name,
-                                text(&extent)
-                            ),
-                            format!(
-                                "pass a size cast to the parameter's type, such as `n as {}`: \
-                                 integers, `usize` parameters and slice lengths with `+ - * / %`",
-                                match &kernel_ir.params[named].kind {
-                                    KernelParamKind::Value(ty) => text(ty),
-                                    KernelParamKind::Slice { .. } => "i32".to_owned(),
-                                }
-                            ),
-                        );
+            let named = extent::named_params(&extent, kernel_ir);
+            let sizes: Option<Vec<(usize, Expr)>> = named
+                .iter()
+                .map(|&named| match args.get(named) {
+                    Some(Arg::Value(value)) => {
+                        let size = extent::bound_size(value, &self.plan.atoms)?;
+                        Some((named, size.clone()))
                     }
-                }
-            }
-            if !readable {
-                continue;
-            }
+                    _ => None,
+                })
+                .collect();
             let atoms = &self.plan.atoms;
-            let Some(expr) = extent::substitute(&extent, kernel_ir, args, atoms) else {
-                continue;
-            };
-            let Reading { value, facts } = self.read(&expr);
-            extents[index] = Some(LaunchExtent { expr, value, facts });
+            let substituted = sizes
+                .as_ref()
+                .and_then(|_| extent::substitute(&extent, kernel_ir, args, atoms));
+            match (sizes, substituted) {
+                (Some(sizes), Some(expr)) => {
+                    for (named, size) in sizes {
+                        bound[named] = Some(size);
+                    }
+                    let Reading { value, facts } = self.read(&expr);
+                    extents[index] = Some(LaunchExtent::Sized { expr, value, facts });
+                }
+                // A value the arithmetic cannot follow (a call, a value
+                // parameter of the plan): `new` computes the extent from
+                // what the kernel receives.
+                _ => extents[index] = Some(LaunchExtent::Measured(extent)),
+            }
         }
         (extents, bound)
     }

@@ -4,7 +4,9 @@
 //! `vadd(da, db, dc, len as i32)` it is `len`. `new` then checks that each
 //! argument an extent names is the size it was cast from (`len as i32`
 //! did not wrap) and that each buffer argument holds its extent; the
-//! checks track the extent, not the whole argument.
+//! checks track the extent, not the whole argument. An extent whose values
+//! are not sizes of the plan (`count()`) is computed by `new` from what the
+//! kernel receives, and checked there only.
 
 use super::{Arg, Kernel, KernelParamKind};
 use crate::sym::{self, Atoms, Sym};
@@ -12,14 +14,23 @@ use crate::text::text;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit};
 
-/// What a launch's buffer argument touches, in the plan's sizes.
-pub struct LaunchExtent {
-    /// The extent as a size of the plan (`len`, for the extent `n` and the
-    /// argument `len as i32`), for the lowering.
-    pub expr: Expr,
-    pub value: Sym,
-    /// What computing it guarantees (see `sym::Reading`).
-    pub facts: Vec<Sym>,
+/// What a launch's buffer argument touches.
+pub enum LaunchExtent {
+    /// In the plan's sizes, when every value the extent names stands for
+    /// one: checked statically where the arithmetic can, else by `new`,
+    /// and what the checks track.
+    Sized {
+        /// The extent as a size of the plan (`len`, for the extent `n` and
+        /// the argument `len as i32`), for the lowering.
+        expr: Expr,
+        value: Sym,
+        /// What computing it guarantees (see `sym::Reading`).
+        facts: Vec<Sym>,
+    },
+    /// Otherwise (a value from a call, say): the declared extent, which
+    /// `new` computes from the values the kernel receives and checks; the
+    /// checks track the whole argument.
+    Measured(Expr),
 }
 
 /// The integer types a value parameter that an extent names may have.
@@ -36,15 +47,28 @@ const EXTENT_HELP: &str = "an extent is written with integers, the kernel's inte
                            parameters, `+ - * / %` and parentheses: `[f32; n]`, `[f32; rows * cols]`";
 
 /// Checks that each extent of `kernel` is written in its integer value
-/// parameters; the errors point at the offending part.
-pub fn check_declaration(kernel: &Kernel) -> Vec<syn::Error> {
+/// parameters; the errors point at the offending part. An extent with
+/// errors is removed, so that nothing later reads it.
+pub fn check_declaration(kernel: &mut Kernel) -> Vec<syn::Error> {
     let mut errors = Vec::new();
-    for param in &kernel.params {
-        if let KernelParamKind::Slice {
+    for index in 0..kernel.params.len() {
+        let KernelParamKind::Slice {
             extent: Some(extent),
             ..
-        } = &param.kind
-        {
+        } = &kernel.params[index].kind
+        else {
+            continue;
+        };
+        let before = errors.len();
+        if depth(extent) > sym::MAX_DEPTH {
+            errors.push(syn::Error::new_spanned(
+                extent,
+                format!(
+                    "an extent nested more than {} deep\n\nhelp: {EXTENT_HELP}",
+                    sym::MAX_DEPTH
+                ),
+            ));
+        } else {
             walk(extent, &mut |expr| match expr {
                 Expr::Path(path) => {
                     let named = path
@@ -90,6 +114,11 @@ pub fn check_declaration(kernel: &Kernel) -> Vec<syn::Error> {
                 )),
             });
         }
+        if errors.len() > before
+            && let KernelParamKind::Slice { extent, .. } = &mut kernel.params[index].kind
+        {
+            *extent = None;
+        }
     }
     errors
 }
@@ -102,7 +131,8 @@ fn is_arithmetic(op: &BinOp) -> bool {
 }
 
 /// Calls `f` on `expr` and each expression inside it that an extent may
-/// contain, outermost first; stops descending into what `f` refuses.
+/// contain, outermost first. Only for extents `check_declaration` kept,
+/// which nest no deeper than `sym::MAX_DEPTH`.
 fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
     f(expr);
     match expr {
@@ -114,6 +144,28 @@ fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
         }
         _ => {}
     }
+}
+
+/// How deep `expr` nests, counting no further than past `sym::MAX_DEPTH`.
+fn depth(expr: &Expr) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(expr, 0)];
+    while let Some((expr, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        if depth > sym::MAX_DEPTH {
+            break;
+        }
+        match expr {
+            Expr::Paren(paren) => stack.push((&paren.expr, depth + 1)),
+            Expr::Group(group) => stack.push((&group.expr, depth + 1)),
+            Expr::Binary(binary) => {
+                stack.push((&binary.left, depth + 1));
+                stack.push((&binary.right, depth + 1));
+            }
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The value parameters the extent names, by position.

@@ -8,7 +8,9 @@
 use super::diagram::buffer_kind;
 use super::names::number;
 use super::sizes::{Sizes, is_blocks};
-use crate::ir::{Arg, BufferKind, KernelParamKind, Lane, OpKind, ParamKind, Place, Plan, Priority};
+use crate::ir::{
+    Arg, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, ParamKind, Place, Plan, Priority,
+};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -157,9 +159,14 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                         Arg::Buffer(p) => {
                             let p = place(p, &mut sizes)?;
                             match &launch.extents[position] {
-                                Some(extent) => {
-                                    let extent = number(sizes.length(&extent.expr, plan)?);
+                                Some(LaunchExtent::Sized { expr, .. }) => {
+                                    let extent = number(sizes.length(expr, plan)?);
                                     quote!(Extent(#p, #extent, #name))
+                                }
+                                Some(LaunchExtent::Measured(extent)) => {
+                                    let kernel = &plan.kernels[launch.kernel];
+                                    let program = super::kernels::extent_program(extent, kernel)?;
+                                    quote!(Measured(#p, &#program, #name))
                                 }
                                 None => quote!(Buffer(#p)),
                             }

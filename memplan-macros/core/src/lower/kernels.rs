@@ -14,7 +14,7 @@ use crate::syntax::SliceAccess;
 use crate::text::text;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::Type;
+use syn::{Expr, Type};
 
 /// The constant describing kernel `index`'s declaration, inside the plan's
 /// `const _` block.
@@ -159,4 +159,52 @@ fn scalar(ty: &Type) -> TokenStream {
             quote!(#private::RustScalar::Named(#spelled))
         }
     }
+}
+
+/// An extent that `new` computes from the values the kernel receives:
+/// `Size(text, &[terms])`, whose input `i` is the value of parameter `i`.
+pub fn extent_program(extent: &Expr, kernel: &Kernel) -> syn::Result<TokenStream> {
+    fn terms(expr: &Expr, kernel: &Kernel, out: &mut Vec<TokenStream>) -> syn::Result<()> {
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) => {
+                let value: u64 = int.base10_parse()?;
+                out.push(quote!(Literal(#value)));
+            }
+            Expr::Path(path) => {
+                let position = path
+                    .path
+                    .get_ident()
+                    .and_then(|ident| kernel.params.iter().position(|p| p.name == *ident))
+                    .ok_or_else(|| {
+                        syn::Error::new_spanned(path, "not a parameter of the kernel")
+                    })?;
+                let position = position as u16;
+                out.push(quote!(Input(#position)));
+            }
+            Expr::Paren(paren) => terms(&paren.expr, kernel, out)?,
+            Expr::Group(group) => terms(&group.expr, kernel, out)?,
+            Expr::Binary(binary) => {
+                terms(&binary.left, kernel, out)?;
+                terms(&binary.right, kernel, out)?;
+                out.push(match binary.op {
+                    syn::BinOp::Add(_) => quote!(Add),
+                    syn::BinOp::Sub(_) => quote!(Sub),
+                    syn::BinOp::Mul(_) => quote!(Mul),
+                    syn::BinOp::Div(_) => quote!(Div),
+                    syn::BinOp::Rem(_) => quote!(Rem),
+                    _ => return Err(syn::Error::new_spanned(binary, "not an extent")),
+                });
+            }
+            // `extent::check_declaration` refused anything else already.
+            other => return Err(syn::Error::new_spanned(other, "not an extent")),
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    terms(extent, kernel, &mut out)?;
+    let text = text(extent);
+    Ok(quote!(Size(#text, &[#(#out),*])))
 }

@@ -18,7 +18,8 @@ pub struct Reading {
 
 /// How deep a size may nest (parentheses, calls, operators of different
 /// precedence); deeper ones are refused, not a crash. A chain of operators
-/// of one precedence, `a + b - c + ...`, may be any length.
+/// of one precedence, `a + b - c + ...`, costs no depth; the macro takes
+/// at most `MAX_OPERATORS` operators in one expression.
 pub const MAX_DEPTH: usize = 128;
 
 /// Why an expression is not one the arithmetic understands.
