@@ -44,8 +44,8 @@
 //! `plan Name(params)` takes three kinds of parameter:
 //! - `n: usize`: a size, fixed when the plan is made (`Name::new(&ctx, n)`).
 //!   Lengths and ranges are written with sizes, integers, `usize`
-//!   constants, `+ - * / %`, parentheses, `as usize` and calls, so that
-//!   the macro can compare them (see [Sizes](#sizes)).
+//!   constants, `+ - * / %`, `min(a, b)`, parentheses, `as usize` and
+//!   calls, so that the macro can compare them (see [Sizes](#sizes)).
 //! - `scale: f32` (any other `Copy` type): a value, also fixed at `new`,
 //!   usable in launch arguments, fill values and host steps.
 //! - `xs: &[f32; n]` or `out: &mut [f32; n]`: the caller's memory, passed
@@ -312,6 +312,126 @@
 //! }
 //! ```
 //!
+//! ## Loops
+//!
+//! `for c in 0..k { ... }` repeats stream blocks for each `c` below `k`,
+//! a size (a plan parameter, or any size written with them), so that the
+//! number of chunks is chosen when the plan is made, not when it is
+//! written. Inside, sizes may use `c` with `+ - * / %` and `min(a, b)`;
+//! a launch argument that changes with `c` is a size cast to the kernel's
+//! integer type, `(n - c * m) as i32`, which `new` computes for each
+//! iteration and refuses if it does not fit.
+//!
+//! Declarations may be *sets* of several, counted by a size: `stream
+//! lanes[s];`, `event freed[r];`, `device ring[r]: [f32; m];` (a ring of
+//! `r` device buffers of `m` elements, one allocation). A loop uses one
+//! element of each set per iteration, indexed by an expression of `c`:
+//! `on lanes[c % s] { ... }` (round robin), `record freed[c % r];`,
+//! `copy input[..] -> ring[c % r][..len];`. `new` checks every index
+//! against its set's count (an error naming the op), and `sync lanes;`
+//! waits for every stream of a set.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     /// output = input + 1, `m` elements at a time through a ring of `r`
+//!     /// device buffers: input of any length in `r * m` of device memory.
+//!     plan OutOfCore(n: usize, m: usize, k: usize, r: usize) {
+//!         kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+//!         host   input: [f32; n] pinned, output: [f32; n] pinned;
+//!         device ring[r]: [f32; m];
+//!         stream up, lanes[r];
+//!         event  loaded[r], freed[r];
+//!         for c in 0..k {
+//!             on up {
+//!                 wait freed[c % r];    // the buffer's previous chunk is downloaded
+//!                 copy input[c * m..min(c * m + m, n)] -> ring[c % r][..min(c * m + m, n) - c * m];
+//!                 record loaded[c % r];
+//!             }
+//!             on lanes[c % r] {
+//!                 wait loaded[c % r];
+//!                 launch process_data<<<blocks(min(c * m + m, n) - c * m, 256), 256>>>(
+//!                     ring[c % r][..min(c * m + m, n) - c * m], (min(c * m + m, n) - c * m) as i32);
+//!                 copy ring[c % r][..min(c * m + m, n) - c * m] -> output[c * m..min(c * m + m, n)];
+//!                 record freed[c % r];
+//!             }
+//!         }
+//!     }
+//! }
+//! # fn use_it(ctx: &Context) -> memplan::Result<()> {
+//! let (n, m) = (1 << 30, 1 << 24);
+//! let plan = OutOfCore::new(ctx, n, m, n.div_ceil(m), 4)?; // 256 MiB of device memory
+//! # Ok(()) }
+//! ```
+//!
+//! `new` unrolls the loop once: each iteration's ops are resolved to
+//! driver calls with their own addresses, streams and events, so a run
+//! costs what the unrolled plan would, and [`graph()`](crate::PlanGraph)
+//! captures it. A `wait` for an event no earlier op of the run recorded
+//! (a ring buffer's first use) waits for nothing, as in CUDA, and is left
+//! out.
+//!
+//! **What is checked.** The body is checked as one iteration `c`, with
+//! `c + 1 <= k`, together with the rest of the plan; then beside a later
+//! iteration `c′` (any `c′ > c`), for races between iterations:
+//!
+//! - every range must lie inside its buffer for *every* `c` below `k`,
+//!   provably (`a[c * m..(c + 1) * m]` of an `[f32; n]` does not compile:
+//!   some `k` takes it past the end; end it at `min((c + 1) * m, n)`, or
+//!   size the buffer `[f32; k * m]`);
+//! - two iterations on streams that may differ must touch disjoint ranges
+//!   (`c * m..min(c * m + m, n)` and the same of `c′` are apart) or be
+//!   ordered; the error names both iterations and says how;
+//! - a set's element is shared by iterations whose index is equal (`c %
+//!   r` and `c′ % r`). Two such iterations are ordered if they run on one
+//!   stream of a set indexed the same way, or if the later one waits for
+//!   an event of a set indexed the same way that the body waits for
+//!   *before* recording it (as `freed` above: iteration `c′` then waits
+//!   for the previous user of its ring buffer, which waited for the one
+//!   before, and so on back to `c`). A ring buffer reused without such a
+//!   wait is a race, reported with the `record`/`wait` that fixes it;
+//! - a plain event recorded in the loop orders a later iteration only if
+//!   every record of it is on a plain stream (every iteration records it
+//!   there, in order). Events of a loop are used only in it, and
+//!   stream-ordered memory is not allocated there.
+//!
+//! What the loop writes counts for the reads of the same iteration; after
+//! the loop, it does not count as written, since one iteration writes only
+//! its part: read such results on the host (plan host buffers start
+//! initialized), or write them again. A plan has one loop.
+//!
+//! **Schedules.** The loop runs as written, so the schedule is the
+//! plan's. For a stream of chunks, the one that reaches the copy bound is
+//! a stream for each engine, joined by events: uploads on one stream never
+//! wait behind another chunk's download, the kernels follow on a second,
+//! downloads on a third; with enough chunks (64 for 768 MiB) the time
+//! nothing overlaps, the first upload and the last download, is small.
+//! Round robin over a set (`on lanes[c % s]` for everything) is the
+//! classic schedule; there a chunk's upload waits in its stream for the
+//! download of the chunk before it. `examples/pipeline.rs` measures both,
+//! and `benches/pipeline.rs` against raw driver calls and the bound.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     plan Pipelined(n: usize, m: usize, k: usize) {
+//!         kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+//!         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
+//!         device da: [f32; n], db: [f32; n], dc: [f32; n];
+//!         stream up, add, down;
+//!         event  loaded, added;
+//!         for i in 0..k {
+//!             on up   { copy a[i * m..min(i * m + m, n)] -> da[i * m..min(i * m + m, n)];
+//!                       copy b[i * m..min(i * m + m, n)] -> db[i * m..min(i * m + m, n)]; record loaded; }
+//!             on add  { wait loaded; launch vadd<<<blocks(min(i * m + m, n) - i * m, 256), 256>>>(
+//!                           da[i * m..min(i * m + m, n)], db[i * m..min(i * m + m, n)],
+//!                           dc[i * m..min(i * m + m, n)], (min(i * m + m, n) - i * m) as i32); record added; }
+//!             on down { wait added; copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)]; }
+//!         }
+//!     }
+//! }
+//! ```
+//!
 //! ## Sizes
 //!
 //! Every length, range bound and launch dimension is a size: a `usize`
@@ -330,6 +450,9 @@
 //! remainder `a % b` is `a - b * (a / b)`. Messages print sizes in that
 //! form, with the parentheses their meaning needs: `2 * (n / 4)`, which is
 //! not `n / 2`.
+//!
+//! **`min(a, b)`** is a size of its own, at most `a` and at most `b`:
+//! `min(c * m + m, n)` ends a chunk at the buffer's end.
 //!
 //! **Terms it does not look into.** A call (`f(n)`, `n.pow(2)`), the
 //! length of a caller's slice measured at each run (`xs.len()`), and `x as
@@ -445,6 +568,8 @@
 //! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run |
 //! | `wait e` before any `record e` | CUDA waits only for records already issued |
 //! | two operations on different streams touching overlapping ranges of one buffer, one writing, not ordered by events | both are reported, with the `record`/`wait` that orders them |
+//! | the same between two iterations of a loop, a ring buffer reused before its previous chunk is done included | both iterations are named, with the fix |
+//! | in a loop, a range that some `k` takes past its buffer's end | every iteration's ranges must provably fit |
 //! | stream-ordered memory used on a stream not ordered after its `alloc` (or before its `free`) | |
 //! | a host step or synchronous op touching memory a stream may still use | with the `sync` to add |
 //!

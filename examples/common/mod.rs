@@ -25,6 +25,7 @@ pub fn context_or_explain(summary: &str, diagram: &str) -> Result<Option<Context
 }
 
 /// Fails with the first element that differs from what the CPU computes.
+#[allow(dead_code)]
 pub fn verify<T: PartialEq + std::fmt::Debug>(
     what: &str,
     got: &[T],
@@ -43,6 +44,27 @@ pub fn verify<T: PartialEq + std::fmt::Debug>(
         Some(i) => Err(format!(
             "{what}: element {i} is {:?}, the CPU says {:?}",
             got[i], expected[i]
+        )),
+    }
+}
+
+/// [`verify`] against what `expected` says element `i` should be, for
+/// results too large to hold twice.
+#[allow(dead_code)]
+pub fn verify_each<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    got: &[T],
+    expected: impl Fn(usize) -> T,
+) -> Result<(), String> {
+    match got.iter().enumerate().position(|(i, g)| *g != expected(i)) {
+        None => {
+            println!("{what}: all {} elements match the CPU", got.len());
+            Ok(())
+        }
+        Some(i) => Err(format!(
+            "{what}: element {i} is {:?}, the CPU says {:?}",
+            got[i],
+            expected(i)
         )),
     }
 }

@@ -10,7 +10,8 @@
 //! ```
 //! // Every fatbin starts with the fatbin magic number 0xBA55ED50.
 //! assert_eq!(&memplan_kernels::VECTOR_ADD.bytes()[..4], &0xBA55ED50u32.to_le_bytes());
-//! let vadd = &memplan_kernels::VECTOR_ADD.kernels().unwrap()[0];
+//! let kernels = memplan_kernels::VECTOR_ADD.kernels().unwrap();
+//! let vadd = kernels.iter().find(|k| k.name == "vadd").unwrap();
 //! assert_eq!(vadd.cpp, "extern \"C\" __global__ void vadd(const float *, const float *, float *, int)");
 //! ```
 #![no_std]

@@ -56,6 +56,8 @@ pub enum Fault {
     },
     /// A range whose start is after its end.
     ReversedRange { start: usize, end: usize },
+    /// An index into a set of streams, events or buffers past its end.
+    Element { index: usize, count: usize },
     /// A caller's slice whose length is not the one the plan declares.
     WrongLength { expected: usize, actual: usize },
     /// A copy between ranges of different lengths.
@@ -109,6 +111,9 @@ impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Fault::Driver(error) => write!(f, "{error}"),
+            Fault::Element { index, count } => {
+                write!(f, "index {index} is past the end of a set of {count}")
+            }
             Fault::OutOfBounds { start, end, len } => {
                 write!(
                     f,

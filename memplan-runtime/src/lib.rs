@@ -110,9 +110,9 @@ pub mod __private {
     pub use crate::host::HostAlloc;
     pub use crate::kernel::ParamLayout;
     pub use crate::plan::{
-        Arg, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, KernelInfo, LaunchInfo, Op,
-        OpDef, Place, PlanInfo, Shared, Site, Size, Slice, StreamInfo, Term, copied, elem, launch,
-        pick,
+        Arg, Array, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, EventInfo, Int,
+        KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, Shared, Site, Size, Slice,
+        StreamInfo, Term, copied, elem, launch, pick,
     };
     pub use crate::stream::Priority;
     pub use crate::{Fault, Result};

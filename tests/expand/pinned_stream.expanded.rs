@@ -78,6 +78,7 @@ const _: () = {
                 ),
                 Site("copy on_gpu -> data", 24, 13).on(0, Copy(Whole(1), Whole(0))),
             ],
+            loops: &[],
         }
     };
     impl AddOne {

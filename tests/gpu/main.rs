@@ -5,6 +5,7 @@
 mod harness;
 mod data;
 mod kernels;
+mod loops;
 mod plans;
 mod runtime_errors;
 mod runtime_memory;
@@ -22,6 +23,7 @@ fn main() {
         plans::TESTS,
         sealed::TESTS,
         kernels::TESTS,
+        loops::TESTS,
     ]
     .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();

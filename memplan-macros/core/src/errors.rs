@@ -4,13 +4,22 @@
 
 use proc_macro2::Span;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt::Display;
 
 #[derive(Default)]
 pub struct Errors {
     errors: RefCell<Vec<syn::Error>>,
     checked: std::cell::Cell<bool>,
+    /// While set, errors are dropped: a loop's body read again for a later
+    /// iteration repeats the errors of the first reading.
+    muted: std::cell::Cell<bool>,
+    /// Where each error points and what it says, to keep one of each.
+    seen: RefCell<HashSet<ErrorKey>>,
 }
+
+/// An error's first and last line and column, and its text.
+type ErrorKey = (usize, usize, usize, usize, String);
 
 impl Errors {
     pub fn new() -> Self {
@@ -22,8 +31,28 @@ impl Errors {
         self.push(syn::Error::new(span, format!("{message}\n\nhelp: {help}")));
     }
 
+    /// Adds an error, once: the checks of a loop look at its body more
+    /// than once, and may find one mistake twice.
     pub fn push(&self, error: syn::Error) {
-        self.errors.borrow_mut().push(error);
+        if self.muted.get() {
+            return;
+        }
+        let (start, end) = (error.span().start(), error.span().end());
+        let key = (
+            start.line,
+            start.column,
+            end.line,
+            end.column,
+            error.to_string(),
+        );
+        if self.seen.borrow_mut().insert(key) {
+            self.errors.borrow_mut().push(error);
+        }
+    }
+
+    /// Drops errors while `muted`.
+    pub fn mute(&self, muted: bool) {
+        self.muted.set(muted);
     }
 
     pub fn is_empty(&self) -> bool {

@@ -28,9 +28,11 @@ pub struct PlanInfo {
     pub kernels: &'static [KernelInfo],
     pub buffers: &'static [BufferInfo],
     pub streams: &'static [StreamInfo],
-    pub events: &'static [Site],
+    pub events: &'static [EventInfo],
     /// In program order.
     pub ops: &'static [OpDef],
+    /// The `for` loops: each repeats a run of consecutive ops.
+    pub loops: &'static [LoopInfo],
 }
 
 impl PlanInfo {
@@ -64,6 +66,8 @@ pub enum Term {
     Blocks,
     /// `as u32` in a launch configuration: the value must fit.
     U32,
+    /// Pops `b`, then `a`; pushes the smaller.
+    Min,
 }
 
 /// An element type: its size, and which type it is. Only [`Elem::of`]
@@ -114,6 +118,27 @@ impl Site {
             elem,
             len,
             kind,
+            array: None,
+        }
+    }
+
+    /// The event declared here.
+    pub const fn event(self) -> EventInfo {
+        EventInfo {
+            site: self,
+            array: None,
+        }
+    }
+
+    /// The loop written here: ops `first..end` repeated for each value of
+    /// input `input` below size `count`.
+    pub const fn repeat(self, count: u16, input: u16, first: u16, end: u16) -> LoopInfo {
+        LoopInfo {
+            site: self,
+            count,
+            input,
+            first,
+            end,
         }
     }
 
@@ -139,6 +164,7 @@ impl Site {
             site: self,
             name,
             priority,
+            array: None,
         }
     }
 
@@ -196,9 +222,58 @@ pub struct KernelInfo {
 pub struct BufferInfo {
     pub site: Site,
     pub elem: Elem,
-    /// Its length, a size.
+    /// Its length, a size (of each element, for a set of buffers).
     pub len: u16,
     pub kind: BufferKind,
+    /// For `device ring[r]: [f32; m];`: a set of buffers.
+    pub array: Option<Array>,
+}
+
+impl BufferInfo {
+    /// The same declaration, as a set of buffers.
+    pub const fn array(self, array: Array) -> BufferInfo {
+        BufferInfo {
+            array: Some(array),
+            ..self
+        }
+    }
+}
+
+/// A declaration of several (`stream lanes[s];`, `event done[r];`,
+/// `device ring[r]: [f32; m];`): how many, and which one the ops of the
+/// plan's loop use, both sizes (the index reads the loop's variable).
+#[derive(Clone, Copy, Debug)]
+pub struct Array {
+    pub count: u16,
+    pub index: u16,
+}
+
+/// `event name;`, or a set of events.
+#[derive(Clone, Copy, Debug)]
+pub struct EventInfo {
+    pub site: Site,
+    pub array: Option<Array>,
+}
+
+impl EventInfo {
+    pub const fn array(self, array: Array) -> EventInfo {
+        EventInfo {
+            array: Some(array),
+            ..self
+        }
+    }
+}
+
+/// `for c in 0..k { ... }`: ops `first..end` (each in a stream block),
+/// resolved once for each `c` by `new`, with input `input` set to `c`.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopInfo {
+    pub site: Site,
+    /// How many times, a size.
+    pub count: u16,
+    pub input: u16,
+    pub first: u16,
+    pub end: u16,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,6 +301,17 @@ pub struct StreamInfo {
     pub site: Site,
     pub name: &'static str,
     pub priority: Priority,
+    /// For `stream lanes[s];`: a set of streams.
+    pub array: Option<Array>,
+}
+
+impl StreamInfo {
+    pub const fn array(self, array: Array) -> StreamInfo {
+        StreamInfo {
+            array: Some(array),
+            ..self
+        }
+    }
 }
 
 /// One op: where it is written, the stream it is queued on (`None`: it
@@ -309,6 +395,19 @@ pub enum Arg {
     /// A value that an extent names, which must equal the size (`len` of
     /// `len as i32`) the extent was computed from: parameter `name`.
     Bound(u16, &'static str),
+    /// An integer the plan computes from a size at each iteration of its
+    /// loop (`(n - c * m) as i32`): parameter `name`, of type `Int`; a
+    /// value that does not fit the type is an error, never truncated.
+    Count(u16, Int, &'static str),
+}
+
+/// The integer types a size can be passed to a kernel as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Int {
+    I32,
+    U32,
+    I64,
+    U64,
 }
 
 /// The description disagrees with itself: a bug of memplan's, reported

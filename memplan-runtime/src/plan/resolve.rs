@@ -9,7 +9,7 @@
 use super::address::{Addr, Base, Placed};
 use super::builder::{Givens, Value, Which};
 use super::info::{
-    Arg, BufferKind, Dims, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared, Size,
+    Arg, Array, BufferKind, Dims, Int, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared, Size,
 };
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
@@ -46,8 +46,11 @@ pub(crate) struct Resolver<'a> {
     pub placed: &'a [Placed],
     pub given: &'a Givens,
     pub kernels: &'a [Kernel],
-    pub streams: usize,
-    pub events: usize,
+    /// By stream declaration: its first stream among the plan's streams
+    /// (a set of streams has several), then the total.
+    pub streams: &'a [u16],
+    /// The same for events.
+    pub events: &'a [u16],
 }
 
 impl Resolver<'_> {
@@ -56,8 +59,7 @@ impl Resolver<'_> {
         let info = self.info;
         let def = info.ops.get(index).ok_or(MALFORMED)?;
         let stream = match def.stream {
-            Some(stream) if usize::from(stream) < self.streams => Some(stream),
-            Some(_) => return Err(MALFORMED),
+            Some(stream) => Some(self.stream(stream)?),
             None => None,
         };
         let on_stream = || stream.ok_or(MALFORMED);
@@ -74,9 +76,18 @@ impl Resolver<'_> {
                 stream: on_stream()?,
             },
             &Op::Sync(target) => {
-                if stream.is_some() || target.is_some_and(|s| usize::from(s) >= self.streams) {
+                if stream.is_some() {
                     return Err(MALFORMED);
                 }
+                // `sync lanes` of a set of streams waits for all of them.
+                let target = match target {
+                    None => None,
+                    Some(decl) => {
+                        let first = *self.streams.get(usize::from(decl)).ok_or(MALFORMED)?;
+                        let end = *self.streams.get(usize::from(decl) + 1).ok_or(MALFORMED)?;
+                        Some((first, end))
+                    }
+                };
                 Step::Sync(target)
             }
             &Op::Alloc(buffer) => {
@@ -131,7 +142,7 @@ pub(crate) fn sizes_of(info: &PlanInfo, index: usize) -> Vec<u16> {
                         sizes.push(extent);
                     }
                     Arg::Measured(p, ..) => place(p, &mut sizes),
-                    &Arg::Bound(size, _) => sizes.push(size),
+                    &Arg::Bound(size, _) | &Arg::Count(size, ..) => sizes.push(size),
                     Arg::Value => {}
                 }
             }
@@ -289,6 +300,14 @@ impl Resolver<'_> {
                         _ => Err(span.addr),
                     });
                 }
+                &Arg::Count(size, int, param) => {
+                    let value = self.sizes.get(size)?;
+                    let bytes: Vec<std::mem::MaybeUninit<u8>> = integer(value, int, param)?
+                        .into_iter()
+                        .map(std::mem::MaybeUninit::new)
+                        .collect();
+                    arguments.value(&bytes);
+                }
                 Arg::Value | Arg::Bound(..) => {
                     let value = self.value(index, position)?;
                     if value.align > MAX_ALIGN {
@@ -371,6 +390,11 @@ impl Resolver<'_> {
         let buffer = self.info.buffers.get(index).ok_or(MALFORMED)?;
         let placed = *self.placed.get(index).ok_or(MALFORMED)?;
         let len = self.sizes.get(buffer.len)?;
+        // In a set of buffers, the element the loop is at.
+        let slot = match buffer.array {
+            Some(array) => self.element(array)?,
+            None => 0,
+        };
         let (start, end) = match place {
             Place::Whole(_) => (0, len),
             Place::Part(_, start, end) => (self.sizes.get(start)?, self.sizes.get(end)?),
@@ -399,10 +423,17 @@ impl Resolver<'_> {
                 "a kernel cannot reach this buffer: it is host memory that is not mapped",
             ),
         })?;
+        let first = slot
+            .checked_mul(len)
+            .and_then(|skip| skip.checked_add(start));
+        let first = first.ok_or(Fault::SizeOverflow {
+            len: slot,
+            element_size: len,
+        })?;
         Ok(Span {
             addr: Addr {
                 base,
-                offset: bytes(start)? as u64,
+                offset: bytes(first)? as u64,
             },
             bytes: bytes(end - start)?,
             elements: end - start,
@@ -434,11 +465,40 @@ impl Resolver<'_> {
         ))
     }
 
-    fn event(&self, event: u16) -> Result<u16, Fault> {
-        if usize::from(event) < self.events {
-            Ok(event)
+    /// The plan's event that declaration `event` stands for here.
+    fn event(&mut self, event: u16) -> Result<u16, Fault> {
+        let info = self.info.events.get(usize::from(event)).ok_or(MALFORMED)?;
+        let first = *self.events.get(usize::from(event)).ok_or(MALFORMED)?;
+        let element = match info.array {
+            Some(array) => self.element(array)?,
+            None => 0,
+        };
+        offset(first, element)
+    }
+
+    /// The plan's stream that declaration `stream` stands for here.
+    fn stream(&mut self, stream: u16) -> Result<u16, Fault> {
+        let info = self
+            .info
+            .streams
+            .get(usize::from(stream))
+            .ok_or(MALFORMED)?;
+        let first = *self.streams.get(usize::from(stream)).ok_or(MALFORMED)?;
+        let element = match info.array {
+            Some(array) => self.element(array)?,
+            None => 0,
+        };
+        offset(first, element)
+    }
+
+    /// Which element of a set the loop is at: its index, checked against
+    /// the set's size.
+    fn element(&mut self, array: Array) -> Result<usize, Fault> {
+        let (index, count) = (self.sizes.get(array.index)?, self.sizes.get(array.count)?);
+        if index < count {
+            Ok(index)
         } else {
-            Err(MALFORMED)
+            Err(Fault::Element { index, count })
         }
     }
 
@@ -461,6 +521,26 @@ fn writable(span: &Span) -> Result<(), Fault> {
             "this writes the caller's read-only slice",
         ))
     }
+}
+
+fn offset(first: u16, element: usize) -> Result<u16, Fault> {
+    u16::try_from(usize::from(first) + element).map_err(|_| MALFORMED)
+}
+
+/// A size as the kernel's integer parameter `param` of type `int`, in its
+/// bytes; one that does not fit is an error.
+fn integer(value: usize, int: Int, param: &str) -> Result<Vec<u8>, Fault> {
+    let bytes = match int {
+        Int::I32 => i32::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
+        Int::U32 => u32::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
+        Int::I64 => i64::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
+        Int::U64 => u64::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
+    };
+    bytes.ok_or_else(|| {
+        Fault::Launch(format!(
+            "`{param}` would be {value}, which does not fit its type ({int:?})"
+        ))
+    })
 }
 
 fn to_u32(value: usize, what: &str) -> Result<u32, Fault> {

@@ -35,11 +35,18 @@ pub(crate) struct Runner {
     kernels: Vec<Kernel>,
     streams: Vec<Stream>,
     events: Vec<Event>,
-    /// Each op as errors and reports name it.
+    /// By stream declaration, its first stream in `streams`; then the
+    /// count (a set of streams is several).
+    stream_starts: Vec<u16>,
+    /// The same for events.
+    event_starts: Vec<u16>,
+    /// Each step's op, as errors and reports name it.
     ops: Vec<OpInfo>,
+    /// The ops in the order they run, loops unrolled.
     steps: Vec<Step>,
-    /// Ops resolved at each run, since they read sizes the run gives.
-    dynamic: Vec<usize>,
+    /// Steps resolved at each run, since they read sizes the run gives,
+    /// and their ops.
+    dynamic: Vec<(usize, usize)>,
     /// Stream-ordered allocations during a run; 0 when not allocated.
     scratch: Vec<u64>,
     /// The caller slices' addresses during a run.
@@ -75,6 +82,8 @@ impl Runner {
             kernels: Vec::new(),
             streams: Vec::new(),
             events: Vec::new(),
+            stream_starts: Vec::new(),
+            event_starts: Vec::new(),
             ops: Vec::new(),
             steps: Vec::new(),
             dynamic: Vec::new(),
@@ -89,31 +98,120 @@ impl Runner {
         runner.place_buffers(&host)?;
         runner.load_kernels()?;
         for stream in info.streams {
-            let made = Stream::with_priority(&runner.context, stream.priority);
+            let count = runner.count(stream.site, stream.array)?;
             runner
-                .streams
-                .push(made.map_err(|e| runner.within(stream.site, e))?);
+                .stream_starts
+                .push(runner.start(stream.site, runner.streams.len())?);
+            for _ in 0..count {
+                let made = Stream::with_priority(&runner.context, stream.priority);
+                runner
+                    .streams
+                    .push(made.map_err(|e| runner.within(stream.site, e))?);
+            }
         }
-        for &event in info.events {
-            let made = Event::new(&runner.context);
+        runner
+            .stream_starts
+            .push(runner.start(info.site, runner.streams.len())?);
+        for event in info.events {
+            let count = runner.count(event.site, event.array)?;
             runner
-                .events
-                .push(made.map_err(|e| runner.within(event, e))?);
+                .event_starts
+                .push(runner.start(event.site, runner.events.len())?);
+            for _ in 0..count {
+                let made = Event::new(&runner.context);
+                runner
+                    .events
+                    .push(made.map_err(|e| runner.within(event.site, e))?);
+            }
         }
-        runner.ops = info.ops.iter().map(|def| runner.op_info(def)).collect();
-        for index in 0..info.ops.len() {
-            let dynamic = sizes_of(info, index)
-                .iter()
-                .any(|&size| runner.sizes.is_dynamic(size));
-            let step = if dynamic {
-                runner.dynamic.push(index);
-                Step::Pending
-            } else {
-                runner.resolver().resolve(index).at_op(&runner.ops[index])?
-            };
-            runner.steps.push(step);
-        }
+        runner
+            .event_starts
+            .push(runner.start(info.site, runner.events.len())?);
+        runner.unroll()?;
         Ok(runner)
+    }
+
+    /// How many streams, events or buffers a declaration makes.
+    fn count(&mut self, site: Site, array: Option<super::info::Array>) -> Result<usize> {
+        match array {
+            None => Ok(1),
+            Some(array) => self.sizes.get(array.count).map_err(|f| self.error(site, f)),
+        }
+    }
+
+    /// Where a declaration's streams or events start, numbered with `u16`s.
+    fn start(&self, site: Site, start: usize) -> Result<u16> {
+        u16::try_from(start).map_err(|_| {
+            let why = "a plan may have at most 65535 streams and as many events";
+            self.error(site, Fault::Unsupported(why))
+        })
+    }
+
+    /// Resolves every op into the steps of a run, in program order, each
+    /// loop's ops once for each value of its variable. A `wait` for an
+    /// event nothing recorded yet in the run waits for nothing, so it is
+    /// left out (the first iterations of a ring wait for slots never used;
+    /// a graph capture refuses waits for events recorded outside it).
+    fn unroll(&mut self) -> Result<()> {
+        let info = self.info;
+        let mut recorded = vec![false; self.events.len()];
+        let mut index = 0;
+        while index < info.ops.len() {
+            let Some(repeat) = info.loops.iter().find(|l| usize::from(l.first) == index) else {
+                self.add_step(index, None, &mut recorded)?;
+                index += 1;
+                continue;
+            };
+            let body = usize::from(repeat.first)..usize::from(repeat.end);
+            if body.is_empty() || body.end > info.ops.len() {
+                return Err(self.error(repeat.site, MALFORMED));
+            }
+            let count = self
+                .sizes
+                .get(repeat.count)
+                .map_err(|f| self.error(repeat.site, f))?;
+            for iteration in 0..count {
+                self.sizes.set_loop_input(repeat.input, Some(iteration));
+                for op in body.clone() {
+                    self.add_step(op, Some(iteration), &mut recorded)?;
+                }
+            }
+            self.sizes.set_loop_input(repeat.input, None);
+            index = body.end;
+        }
+        Ok(())
+    }
+
+    /// Resolves op `index` (in loop iteration `iteration`) as the next step.
+    fn add_step(
+        &mut self,
+        index: usize,
+        iteration: Option<usize>,
+        recorded: &mut [bool],
+    ) -> Result<()> {
+        let op = self.op_info(&self.info.ops[index]);
+        let dynamic = sizes_of(self.info, index)
+            .iter()
+            .any(|&size| self.sizes.is_dynamic(size));
+        let step = match (dynamic, iteration) {
+            (false, _) => self.resolver().resolve(index).at_op(&op)?,
+            (true, None) => {
+                self.dynamic.push((self.steps.len(), index));
+                Step::Pending
+            }
+            (true, Some(_)) => {
+                let why = "an op in a loop reads a length measured at each run";
+                return Err(op.error(Fault::Unsupported(why)));
+            }
+        };
+        match step {
+            Step::Record { event, .. } => recorded[usize::from(event)] = true,
+            Step::Wait { event, .. } if !recorded[usize::from(event)] => return Ok(()),
+            _ => {}
+        }
+        self.steps.push(step);
+        self.ops.push(op);
+        Ok(())
     }
 
     fn place_buffers(&mut self, host: &[Option<super::builder::HostBuffer>]) -> Result<()> {
@@ -135,10 +233,19 @@ impl Runner {
                     }
                 }
                 BufferKind::Device => {
+                    let count = self.count(buffer.site, buffer.array)?;
                     let len = self
                         .sizes
                         .get(buffer.len)
                         .map_err(|f| self.error(buffer.site, f))?;
+                    // A set of buffers is one allocation, element after element.
+                    let len = len.checked_mul(count).ok_or_else(|| {
+                        let fault = Fault::SizeOverflow {
+                            len,
+                            element_size: count,
+                        };
+                        self.error(buffer.site, fault)
+                    })?;
                     let bytes = len.checked_mul(buffer.elem.size()).ok_or_else(|| {
                         let fault = Fault::SizeOverflow {
                             len,
@@ -320,8 +427,8 @@ impl Runner {
                     self.location(site),
                 )
             })?;
-        for index in self.dynamic.clone() {
-            self.steps[index] = self.resolver().resolve(index).at_op(&self.ops[index])?;
+        for (step, index) in self.dynamic.clone() {
+            self.steps[step] = self.resolver().resolve(index).at_op(&self.ops[step])?;
         }
         Ok(registrations)
     }
@@ -335,8 +442,8 @@ impl Runner {
             placed: &self.placed,
             given: &self.given,
             kernels: &self.kernels,
-            streams: self.streams.len(),
-            events: self.events.len(),
+            streams: &self.stream_starts,
+            events: &self.event_starts,
         }
     }
 

@@ -18,6 +18,8 @@ pub(crate) struct Sizes {
     values: Vec<Option<usize>>,
     /// Whether each size reads a run input.
     dynamic: Vec<bool>,
+    /// Whether each size reads a loop's variable.
+    in_loop: Vec<bool>,
 }
 
 impl Sizes {
@@ -29,20 +31,41 @@ impl Sizes {
         for (input, &value) in inputs.iter_mut().zip(given) {
             *input = Some(value);
         }
+        let is_loop = |input: u16| info.loops.iter().any(|l| l.input == input);
+        let reads = |size: &super::info::Size, which: &dyn Fn(u16) -> bool| {
+            size.1
+                .iter()
+                .any(|term| matches!(*term, Term::Input(i) if which(i)))
+        };
         let dynamic = info
             .sizes
             .iter()
-            .map(|size| {
-                size.1
-                    .iter()
-                    .any(|term| matches!(term, Term::Input(i) if usize::from(*i) >= given.len()))
-            })
+            .map(|size| reads(size, &|i| usize::from(i) >= given.len() && !is_loop(i)))
+            .collect();
+        let in_loop = info
+            .sizes
+            .iter()
+            .map(|size| reads(size, &is_loop))
             .collect();
         Sizes {
             info,
             inputs,
             values: vec![None; info.sizes.len()],
             dynamic,
+            in_loop,
+        }
+    }
+
+    /// Sets a loop's variable (`None` outside the loop), and forgets
+    /// every size computed from it.
+    pub fn set_loop_input(&mut self, input: u16, value: Option<usize>) {
+        if let Some(slot) = self.inputs.get_mut(usize::from(input)) {
+            *slot = value;
+        }
+        for (value, &in_loop) in self.values.iter_mut().zip(&self.in_loop) {
+            if in_loop {
+                *value = None;
+            }
         }
     }
 
@@ -129,6 +152,10 @@ pub(crate) fn evaluate(program: &[Term], inputs: &[Option<usize>]) -> Result<usi
                 u32::try_from(value).map_err(|_| format!("{value} does not fit a u32"))?;
                 value
             }
+            Term::Min => {
+                let (b, a) = (stack.pop().ok_or(MALFORMED)?, stack.pop().ok_or(MALFORMED)?);
+                a.min(b)
+            }
             operation => {
                 let (b, a) = (stack.pop().ok_or(MALFORMED)?, stack.pop().ok_or(MALFORMED)?);
                 apply(operation, a, b)?
@@ -155,7 +182,7 @@ fn apply(operation: Term, a: usize, b: usize) -> Result<usize, String> {
                 _ => Ok(a.div_ceil(b)),
             };
         }
-        Term::Input(_) | Term::Literal(_) | Term::U32 => {
+        Term::Input(_) | Term::Literal(_) | Term::U32 | Term::Min => {
             return Err("the plan's size program is malformed".to_owned());
         }
     };
@@ -191,6 +218,7 @@ mod tests {
         streams: &[],
         events: &[],
         ops: &[],
+        loops: &[],
     };
 
     fn problem(sizes: &mut Sizes, index: u16) -> String {

@@ -51,7 +51,8 @@ pub(crate) enum Step {
         event: u16,
         stream: u16,
     },
-    Sync(Option<u16>),
+    /// `sync` of the streams `first..end`, or of all (`None`).
+    Sync(Option<(u16, u16)>),
     Alloc {
         scratch: u16,
         bytes: usize,
@@ -208,11 +209,11 @@ impl Step {
                 check(unsafe { cu::cuStreamWaitEvent(on.stream(Some(stream))?, event.raw(), 0) })?;
                 Ok(0)
             }
-            &mut Step::Sync(stream) => {
-                match stream {
-                    Some(index) => {
-                        let stream = on.streams.get(usize::from(index)).ok_or(UNRESOLVED)?;
-                        wait_all([stream])?
+            &mut Step::Sync(streams) => {
+                match streams {
+                    Some((first, end)) => {
+                        let range = usize::from(first)..usize::from(end);
+                        wait_all(on.streams.get(range).ok_or(UNRESOLVED)?)?
                     }
                     None => wait_all(on.streams)?,
                 }

@@ -3,11 +3,11 @@
 //! plan runs, where a bad one is an error naming the op.
 
 use crate::errors::Errors;
-use crate::ir::{Arg, Launch, LaunchExtent, OpKind, Place, Plan};
+use crate::ir::{Arg, Launch, LaunchExtent, Loop, OpKind, Place, Plan};
 use crate::sym::Sym;
 
 pub fn check(plan: &Plan, errors: &Errors) {
-    for op in &plan.ops {
+    for (id, op) in plan.ops.iter().enumerate() {
         let places: Vec<&Place> = match &op.kind {
             OpKind::Copy { src, dst } => vec![src, dst],
             OpKind::Fill { dst, .. } => vec![dst],
@@ -23,6 +23,9 @@ pub fn check(plan: &Plan, errors: &Errors) {
         };
         for place in places {
             inside(plan, place, errors);
+            if let Some(repeat) = plan.loop_of(id) {
+                inside_every_iteration(plan, repeat, place, errors);
+            }
         }
         if let OpKind::Launch(launch) = &op.kind {
             extents(plan, launch, errors);
@@ -70,6 +73,34 @@ fn extents(plan: &Plan, launch: &Launch, errors: &Errors) {
             );
         }
     }
+}
+
+/// In a loop, a range must lie inside its buffer for every iteration of
+/// every run, provably: `new` would find one that leaves it only for the
+/// counts it is given.
+fn inside_every_iteration(plan: &Plan, repeat: &Loop, place: &Place, errors: &Errors) {
+    let buffer = &plan.buffers[place.buffer];
+    let atoms = &plan.atoms;
+    let computed = &place.facts[..place.computed];
+    if atoms.provably_le_thoroughly(&place.range.end, &buffer.len, &[computed, &repeat.facts]) {
+        return;
+    }
+    let var = &repeat.var;
+    errors.at(
+        place.span,
+        format!(
+            "in the loop, the range {} may reach past the end of `{}` ({} elements) for some `{var}` below `{}`",
+            place.range.display(atoms),
+            buffer.name,
+            buffer.len.display(atoms),
+            crate::text::text(&repeat.count)
+        ),
+        format!(
+            "make the buffer as long as the loop reaches (`{} * m` for chunks of `m`), or end the range at `min(..., {})`",
+            crate::text::text(&repeat.count),
+            buffer.len.display(atoms)
+        ),
+    );
 }
 
 fn inside(plan: &Plan, place: &Place, errors: &Errors) {

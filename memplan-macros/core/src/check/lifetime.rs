@@ -28,10 +28,16 @@ fn initialized_before_read(
     if plan.buffers[buffer].kind.starts_initialized() {
         return;
     }
-    let mut written: Vec<&Access> = Vec::new();
+    let mut written: Vec<(usize, &Access)> = Vec::new();
     for (op, op_accesses) in accesses.iter().enumerate() {
+        // A loop's body is one iteration: what it writes is not all the
+        // loop writes, so after the loop it covers nothing.
+        if let Some(repeat) = plan.loops.iter().find(|l| l.ops.end == op) {
+            written.retain(|(writer, _)| !repeat.contains(*writer));
+        }
         for access in op_accesses.iter().filter(|a| a.buffer == buffer) {
-            if access.mode.reads() && !covered(&plan.atoms, &written, access) {
+            let writes: Vec<&Access> = written.iter().map(|(_, access)| *access).collect();
+            if access.mode.reads() && !covered(&plan.atoms, &writes, access) {
                 let name = &plan.buffers[buffer].name;
                 let help = match &plan.ops[op].kind {
                     OpKind::Launch(_) => format!(
@@ -51,7 +57,7 @@ fn initialized_before_read(
                 );
             }
             match access.mode {
-                Mode::Write | Mode::ReadWrite => written.push(access),
+                Mode::Write | Mode::ReadWrite => written.push((op, access)),
                 // Uses after a free are `used_while_allocated`'s to report.
                 Mode::Free => return,
                 Mode::Read | Mode::Alloc => {}

@@ -12,6 +12,7 @@
 //! | `lifetime.rs` | reads of memory nothing wrote, use after `free`, double `free`, `alloc` without `free` |
 //! | `order.rs` | the happens-before order (and `wait` for an event never recorded) |
 //! | `race.rs` | unordered accesses from two streams, host reads of results in flight, stream-ordered memory across streams |
+//! | `iterations.rs` | the same between two iterations of a loop |
 //! | `unused.rs` | warnings for declared and unused buffers, streams, events and kernels |
 //!
 //! Undeclared and twice-declared names are reported earlier, by `ir::build`.
@@ -19,6 +20,7 @@
 mod bounds;
 mod copies;
 mod host_steps;
+mod iterations;
 mod launch;
 mod lifetime;
 mod order;
@@ -41,7 +43,18 @@ pub struct Analysis {
 
 /// Runs every check on `plan`; errors go to `errors`.
 pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
-    let accesses: Vec<Vec<Access>> = (0..plan.ops.len()).map(|op| plan.accesses(op)).collect();
+    // A loop's body is one iteration `c`, with what holds of `c`.
+    let accesses: Vec<Vec<Access>> = (0..plan.ops.len())
+        .map(|op| {
+            let mut accesses = plan.accesses(op);
+            if let Some(repeat) = plan.loop_of(op) {
+                for access in &mut accesses {
+                    access.facts.extend(repeat.facts.iter().cloned());
+                }
+            }
+            accesses
+        })
+        .collect();
     bounds::check(plan, errors);
     copies::check(plan, errors);
     host_steps::check(plan, errors);
@@ -50,6 +63,7 @@ pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
     lifetime::check(plan, &accesses, errors);
     let order = Order::compute(plan, errors);
     race::check(plan, &accesses, &order, errors);
+    iterations::check(plan, &order, errors);
     Analysis {
         warnings: unused::find(plan, &accesses),
     }

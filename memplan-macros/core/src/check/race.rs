@@ -12,10 +12,42 @@
 
 use super::{Order, line};
 use crate::errors::Errors;
-use crate::ir::{Access, Lane, Mode, OpId, OpKind, Plan};
+use crate::ir::{Access, BufferId, Lane, Mode, OpId, OpKind, Plan};
 use std::collections::HashSet;
 
+/// What a race is between, for its help.
+pub enum Between<'a> {
+    /// Two ops of the plan.
+    Ops,
+    /// An op of iteration `var` of a loop and one of a later iteration,
+    /// which use one element of a set of buffers when `index` is equal
+    /// for both (`None`: a buffer that is not a set).
+    Iterations {
+        var: &'a str,
+        index: Option<&'a str>,
+    },
+}
+
 pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Errors) {
+    check_pairs(
+        plan,
+        accesses,
+        order,
+        errors,
+        &|_, _, _| true,
+        &Between::Ops,
+    );
+}
+
+/// The race check for the pairs of ops `compared` selects, by buffer.
+pub fn check_pairs(
+    plan: &Plan,
+    accesses: &[Vec<Access>],
+    order: &Order,
+    errors: &Errors,
+    compared: &dyn Fn(OpId, OpId, BufferId) -> bool,
+    between: &Between,
+) {
     let mut by_buffer: Vec<Vec<(OpId, &Access)>> = vec![Vec::new(); plan.buffers.len()];
     for (op, op_accesses) in accesses.iter().enumerate() {
         for access in op_accesses {
@@ -29,6 +61,7 @@ pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Erro
         for (later_index, &(later, later_access)) in uses.iter().enumerate() {
             for &(earlier, earlier_access) in &uses[..later_index] {
                 if earlier == later
+                    || !compared(earlier, later, later_access.buffer)
                     || plan.ops[earlier].lane == plan.ops[later].lane
                     || !(earlier_access.mode.writes() || later_access.mode.writes())
                     || order.happens_before(earlier, later)
@@ -45,6 +78,7 @@ pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Erro
                     plan,
                     (earlier, earlier_access),
                     (later, later_access),
+                    between,
                     errors,
                 );
             }
@@ -55,35 +89,62 @@ pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Erro
 type Use<'a> = (OpId, &'a Access);
 
 /// One error at each of the two ops.
-fn report(plan: &Plan, (earlier, first): Use, (later, second): Use, errors: &Errors) {
+fn report(
+    plan: &Plan,
+    (earlier, first): Use,
+    (later, second): Use,
+    between: &Between,
+    errors: &Errors,
+) {
     let buffer = &plan.buffers[first.buffer].name;
     let (a, b) = (&plan.ops[earlier], &plan.ops[later]);
     let (a_lane, b_lane) = (plan.lane_name(a.lane), plan.lane_name(b.lane));
     let (a_line, b_line) = (line(a.span), line(b.span));
 
-    let fix = match (a.lane, b.lane) {
-        (Lane::Stream(stream), Lane::Host) => {
-            format!(
-                "add `sync {};` before `{}`",
-                plan.streams[stream].name, b.label
-            )
-        }
-        (Lane::Stream(from), Lane::Stream(to)) => match recorded_between(plan, earlier, later) {
-            Some(event) => format!(
-                "add `wait {event};` on `{}` before `{}`: `{event}` is recorded on `{}` after `{}`",
-                plan.streams[to].name, b.label, plan.streams[from].name, a.label
-            ),
-            None => match misplaced_record(plan, earlier, later) {
-                Some(help) => help,
-                None => format!(
-                    "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
-                    plan.streams[from].name, a.label, plan.streams[to].name, b.label
-                ),
+    let fix = match (between, a.lane, b.lane) {
+        (
+            Between::Iterations {
+                var,
+                index: Some(index),
             },
+            _,
+            _,
+        ) => format!(
+            "make iteration `{var}′` wait for iteration `{var}` when both use `{buffer}[{index}]`: declare \
+             `event done[k];` (`k` the set's count), `record done[{index}];` on {a_lane} after the earlier op's \
+             last use of it, and `wait done[{index}];` on {b_lane} before the later op; or run both on one \
+             stream of a set indexed the same way, `on lanes[{index}]`"
+        ),
+        (Between::Iterations { var, index: None }, _, _) => format!(
+            "give each iteration its own part of `{buffer}`, a range that moves with `{var}` (`[{var} * m..({var} + 1) * m]`), \
+             or a set of buffers, one per element (`device {buffer}[k]: ...;` used as `{buffer}[{var} % k]`)"
+        ),
+        (Between::Ops, a_lane, b_lane) => match (a_lane, b_lane) {
+            (Lane::Stream(stream), Lane::Host) => {
+                format!(
+                    "add `sync {};` before `{}`",
+                    plan.streams[stream].name, b.label
+                )
+            }
+            (Lane::Stream(from), Lane::Stream(to)) => {
+                match recorded_between(plan, earlier, later) {
+                    Some(event) => format!(
+                        "add `wait {event};` on `{}` before `{}`: `{event}` is recorded on `{}` after `{}`",
+                        plan.streams[to].name, b.label, plan.streams[from].name, a.label
+                    ),
+                    None => match misplaced_record(plan, earlier, later) {
+                        Some(help) => help,
+                        None => format!(
+                            "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
+                            plan.streams[from].name, a.label, plan.streams[to].name, b.label
+                        ),
+                    },
+                }
+            }
+            // The host issues its ops in order, so a host op is ordered before
+            // every op after it; were that ever not so, `sync all` orders all.
+            (Lane::Host, _) => format!("add `sync all;` before `{}`", b.label),
         },
-        // The host issues its ops in order, so a host op is ordered before
-        // every op after it; were that ever not so, `sync all` orders all.
-        (Lane::Host, _) => format!("add `sync all;` before `{}`", b.label),
     };
 
     let (first_message, second_message) = match (first.mode, second.mode) {

@@ -70,6 +70,7 @@ pub fn check(plan: &Plan, errors: &Errors) {
                                 end: buffer.len.clone(),
                             },
                             facts: buffer.len_facts.clone(),
+                            computed: buffer.len_facts.len(),
                             range_expr: None,
                             span: param.name.span(),
                         };

@@ -11,9 +11,12 @@ use super::label::op_label;
 use super::*;
 use crate::errors::Errors;
 use crate::sym::{self, Reading, Sym, SymRange};
-use crate::syntax::{self, BufferSpace, ItemDef, KernelParamTy, OpDef, PlanDef, PriorityDef};
+use crate::syntax::{
+    self, BufferSpace, ItemDef, KernelParamTy, LoopDef, OpDef, PlanDef, PriorityDef,
+};
 use crate::text::text;
 use std::collections::HashMap;
+use syn::spanned::Spanned;
 use syn::{Expr, RangeLimits};
 
 /// Names of generated items start with this; plan names may not.
@@ -25,6 +28,9 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
         errors,
         names: HashMap::new(),
         freed: Vec::new(),
+        in_loop: false,
+        current_var: None,
+        loop_facts: Vec::new(),
         plan: Plan {
             attrs: def.attrs.clone(),
             vis: def.vis.clone(),
@@ -35,7 +41,9 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
             buffers: Vec::new(),
             streams: Vec::new(),
             events: Vec::new(),
+            event_arrays: Vec::new(),
             ops: Vec::new(),
+            loops: Vec::new(),
             atoms: Default::default(),
         },
     };
@@ -49,16 +57,12 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
     for item in &def.items {
         match item {
             ItemDef::Op(op) => builder.op(op, Lane::Host),
-            ItemDef::On(block) => {
-                if let Some(stream) = builder.stream(&block.stream) {
-                    for op in &block.ops {
-                        builder.op(op, Lane::Stream(stream));
-                    }
-                }
-            }
+            ItemDef::On(block) => builder.block(block),
+            ItemDef::Loop(def) => builder.repeat(def),
             _ => {}
         }
     }
+    builder.events_stay_in_their_loop();
     builder.plan
 }
 
@@ -137,7 +141,40 @@ struct Builder<'a> {
     names: HashMap<String, (Name, Span)>,
     /// Stream-ordered buffers already freed, whose names may be reused.
     freed: Vec<BufferId>,
+    /// Whether a loop's body is being read.
+    in_loop: bool,
+    /// The variable of the loop being read.
+    current_var: Option<String>,
+    /// What holds of the iteration being read (`c + 1 <= k`), a fact of
+    /// every range in it.
+    loop_facts: Vec<Sym>,
     plan: Plan,
+}
+
+/// The kind of declaration a set is of, for messages.
+#[derive(Clone, Copy)]
+enum SetOf {
+    Streams,
+    Events,
+    Buffers,
+}
+
+impl SetOf {
+    fn one(self) -> &'static str {
+        match self {
+            SetOf::Streams => "stream",
+            SetOf::Events => "event",
+            SetOf::Buffers => "buffer",
+        }
+    }
+
+    fn many(self) -> &'static str {
+        match self {
+            SetOf::Streams => "streams",
+            SetOf::Events => "events",
+            SetOf::Buffers => "buffers",
+        }
+    }
 }
 
 impl Builder<'_> {
@@ -252,6 +289,7 @@ impl Builder<'_> {
                         mutable: reference.mutability.is_some(),
                         registered: param.registered.is_some(),
                     },
+                    array: None,
                 });
                 self.declare(&param.name, Name::Buffer(buffer));
                 ParamKind::Slice(buffer)
@@ -313,21 +351,241 @@ impl Builder<'_> {
                         Some(PriorityDef::Level(level, _)) => Priority::Level(*level),
                     };
                     let id = self.plan.streams.len();
+                    let array = self.array(&def.count);
                     self.plan.streams.push(Stream {
                         name: def.name.clone(),
                         priority,
+                        array,
                     });
                     self.declare(&def.name, Name::Stream(id));
                 }
             }
             ItemDef::Events(decl) => {
-                for event in &decl.events {
+                for (event, count) in &decl.events {
                     let id = self.plan.events.len();
+                    let array = self.array(count);
                     self.plan.events.push(event.clone());
+                    self.plan.event_arrays.push(array);
                     self.declare(event, Name::Event(id));
                 }
             }
-            ItemDef::On(_) | ItemDef::Op(_) => {}
+            ItemDef::On(_) | ItemDef::Op(_) | ItemDef::Loop(_) => {}
+        }
+    }
+
+    /// A set's count, read as a size (which `new` computes).
+    fn array(&mut self, count: &Option<Expr>) -> Option<Array> {
+        let count = count.as_ref()?;
+        self.read(count);
+        Some(Array {
+            count: count.clone(),
+            index: None,
+        })
+    }
+
+    /// `on s { ... }`, or `on lanes[c % s] { ... }` in a loop.
+    fn block(&mut self, block: &syntax::OnBlock) {
+        let Some(stream) = self.stream(&block.stream) else {
+            return;
+        };
+        let mut array = self.plan.streams[stream].array.take();
+        let used = self.element(
+            &mut array,
+            &block.stream,
+            block.index.as_ref(),
+            SetOf::Streams,
+        );
+        self.plan.streams[stream].array = array;
+        if used {
+            for op in &block.ops {
+                self.op(op, Lane::Stream(stream));
+            }
+        }
+    }
+
+    /// Checks a use of declaration `name` (a set of several if `array`)
+    /// with `index`, and notes the index the loop uses; false (with an
+    /// error) if the use is wrong.
+    fn element(
+        &mut self,
+        array: &mut Option<Array>,
+        name: &Ident,
+        index: Option<&Expr>,
+        of: SetOf,
+    ) -> bool {
+        let var = self.current_var.clone().unwrap_or_else(|| "c".to_owned());
+        match (array.as_mut(), index) {
+            (None, None) => true,
+            (None, Some(index)) => {
+                let help = match of {
+                    SetOf::Buffers => {
+                        "index buffers with ranges such as `[0..n]`, `[i..]` or `[..]`".to_owned()
+                    }
+                    _ => format!(
+                        "write `{name}`, or declare a set of {}: `{name}[k]`",
+                        of.many()
+                    ),
+                };
+                self.errors.at(
+                    index.span(),
+                    format!("`{name}` is one {}, not a set of them", of.one()),
+                    help,
+                );
+                false
+            }
+            (Some(_), None) => {
+                self.errors.at(
+                    name.span(),
+                    format!("`{name}` is a set of {}: say which one", of.many()),
+                    format!("in a loop over `{var}`, write `{name}[{var} % k]` with `k` its count"),
+                );
+                false
+            }
+            (Some(_), Some(index)) if !self.in_loop => {
+                self.errors.at(
+                    index.span(),
+                    format!(
+                        "a set of {} is used in a `for` loop, indexed by the loop's variable",
+                        of.many()
+                    ),
+                    format!("move this into `for c in 0..k {{ ... }}`, as `{name}[c % k]`"),
+                );
+                false
+            }
+            (Some(array), Some(index)) => {
+                let reading = self.read(index);
+                match &array.index {
+                    None => {
+                        array.index = Some((index.clone(), reading.value));
+                        true
+                    }
+                    Some((first, _)) if text(first) == text(index) => true,
+                    Some((first, _)) => {
+                        self.errors.at(
+                            index.span(),
+                            format!(
+                                "`{name}` is indexed by `{}` elsewhere in this loop, and here by `{}`",
+                                text(first),
+                                text(index)
+                            ),
+                            format!(
+                                "an iteration uses one element of a set: index `{name}` the same way throughout the loop"
+                            ),
+                        );
+                        false
+                    }
+                }
+            }
+        }
+    }
+
+    /// `for c in 0..k { ... }`: the body read once for iteration `c`, and
+    /// again for a later iteration `c′`, for the checks to compare.
+    fn repeat(&mut self, def: &LoopDef) {
+        if let Some(first) = self.plan.loops.first() {
+            self.errors.at(
+                def.span(),
+                format!(
+                    "a plan has one `for` loop, and this one has another (line {})",
+                    first.span.start().line
+                ),
+                "split the work into two plans, or into one loop",
+            );
+            return;
+        }
+        let var = def.var.to_string();
+        if let Some((name, span)) = self.names.get(&var) {
+            self.errors.at(
+                def.var.span(),
+                format!(
+                    "`{var}` is already {} (line {})",
+                    name.what(),
+                    span.start().line
+                ),
+                "give the loop's variable a name of its own",
+            );
+            return;
+        }
+        self.reserve(&def.var);
+        let Reading {
+            value: count,
+            mut facts,
+        } = self.read(&def.count);
+        let later_name = format!("{var}′");
+        let (current, later) = (
+            Sym::atom(self.plan.atoms.intern(&var)),
+            Sym::atom(self.plan.atoms.intern(&later_name)),
+        );
+        let one = Sym::constant(1);
+        let below = |at: &Sym| at.add(&one).and_then(|next| next.sub(&count));
+        facts.extend(below(&current));
+        let mut later_facts: Vec<Sym> = below(&later).into_iter().collect();
+        later_facts.extend(current.add(&one).and_then(|next| next.sub(&later)));
+
+        self.plan.atoms.set_loop(Some(&var));
+        self.current_var = Some(var.clone());
+        self.in_loop = true;
+        self.loop_facts = facts.clone();
+        let first = self.plan.ops.len();
+        for block in &def.blocks {
+            self.block(block);
+        }
+        let end = self.plan.ops.len();
+        self.loop_facts.extend(later_facts.iter().cloned());
+        // The later iteration: the same body, its variable renamed. Its
+        // errors are the first reading's, so they are not said twice.
+        self.errors.mute(true);
+        self.plan.atoms.set_rename(Some((&var, &later_name)));
+        for block in &def.blocks {
+            if let Some(stream) = self.stream(&block.stream) {
+                for op in &block.ops {
+                    self.op(op, Lane::Stream(stream));
+                }
+            }
+        }
+        self.plan.atoms.set_rename(None);
+        self.errors.mute(false);
+        self.loop_facts.clear();
+        self.in_loop = false;
+        self.current_var = None;
+        self.plan.atoms.set_loop(None);
+        let later = self.plan.ops.split_off(end);
+        if later.len() != end - first {
+            // The first reading had errors: the checks do not run.
+            return;
+        }
+        self.plan.loops.push(Loop {
+            var: def.var.clone(),
+            count: def.count.clone(),
+            ops: first..end,
+            later,
+            facts,
+            later_facts,
+            span: def.span(),
+        });
+    }
+
+    /// An event recorded or waited for in the loop is the loop's own: a
+    /// `wait` after the loop would wait for its last iteration only, and
+    /// one in it for the iteration before, which the checks do not model.
+    fn events_stay_in_their_loop(&self) {
+        let Some(repeat) = self.plan.loops.first() else {
+            return;
+        };
+        for (event, name) in self.plan.events.iter().enumerate() {
+            let uses = |inside: bool| {
+                self.plan.ops.iter().enumerate().find(|(id, op)| {
+                    repeat.contains(*id) == inside
+                        && matches!(op.kind, OpKind::Record(e) | OpKind::Wait(e) if e == event)
+                })
+            };
+            if let (Some(_), Some((_, outside))) = (uses(true), uses(false)) {
+                self.errors.at(
+                    outside.span,
+                    format!("`{name}` is used in the loop (line {}), and here outside it", repeat.span.start().line),
+                    "declare another event for use outside the loop; a loop's events order its iterations",
+                );
+            }
         }
     }
 
@@ -380,6 +638,20 @@ impl Builder<'_> {
             value: len,
             facts: len_facts,
         } = self.read(&def.len);
+        if let (Some(count), false) = (&def.count, kind == BufferKind::Device) {
+            self.errors.at(
+                count.span(),
+                format!(
+                    "`{}` is declared as a set of buffers, which only `device` memory can be",
+                    def.name
+                ),
+                "declare one buffer that holds them all, and use ranges of it",
+            );
+        }
+        let array = match kind {
+            BufferKind::Device => self.array(&def.count),
+            _ => None,
+        };
         let id = self.plan.buffers.len();
         self.plan.buffers.push(Buffer {
             name: def.name.clone(),
@@ -388,6 +660,7 @@ impl Builder<'_> {
             len_facts,
             len_expr: Some(def.len.clone()),
             kind,
+            array,
         });
         self.declare(&def.name, Name::Buffer(id));
         id
@@ -419,6 +692,15 @@ impl Builder<'_> {
         }
     }
 
+    /// `e` or `e[index]` of a set of events.
+    fn event_element(&mut self, event: &Ident, index: &Option<Expr>) -> Option<EventId> {
+        let id = self.event(event)?;
+        let mut array = self.plan.event_arrays[id].take();
+        let used = self.element(&mut array, event, index.as_ref(), SetOf::Events);
+        self.plan.event_arrays[id] = array;
+        used.then_some(id)
+    }
+
     fn buffer_named(&self, ident: &Ident) -> Option<BufferId> {
         match self.lookup(ident, Wanted::Buffer)? {
             Name::Buffer(id) => Some(id),
@@ -440,10 +722,22 @@ impl Builder<'_> {
 
     fn place(&mut self, place: &syntax::Place) -> Option<Place> {
         let buffer = self.buffer_named(&place.name)?;
+        let mut array = self.plan.buffers[buffer].array.take();
+        let used = self.element(
+            &mut array,
+            &place.name,
+            place.index.as_ref(),
+            SetOf::Buffers,
+        );
+        self.plan.buffers[buffer].array = array;
+        if !used {
+            return None;
+        }
         let len = self.plan.buffers[buffer].len.clone();
         // What `new` checks before anything runs: each size computed
         // without wrapping, and the range inside its buffer.
         let mut facts = self.plan.buffers[buffer].len_facts.clone();
+        facts.extend(self.loop_facts.iter().cloned());
         let mut read = |expr: &Expr, facts: &mut Vec<Sym>| {
             let reading = self.read(expr);
             facts.extend(reading.facts);
@@ -470,12 +764,14 @@ impl Builder<'_> {
                 SymRange { start, end }
             }
         };
+        let computed = facts.len();
         facts.extend(range.start.sub(&range.end));
         facts.extend(range.end.sub(&len));
         Some(Place {
             buffer,
             range,
             facts,
+            computed,
             range_expr: place.range.clone(),
             span: place.name.span(),
         })
@@ -524,8 +820,8 @@ impl Builder<'_> {
                 );
                 return None;
             }
-            OpDef::Record { event, .. } => OpKind::Record(self.event(event)?),
-            OpDef::Wait { event, .. } => OpKind::Wait(self.event(event)?),
+            OpDef::Record { event, index, .. } => OpKind::Record(self.event_element(event, index)?),
+            OpDef::Wait { event, index, .. } => OpKind::Wait(self.event_element(event, index)?),
             OpDef::Sync { .. } if in_stream => {
                 self.errors.at(
                     span,
@@ -538,6 +834,14 @@ impl Builder<'_> {
                 Some(stream) => Some(self.stream(stream)?),
                 None => None,
             }),
+            OpDef::Alloc { .. } | OpDef::Free { .. } if self.in_loop => {
+                self.errors.at(
+                    span,
+                    "stream-ordered memory is not allocated or freed in a loop",
+                    "declare a set of device buffers, `device ring[r]: [T; len];`, and use `ring[c % r]`",
+                );
+                return None;
+            }
             OpDef::Alloc { buffer, .. } => {
                 if !in_stream {
                     self.errors.at(
@@ -689,12 +993,20 @@ impl Builder<'_> {
     }
 
     /// `da` or `da[0..n]`, when `da` names a buffer: the argument is that
-    /// buffer. Anything else is a value.
+    /// buffer (`ring[c % r]`, `ring[c % r][..len]` of a set of buffers).
+    /// Anything else is a value.
     fn buffer_argument(&self, expr: &Expr) -> Option<syntax::Place> {
-        let (path, range) = match expr {
+        let (base, range) = match expr {
+            Expr::Index(index) => match &*index.index {
+                Expr::Range(range) => (&*index.expr, Some(range.clone())),
+                _ => (expr, None),
+            },
+            _ => (expr, None),
+        };
+        let (path, index) = match base {
             Expr::Path(path) => (path, None),
-            Expr::Index(index) => match (&*index.expr, &*index.index) {
-                (Expr::Path(path), Expr::Range(range)) => (path, Some(range.clone())),
+            Expr::Index(index) => match &*index.expr {
+                Expr::Path(path) => (path, Some((*index.index).clone())),
                 _ => return None,
             },
             _ => return None,
@@ -706,6 +1018,7 @@ impl Builder<'_> {
         )
         .then(|| syntax::Place {
             name: ident.clone(),
+            index,
             range,
         })
     }

@@ -15,6 +15,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit};
 
 /// What a launch's buffer argument touches.
+#[derive(Clone)]
 pub enum LaunchExtent {
     /// In the plan's sizes, when every value the extent names stands for
     /// one: checked statically where the arithmetic can, else by `new`,

@@ -9,8 +9,8 @@ pub fn op_label(op: &OpDef) -> String {
         OpDef::Copy { src, dst, .. } => format!("copy {} -> {}", place(src), place(dst)),
         OpDef::Fill { dst, value, .. } => format!("fill {} with {}", place(dst), tokens(value)),
         OpDef::Launch(launch) => format!("launch {}", launch.kernel),
-        OpDef::Record { event, .. } => format!("record {event}"),
-        OpDef::Wait { event, .. } => format!("wait {event}"),
+        OpDef::Record { event, index, .. } => format!("record {event}{}", indexed(index)),
+        OpDef::Wait { event, index, .. } => format!("wait {event}{}", indexed(index)),
         OpDef::Sync {
             stream: Some(stream),
             ..
@@ -37,10 +37,19 @@ pub fn op_label(op: &OpDef) -> String {
 }
 
 pub fn place(place: &Place) -> String {
+    let name = format!("{}{}", place.name, indexed(&place.index));
     match &place.range {
-        Some(range) => format!("{}[{}]", place.name, tokens(range)),
-        None => place.name.to_string(),
+        Some(range) => format!("{name}[{}]", tokens(range)),
+        None => name,
     }
+}
+
+/// `[c % r]` of an element of a set, or nothing.
+pub fn indexed(index: &Option<syn::Expr>) -> String {
+    index
+        .as_ref()
+        .map(|index| format!("[{}]", tokens(index)))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub type EventId = usize;
 pub type KernelId = usize;
 pub type OpId = usize;
 
+#[derive(Clone)]
 pub struct Plan {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
@@ -34,16 +35,55 @@ pub struct Plan {
     pub buffers: Vec<Buffer>,
     pub streams: Vec<Stream>,
     pub events: Vec<Ident>,
+    /// By event: a set of events (`event freed[r];`), or `None`.
+    pub event_arrays: Vec<Option<Array>>,
     /// In program order: the order the host issues them.
     pub ops: Vec<Op>,
+    /// The `for` loops, each a run of consecutive ops.
+    pub loops: Vec<Loop>,
     pub atoms: Atoms,
 }
 
+/// `for c in 0..k { ... }`: its ops, `ops`, are the body for one iteration
+/// `c`; `later` is the same body for an iteration `c′` after it, which the
+/// checks compare it with.
+#[derive(Clone)]
+pub struct Loop {
+    pub var: Ident,
+    /// `k`, as written.
+    pub count: Expr,
+    pub ops: std::ops::Range<OpId>,
+    pub later: Vec<Op>,
+    /// What holds of iteration `c`: `c + 1 <= k`, and what computing `k`
+    /// guarantees.
+    pub facts: Vec<Sym>,
+    /// What holds of `c′` besides: `c + 1 <= c′`, `c′ + 1 <= k`.
+    pub later_facts: Vec<Sym>,
+    pub span: Span,
+}
+
+impl Loop {
+    pub fn contains(&self, op: OpId) -> bool {
+        self.ops.contains(&op)
+    }
+}
+
+/// A declaration of several: `stream lanes[s]`, `event freed[r]`, `device
+/// ring[r]: [f32; m]`. A loop uses one element of it, by one index.
+#[derive(Clone)]
+pub struct Array {
+    pub count: Expr,
+    /// The index the loop uses, as written and as a size.
+    pub index: Option<(Expr, Sym)>,
+}
+
+#[derive(Clone)]
 pub struct Param {
     pub name: Ident,
     pub kind: ParamKind,
 }
 
+#[derive(Clone)]
 pub enum ParamKind {
     /// `n: usize`: usable in lengths and ranges.
     Size,
@@ -53,6 +93,7 @@ pub enum ParamKind {
     Slice(BufferId),
 }
 
+#[derive(Clone)]
 pub struct Kernel {
     pub name: Ident,
     /// Index into [`Plan::modules`].
@@ -65,6 +106,7 @@ pub struct Kernel {
     pub cpp_name: Option<syn::LitStr>,
 }
 
+#[derive(Clone)]
 pub struct KernelParam {
     pub name: Ident,
     pub kind: KernelParamKind,
@@ -96,6 +138,7 @@ impl KernelParam {
     }
 }
 
+#[derive(Clone)]
 pub enum KernelParamKind {
     Slice {
         access: SliceAccess,
@@ -106,6 +149,7 @@ pub enum KernelParamKind {
     Value(Type),
 }
 
+#[derive(Clone)]
 pub struct Buffer {
     pub name: Ident,
     pub elem: Type,
@@ -115,6 +159,8 @@ pub struct Buffer {
     /// The length as written; `None` for a caller slice without one.
     pub len_expr: Option<Expr>,
     pub kind: BufferKind,
+    /// A set of buffers of `len` elements each (a ring).
+    pub array: Option<Array>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,9 +222,11 @@ impl BufferKind {
     }
 }
 
+#[derive(Clone)]
 pub struct Stream {
     pub name: Ident,
     pub priority: Priority,
+    pub array: Option<Array>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,6 +236,7 @@ pub enum Priority {
     Level(i32),
 }
 
+#[derive(Clone)]
 pub struct Op {
     pub kind: OpKind,
     pub lane: Lane,
@@ -204,6 +253,7 @@ pub enum Lane {
     Stream(StreamId),
 }
 
+#[derive(Clone)]
 pub enum OpKind {
     Copy {
         src: Place,
@@ -227,6 +277,7 @@ pub enum OpKind {
 }
 
 /// A buffer or a range of one, as an op names it.
+#[derive(Clone)]
 pub struct Place {
     pub buffer: BufferId,
     pub range: SymRange,
@@ -235,11 +286,15 @@ pub struct Place {
     /// (or of the buffer's length) underflowed or divided by zero. The
     /// checks may use them in their proofs.
     pub facts: Vec<Sym>,
+    /// How many of `facts` come from computing the sizes; the rest say
+    /// that the range lies inside its buffer.
+    pub computed: usize,
     /// The range as written, if any.
     pub range_expr: Option<ExprRange>,
     pub span: Span,
 }
 
+#[derive(Clone)]
 pub struct Launch {
     pub kernel: KernelId,
     pub grid: Expr,
@@ -256,11 +311,13 @@ pub struct Launch {
 }
 
 /// A launch argument: a buffer (or range) of the plan, or a value.
+#[derive(Clone)]
 pub enum Arg {
     Buffer(Place),
     Value(Expr),
 }
 
+#[derive(Clone)]
 pub struct HostParam {
     pub buffer: BufferId,
     /// The name as the step's list writes it; the step's code uses it.
@@ -282,6 +339,11 @@ impl HostParam {
 }
 
 impl Plan {
+    /// The loop op `op` is in, if any.
+    pub fn loop_of(&self, op: OpId) -> Option<&Loop> {
+        self.loops.iter().find(|l| l.contains(op))
+    }
+
     pub fn buffer_name(&self, id: BufferId) -> String {
         self.buffers[id].name.to_string()
     }

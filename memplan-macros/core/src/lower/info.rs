@@ -11,6 +11,7 @@ use super::sizes::{Sizes, is_blocks};
 use crate::ir::{
     Arg, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, ParamKind, Place, Plan, Priority,
 };
+use crate::text::text;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -109,6 +110,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                 quote!(Copy(#src, #dst))
             }
             OpKind::Fill { dst, value } => {
+                once(plan, index as usize, value)?;
                 given.push(Given::Fill {
                     op: index,
                     ty: plan.buffers[dst.buffer].elem.clone(),
@@ -121,6 +123,12 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                 let kernel = number(launch.kernel);
                 let grid = dims(&launch.grid, plan, &mut sizes);
                 let block = dims(&launch.block, plan, &mut sizes);
+                if grid.is_none() {
+                    once(plan, index as usize, &launch.grid)?;
+                }
+                if block.is_none() {
+                    once(plan, index as usize, &launch.block)?;
+                }
                 let grid = grid.unwrap_or_else(|| {
                     given.push(Given::Grid {
                         op: index,
@@ -143,6 +151,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                             quote!(Some(Shared::Size(#size)))
                         }
                         None => {
+                            once(plan, index as usize, expr)?;
                             given.push(Given::Shared {
                                 op: index,
                                 value: expr.clone(),
@@ -178,6 +187,11 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                                     "a value for a slice parameter",
                                 ));
                             };
+                            if let Some((size, int)) = counted(plan, index as usize, value)? {
+                                let size = number(sizes.length(&size, plan)?);
+                                args.push(quote!(Count(#size, #int, #name)));
+                                continue;
+                            }
                             given.push(Given::Value {
                                 op: index,
                                 arg: position as u16,
@@ -232,7 +246,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         });
     }
 
-    let buffers = plan.buffers.iter().enumerate().map(|(id, buffer)| {
+    let buffers = plan.buffers.iter().enumerate().map(|(id, buffer)| -> syn::Result<TokenStream> {
         let label = match buffer.kind {
             BufferKind::Param { .. } => format!("parameter {}", buffer.name),
             _ => format!("{}: {}", buffer.name, buffer_kind(plan, id)),
@@ -273,9 +287,10 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         let len = number(lengths[id]);
         let elem = &buffer.elem;
         let elem = quote_spanned!(elem.span()=> elem::<#elem>());
-        quote!(#site.buffer(#elem, #len, #kind))
+        let array = array_tokens(&buffer.array, plan, &mut sizes)?;
+        Ok(quote!(#site.buffer(#elem, #len, #kind)#array))
     });
-    let buffers: Vec<TokenStream> = buffers.collect();
+    let buffers: Vec<TokenStream> = buffers.collect::<syn::Result<_>>()?;
 
     let kernels = plan.kernels.iter().enumerate().map(|(index, kernel)| {
         let site = site(&format!("kernel {}", kernel.name), kernel.name.span());
@@ -288,23 +303,45 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         });
         quote!(#site.kernel(#entry, #module, &[#(#params),*]))
     });
-    let streams = plan.streams.iter().map(|stream| {
-        let site = site(&format!("stream {}", stream.name), stream.name.span());
-        let name = stream.name.to_string();
-        let priority = match stream.priority {
-            Priority::Normal => quote!(Priority::Normal),
-            Priority::High => quote!(Priority::High),
-            Priority::Level(level) => {
-                let level = proc_macro2::Literal::i32_unsuffixed(level);
-                quote!(Priority::Level(#level))
-            }
-        };
-        quote!(#site.stream(#name, #priority))
-    });
-    let events = plan
-        .events
+    let streams = plan
+        .streams
         .iter()
-        .map(|event| site(&format!("event {event}"), event.span()));
+        .map(|stream| -> syn::Result<TokenStream> {
+            let site = site(&format!("stream {}", stream.name), stream.name.span());
+            let name = stream.name.to_string();
+            let priority = match stream.priority {
+                Priority::Normal => quote!(Priority::Normal),
+                Priority::High => quote!(Priority::High),
+                Priority::Level(level) => {
+                    let level = proc_macro2::Literal::i32_unsuffixed(level);
+                    quote!(Priority::Level(#level))
+                }
+            };
+            let array = array_tokens(&stream.array, plan, &mut sizes)?;
+            Ok(quote!(#site.stream(#name, #priority)#array))
+        });
+    let streams: Vec<TokenStream> = streams.collect::<syn::Result<_>>()?;
+    let mut events = Vec::new();
+    for (event, array) in plan.events.iter().zip(&plan.event_arrays) {
+        let site = site(&format!("event {event}"), event.span());
+        let array = array_tokens(array, plan, &mut sizes)?;
+        events.push(quote!(#site.event()#array));
+    }
+    let loops: Vec<TokenStream> = plan
+        .loops
+        .iter()
+        .enumerate()
+        .map(|(index, repeat)| {
+            let site = site(
+                &format!("for {} in 0..{}", repeat.var, text(&repeat.count)),
+                repeat.span,
+            );
+            let count = number(sizes.length(&repeat.count, plan)?);
+            let input = number(sizes.loop_input(index));
+            let (first, end) = (number(repeat.ops.start), number(repeat.ops.end));
+            Ok(quote!(#site.repeat(#count, #input, #first, #end)))
+        })
+        .collect::<syn::Result<_>>()?;
 
     // Checked last: each distinct size is numbered as it is met.
     if sizes.count() > MOST {
@@ -330,6 +367,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             streams: &[#(#streams),*],
             events: &[#(#events),*],
             ops: &[#(#ops),*],
+            loops: &[#(#loops),*],
         }
     }};
     Ok(Description {
@@ -337,6 +375,59 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         inputs: sizes.new_inputs(plan),
         given,
     })
+}
+
+/// An expression `new` evaluates once may not read a loop's variable.
+fn once(plan: &Plan, op: usize, expr: &Expr) -> syn::Result<()> {
+    let Some(repeat) = plan.loop_of(op) else {
+        return Ok(());
+    };
+    let var = repeat.var.to_string();
+    match crate::sym::mentions(expr, &var) {
+        None => Ok(()),
+        Some(path) => Err(syn::Error::new_spanned(
+            path,
+            format!(
+                "`{}` reads the loop variable `{var}`, and `new` computes it once\n\n\
+                 help: a launch argument that changes with `{var}` is a size cast to the kernel's integer type, \
+                 `(n - {var} * m) as i32`; launch dimensions are sizes, `blocks(min(m, n - {var} * m), 256)`",
+                text(expr)
+            ),
+        )),
+    }
+}
+
+/// For a value argument of launch `op` that reads the loop's variable:
+/// the size it casts to an integer type (`(n - c * m) as i32`), which the
+/// runtime computes at each iteration.
+fn counted(plan: &Plan, op: usize, value: &Expr) -> syn::Result<Option<(Expr, TokenStream)>> {
+    let Some(repeat) = plan.loop_of(op) else {
+        return Ok(None);
+    };
+    if crate::sym::mentions(value, &repeat.var.to_string()).is_none() {
+        return Ok(None);
+    }
+    let mut inner = value;
+    while let Expr::Paren(paren) = inner {
+        inner = &paren.expr;
+    }
+    let (size, ty) = match inner {
+        Expr::Cast(cast) => (&*cast.expr, text(&cast.ty)),
+        other => (other, "usize".to_owned()),
+    };
+    let int = match ty.as_str() {
+        "i32" => quote!(Int::I32),
+        "u32" => quote!(Int::U32),
+        "i64" | "isize" => quote!(Int::I64),
+        "u64" | "usize" => quote!(Int::U64),
+        _ => {
+            return once(plan, op, value).map(|()| None);
+        }
+    };
+    if !crate::sym::is_pure(size, &plan.atoms) {
+        return once(plan, op, value).map(|()| None);
+    }
+    Ok(Some((size.clone(), int)))
 }
 
 /// `Part(buffer, start, end)`, or `Whole(buffer)`.
@@ -364,6 +455,24 @@ fn place_tokens(
     };
     let (start, end) = (number(start), number(end));
     Ok(quote!(Part(#buffer, #start, #end)))
+}
+
+/// `.array(Array { count, index })` of a set's declaration, or nothing.
+fn array_tokens(
+    array: &Option<crate::ir::Array>,
+    plan: &Plan,
+    sizes: &mut Sizes,
+) -> syn::Result<TokenStream> {
+    let Some(array) = array else {
+        return Ok(TokenStream::new());
+    };
+    let count = number(sizes.length(&array.count, plan)?);
+    let index = match &array.index {
+        Some((index, _)) => sizes.length(index, plan)?,
+        None => sizes.literal(0),
+    };
+    let index = number(index);
+    Ok(quote!(.array(Array { count: #count, index: #index })))
 }
 
 /// `Sizes(&[..])` when every dimension is written in the size arithmetic;

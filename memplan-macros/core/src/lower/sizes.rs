@@ -25,6 +25,8 @@ enum Input {
     Value(usize),
     /// A caller slice's length (`measured[i]`).
     Measured(usize),
+    /// The variable of loop `i`, set by the runtime at each iteration.
+    Loop(usize),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -38,6 +40,7 @@ enum Step {
     Rem,
     Blocks,
     U32,
+    Min,
 }
 
 pub struct Sizes {
@@ -47,6 +50,8 @@ pub struct Sizes {
     values: Vec<(String, Expr)>,
     /// The measured lengths' names (`xs.len()`).
     measured: Vec<String>,
+    /// The loops' variables.
+    loops: Vec<String>,
     programs: Vec<(String, Vec<Step>)>,
     /// Programs by their steps: two expressions that print alike but
     /// compute differently (a macro's invisible groups) stay apart.
@@ -76,6 +81,7 @@ impl Sizes {
             params,
             values: Vec::new(),
             measured: Vec::new(),
+            loops: plan.loops.iter().map(|l| l.var.to_string()).collect(),
             programs: Vec::new(),
             index: HashMap::new(),
         }
@@ -182,7 +188,10 @@ impl Sizes {
             },
             Expr::Path(path) if path.qself.is_none() => {
                 let name = text(&path.path);
-                if let Some(index) = self.params.iter().position(|p| *p == name) {
+                if let Some(index) = self.loops.iter().position(|l| *l == name) {
+                    out.push(Step::Input(Input::Loop(index)));
+                    true
+                } else if let Some(index) = self.params.iter().position(|p| *p == name) {
                     out.push(Step::Input(Input::Size(index)));
                     true
                 } else if context == Context::Length && !plan.atoms.is_size(&name) {
@@ -223,6 +232,12 @@ impl Sizes {
                         true
                     }
                 }
+            }
+            Expr::Call(call) if sym::is_min(call) => {
+                let both = self.steps(&call.args[0], context, plan, out)
+                    && self.steps(&call.args[1], context, plan, out);
+                out.push(Step::Min);
+                both
             }
             // Terms the arithmetic does not look into: `new` computes them.
             Expr::Call(_) | Expr::MethodCall(_) | Expr::Field(_) | Expr::Index(_)
@@ -283,7 +298,13 @@ impl Sizes {
         let mut names = self.params.clone();
         names.extend(self.values.iter().map(|(name, _)| name.clone()));
         names.extend(self.measured.iter().cloned());
+        names.extend(self.loops.iter().cloned());
         names
+    }
+
+    /// The input loop `index`'s variable sets.
+    pub fn loop_input(&self, index: usize) -> u16 {
+        (self.params.len() + self.values.len() + self.measured.len() + index) as u16
     }
 
     /// What `new` passes: the sizes, then the values, as written.
@@ -306,6 +327,7 @@ impl Sizes {
             Input::Size(i) => i,
             Input::Value(i) => self.params.len() + i,
             Input::Measured(i) => self.params.len() + self.values.len() + i,
+            Input::Loop(i) => self.params.len() + self.values.len() + self.measured.len() + i,
         } as u16;
         self.programs
             .iter()
@@ -326,6 +348,7 @@ impl Sizes {
                     Step::Rem => quote!(Rem),
                     Step::Blocks => quote!(Blocks),
                     Step::U32 => quote!(U32),
+                    Step::Min => quote!(Min),
                 });
                 quote!(Size(#text, &[#(#steps),*]))
             })

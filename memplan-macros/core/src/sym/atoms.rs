@@ -34,7 +34,7 @@ pub(crate) enum AtomDef {
 }
 
 /// The atoms of one plan, by name, and what each is known to be.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct Atoms {
     names: Vec<String>,
     defs: Vec<AtomDef>,
@@ -47,6 +47,12 @@ pub struct Atoms {
     /// The caller's slices, with their declared lengths (`None`: measured
     /// at each run, the atom `name.len()`).
     slices: HashMap<String, Option<Sym>>,
+    /// The variable of the loop being read, which terms `new` computes
+    /// once may not read.
+    loop_var: Option<String>,
+    /// While a loop's body is read a second time, for a later iteration:
+    /// its variable, and the name of the later iteration's.
+    rename: Option<(String, String)>,
 }
 
 impl Atoms {
@@ -59,6 +65,34 @@ impl Atoms {
     pub fn intern_size(&mut self, name: &str) -> Atom {
         self.sizes.push(name.to_owned());
         self.intern(name)
+    }
+
+    /// Reads what follows inside loop `var`'s body (`None`: outside).
+    pub fn set_loop(&mut self, var: Option<&str>) {
+        if let Some(var) = var
+            && !self.is_size(var)
+        {
+            self.sizes.push(var.to_owned());
+        }
+        self.loop_var = var.map(str::to_owned);
+    }
+
+    pub(crate) fn loop_var(&self) -> Option<&str> {
+        self.loop_var.as_deref()
+    }
+
+    /// Reads the loop's variable `var` as `later` from now on (`None`:
+    /// as itself again).
+    pub fn set_rename(&mut self, rename: Option<(&str, &str)>) {
+        self.rename = rename.map(|(var, later)| (var.to_owned(), later.to_owned()));
+    }
+
+    /// The atom's name for path `name`, as renamed.
+    pub(crate) fn renamed(&self, name: String) -> String {
+        match &self.rename {
+            Some((var, later)) if *var == name => later.clone(),
+            _ => name,
+        }
     }
 
     /// Whether `name` is a `usize` plan parameter.

@@ -28,6 +28,11 @@ impl SymRange {
 }
 
 impl Atoms {
+    /// The name of the atom `min(a, b)`.
+    pub(crate) fn min_text(&self, a: &Sym, b: &Sym) -> String {
+        format!("min({}, {})", text(a, self), text(b, self))
+    }
+
     /// The name of the quotient atom `⌊numerator / divisor⌋`.
     pub(crate) fn quotient_text(&self, numerator: &Sym, divisor: &Sym) -> String {
         format!(

@@ -39,4 +39,7 @@ mod witness;
 
 pub use atoms::{Atom, Atoms};
 pub use poly::{Sym, SymRange};
-pub use read::{MAX_DEPTH, Reading, UNSUPPORTED, binary_chain, cast_name, is_pure, is_usize, read};
+pub use read::{
+    MAX_DEPTH, Reading, UNSUPPORTED, binary_chain, cast_name, is_min, is_pure, is_usize, mentions,
+    read,
+};

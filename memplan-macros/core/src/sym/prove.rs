@@ -50,7 +50,17 @@ impl Atoms {
     pub fn provably_le(&self, left: &Sym, right: &Sym, facts: &[&[Sym]]) -> bool {
         // `left - right >= 1`, that is `right - left + 1 <= 0`, is impossible.
         let goal = right.sub(left).and_then(|g| g.add(&Sym::constant(1)));
-        goal.is_some_and(|goal| self.impossible(&[goal], facts))
+        goal.is_some_and(|goal| self.impossible(&[goal], facts, false))
+    }
+
+    /// [`provably_le`](Self::provably_le), trying harder where the first
+    /// system fails: products of facts bring monomials of their own (`(k -
+    /// c - 1) · (n / k)` brings `k · (n / k)`), whose quotients' bounds a
+    /// proof may need (`(c + 1) · (n / k) <= n` for `c < k`). Twice the
+    /// cost of a failed proof, so kept for the few places that need it.
+    pub fn provably_le_thoroughly(&self, left: &Sym, right: &Sym, facts: &[&[Sym]]) -> bool {
+        let goal = right.sub(left).and_then(|g| g.add(&Sym::constant(1)));
+        goal.is_some_and(|goal| self.impossible(&[goal], facts, true))
     }
 
     /// Whether the range is empty whatever the atoms are.
@@ -73,7 +83,7 @@ impl Atoms {
             before(&b.start, &a.end),
         ];
         match goals.into_iter().collect::<Option<Vec<Sym>>>() {
-            Some(goals) => !self.impossible(&goals, facts),
+            Some(goals) => !self.impossible(&goals, facts, false),
             None => true,
         }
     }
@@ -85,8 +95,9 @@ impl Atoms {
     }
 
     /// Whether no value of the atoms the facts allow makes every goal
-    /// `<= 0` at once.
-    fn impossible(&self, goals: &[Sym], facts: &[&[Sym]]) -> bool {
+    /// `<= 0` at once; `again`: with a second round of quotient bounds
+    /// where the first system is not enough.
+    fn impossible(&self, goals: &[Sym], facts: &[&[Sym]], again: bool) -> bool {
         // A goal with no negative part and a positive constant is above 0
         // by itself: the common case, decided without a system.
         let above_zero =
@@ -114,7 +125,14 @@ impl Atoms {
         }
         self.add_quotient_bounds(&mut system);
         add_products(&mut system);
-        system.feasible() == Some(false)
+        if system.feasible() == Some(false) {
+            return true;
+        }
+        let rows = system.rows.len();
+        if again {
+            self.add_quotient_bounds(&mut system);
+        }
+        system.rows.len() > rows && system.feasible() == Some(false)
     }
 
     /// The facts that can bear on the atoms in `reach`: those sharing an

@@ -79,7 +79,18 @@ fn value(
                     ),
                 ));
             }
+            let name = atoms.renamed(name);
             Ok(Sym::atom(atoms.intern(&name)))
+        }
+        // `min(a, b)`: an atom of its own, at most each of the two.
+        Expr::Call(call) if is_min(call) => {
+            let a = value(&call.args[0], atoms, facts, depth)?;
+            let b = value(&call.args[1], atoms, facts, depth)?;
+            let min = Sym::atom(atoms.intern(&atoms.min_text(&a, &b)));
+            for bound in [&a, &b] {
+                facts.extend(min.sub(bound));
+            }
+            Ok(min)
         }
         // `as usize` of the plan's own sizes changes nothing.
         Expr::Cast(cast) if is_usize(&cast.ty) && is_pure(&cast.expr, atoms) => {
@@ -256,6 +267,18 @@ fn opaque(expr: &Expr, name: &str, atoms: &mut Atoms) -> Result<Sym, syn::Error>
             syn::visit::visit_path(self, path);
         }
     }
+    if let Some(var) = atoms.loop_var()
+        && let Some(path) = mentions(expr, var)
+    {
+        return Err(syn::Error::new_spanned(
+            path,
+            format!(
+                "`{}` reads the loop variable `{var}`, and `new` computes it once\n\n\
+                 help: in a loop, sizes use `{var}` with `+ - * / %`, `min(a, b)` and parentheses",
+                text(expr)
+            ),
+        ));
+    }
     let mut slices = Slices { atoms, found: None };
     slices.visit_expr(expr);
     if let Some(path) = slices.found {
@@ -269,6 +292,31 @@ fn opaque(expr: &Expr, name: &str, atoms: &mut Atoms) -> Result<Sym, syn::Error>
         ));
     }
     Ok(Sym::atom(atoms.intern(name)))
+}
+
+/// `min(a, b)`, the language's other built-in function.
+pub fn is_min(call: &syn::ExprCall) -> bool {
+    call.args.len() == 2
+        && matches!(&*call.func, Expr::Path(path) if path.qself.is_none() && path.path.is_ident("min"))
+}
+
+/// The first path in `expr` that is `name`.
+pub fn mentions(expr: &Expr, name: &str) -> Option<syn::Path> {
+    struct Find<'a> {
+        name: &'a str,
+        found: Option<syn::Path>,
+    }
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            if self.found.is_none() && path.is_ident(self.name) {
+                self.found = Some(path.clone());
+            }
+            syn::visit::visit_path(self, path);
+        }
+    }
+    let mut find = Find { name, found: None };
+    find.visit_expr(expr);
+    find.found
 }
 
 /// The name of `inner as usize`, as an opaque term.
@@ -299,6 +347,7 @@ fn pure(expr: &Expr, atoms: &Atoms, depth: usize) -> bool {
         Expr::Paren(paren) => inner(&paren.expr),
         Expr::Group(group) => inner(&group.expr),
         Expr::Cast(cast) => is_usize(&cast.ty) && inner(&cast.expr),
+        Expr::Call(call) if is_min(call) => inner(&call.args[0]) && inner(&call.args[1]),
         Expr::Binary(binary) => {
             matches!(
                 binary.op,

@@ -153,9 +153,11 @@ pub enum BufferSpace {
     Device(kw::device),
 }
 
-/// `name: [T; len]`, with a host memory kind for host buffers.
+/// `name: [T; len]`, with a host memory kind for host buffers; `name[r]:
+/// [T; len]` for a set of `r` device buffers (a ring).
 pub struct BufferDef {
     pub name: Ident,
+    pub count: Option<Expr>,
     pub elem: Type,
     pub len: Expr,
     pub host_kind: Option<HostKindDef>,
@@ -195,6 +197,7 @@ impl BufferDef {
     /// `name: [T; len]` and, for host memory, an optional kind.
     pub fn parse(input: ParseStream, host: bool) -> syn::Result<Self> {
         let name = input.parse()?;
+        let count = parse_count(input)?;
         input.parse::<Token![:]>()?;
         let (elem, len) = parse_array(input)?;
         let host_kind = if host && !input.peek(Token![,]) && !input.peek(Token![;]) {
@@ -204,11 +207,22 @@ impl BufferDef {
         };
         Ok(BufferDef {
             name,
+            count,
             elem,
             len,
             host_kind,
         })
     }
+}
+
+/// `[count]` after a declared name: a set of streams, events or buffers.
+pub(crate) fn parse_count(input: ParseStream) -> syn::Result<Option<Expr>> {
+    if !input.peek(syn::token::Bracket) {
+        return Ok(None);
+    }
+    let content;
+    syn::bracketed!(content in input);
+    Ok(Some(content.parse()?))
 }
 
 /// `[T; len]`.
@@ -281,6 +295,8 @@ pub struct StreamDecl {
 
 pub struct StreamDef {
     pub name: Ident,
+    /// `stream lanes[s];`: a set of `s` streams.
+    pub count: Option<Expr>,
     pub priority: Option<PriorityDef>,
 }
 
@@ -297,12 +313,17 @@ impl Parse for StreamDecl {
         let mut streams = Vec::new();
         loop {
             let name = input.parse()?;
+            let count = parse_count(input)?;
             let priority = if input.parse::<Option<kw::priority>>()?.is_some() {
                 Some(input.parse()?)
             } else {
                 None
             };
-            streams.push(StreamDef { name, priority });
+            streams.push(StreamDef {
+                name,
+                count,
+                priority,
+            });
             if input.parse::<Option<Token![,]>>()?.is_none() {
                 break;
             }
@@ -336,17 +357,22 @@ impl Parse for PriorityDef {
     }
 }
 
-/// `event loaded, done;`
+/// `event loaded, done, freed[r];`
 pub struct EventDecl {
-    pub events: Vec<Ident>,
+    /// Each event, with its count for a set of events.
+    pub events: Vec<(Ident, Option<Expr>)>,
 }
 
 impl Parse for EventDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         input.parse::<kw::event>()?;
-        let mut events = vec![input.parse()?];
-        while input.parse::<Option<Token![,]>>()?.is_some() {
-            events.push(input.parse()?);
+        let mut events = Vec::new();
+        loop {
+            let name = input.parse()?;
+            events.push((name, parse_count(input)?));
+            if input.parse::<Option<Token![,]>>()?.is_none() {
+                break;
+            }
         }
         input.parse::<Token![;]>()?;
         Ok(EventDecl { events })

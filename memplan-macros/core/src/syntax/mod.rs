@@ -4,6 +4,7 @@
 
 mod attrs;
 mod decl;
+mod for_loop;
 mod kw;
 mod op;
 mod plan;
@@ -12,5 +13,6 @@ pub use decl::{
     BufferDecl, BufferDef, BufferSpace, EventDecl, HostKindDef, KernelDecl, KernelParamDef,
     KernelParamTy, PriorityDef, SliceAccess, StreamDecl, StreamDef,
 };
+pub use for_loop::LoopDef;
 pub use op::{HostParamDef, HostStepDef, LaunchDef, OnBlock, OpDef, Place};
 pub use plan::{Input, ItemDef, ParamDef, PlanDef};

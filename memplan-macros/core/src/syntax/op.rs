@@ -12,6 +12,8 @@ use syn::{Block, Expr, Ident, Token};
 pub struct OnBlock {
     pub on_token: kw::on,
     pub stream: Ident,
+    /// `on lanes[c % s] { ... }`: which stream of a set.
+    pub index: Option<Expr>,
     pub ops: Vec<OpDef>,
 }
 
@@ -19,6 +21,7 @@ impl Parse for OnBlock {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let on_token = input.parse()?;
         let stream = input.parse()?;
+        let index = super::decl::parse_count(input)?;
         let body;
         syn::braced!(body in input);
         let mut ops = Vec::new();
@@ -40,6 +43,7 @@ impl Parse for OnBlock {
         Ok(OnBlock {
             on_token,
             stream,
+            index,
             ops,
         })
     }
@@ -61,13 +65,18 @@ pub enum OpDef {
     },
     /// `launch vadd<<<grid, block, shared>>>(args);`
     Launch(LaunchDef),
-    /// `record loaded;`
+    /// `record loaded;` or `record freed[c % r];`
     Record {
         record_token: kw::record,
         event: Ident,
+        index: Option<Expr>,
     },
-    /// `wait loaded;`
-    Wait { wait_token: kw::wait, event: Ident },
+    /// `wait loaded;` or `wait freed[c % r];`
+    Wait {
+        wait_token: kw::wait,
+        event: Ident,
+        index: Option<Expr>,
+    },
     /// `sync s1;` or `sync all;`
     Sync {
         sync_token: kw::sync,
@@ -152,11 +161,13 @@ impl Parse for OpDef {
             OpDef::Record {
                 record_token: input.parse()?,
                 event: input.parse()?,
+                index: super::decl::parse_count(input)?,
             }
         } else if input.peek(kw::wait) {
             OpDef::Wait {
                 wait_token: input.parse()?,
                 event: input.parse()?,
+                index: super::decl::parse_count(input)?,
             }
         } else if input.peek(kw::sync) {
             let sync_token = input.parse()?;
@@ -185,9 +196,12 @@ impl Parse for OpDef {
     }
 }
 
-/// A buffer, or a range of one: `a`, `a[..]`, `a[0..n / 2]`, `a[n / 2..]`.
+/// A buffer, or a range of one: `a`, `a[..]`, `a[0..n / 2]`, `a[n / 2..]`;
+/// for a set of buffers, which one first: `ring[c % r]`, `ring[c % r][..len]`.
 pub struct Place {
     pub name: Ident,
+    /// The index into a set of buffers.
+    pub index: Option<Expr>,
     /// The range expression inside the brackets.
     pub range: Option<syn::ExprRange>,
 }
@@ -195,22 +209,26 @@ pub struct Place {
 impl Parse for Place {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name = input.parse()?;
-        if !input.peek(syn::token::Bracket) {
-            return Ok(Place { name, range: None });
+        let mut place = Place {
+            name,
+            index: None,
+            range: None,
+        };
+        while input.peek(syn::token::Bracket) && place.range.is_none() {
+            let content;
+            syn::bracketed!(content in input);
+            match content.parse::<Expr>()? {
+                Expr::Range(range) => place.range = Some(range),
+                index if place.index.is_none() => place.index = Some(index),
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "expected a range\n\nhelp: index buffers with ranges such as `[0..n]`, `[i..]` or `[..]`",
+                    ));
+                }
+            }
         }
-        let content;
-        syn::bracketed!(content in input);
-        let expr: Expr = content.parse()?;
-        match expr {
-            Expr::Range(range) => Ok(Place {
-                name,
-                range: Some(range),
-            }),
-            other => Err(syn::Error::new_spanned(
-                other,
-                "expected a range\n\nhelp: index buffers with ranges such as `[0..n]`, `[i..]` or `[..]`",
-            )),
-        }
+        Ok(place)
     }
 }
 

@@ -134,6 +134,7 @@ pub enum ItemDef {
     Streams(StreamDecl),
     Events(EventDecl),
     On(OnBlock),
+    Loop(super::for_loop::LoopDef),
     Op(OpDef),
 }
 
@@ -152,13 +153,15 @@ impl Parse for ItemDef {
             input.parse().map(ItemDef::Events)
         } else if input.peek(kw::on) {
             input.parse().map(ItemDef::On)
+        } else if input.peek(Token![for]) {
+            input.parse().map(ItemDef::Loop)
         } else if OpDef::peek(input) {
             input.parse().map(ItemDef::Op)
         } else {
             Err(input.error(
                 "expected a declaration, a stream block or an operation\n\n\
                  help: declarations are `kernel`, `host`, `device`, `stream` and `event`; \
-                 stream blocks are `on s { ... }`; operations are `copy`, `fill`, `launch`, \
+                 stream blocks are `on s { ... }`, repeated with `for c in 0..k { ... }`; operations are `copy`, `fill`, `launch`, \
                  `record`, `wait`, `sync`, `alloc`, `free` and `host(...) { ... }`",
             ))
         }

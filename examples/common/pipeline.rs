@@ -1,0 +1,60 @@
+// The 64M-float vector add three ways, shared by the `pipeline` example
+// and `benches/pipeline.rs`: on one stream, and as a loop over chunks in
+// the two schedules the `memplan::language` docs compare.
+
+use memplan::memplan;
+
+memplan! {
+    /// c = a + b on one stream: upload everything, add, download.
+    pub plan OneStream(n: usize) {
+        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
+        device da: [f32; n], db: [f32; n], dc: [f32; n];
+        stream work;
+        on work {
+            copy a -> da;
+            copy b -> db;
+            launch vadd<<<blocks(n, 256), 256>>>(da, db, dc, n as i32);
+            copy dc -> c;
+        }
+    }
+
+    /// c = a + b in `k` chunks of `m` (the last one shorter), each chunk's
+    /// upload, add and download on stream `c % s` of a set: the classic
+    /// round-robin schedule.
+    pub plan RoundRobin(n: usize, m: usize, k: usize, s: usize) {
+        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
+        device da: [f32; n], db: [f32; n], dc: [f32; n];
+        stream lanes[s];
+        for i in 0..k {
+            on lanes[i % s] {
+                copy a[i * m..min(i * m + m, n)] -> da[i * m..min(i * m + m, n)];
+                copy b[i * m..min(i * m + m, n)] -> db[i * m..min(i * m + m, n)];
+                launch vadd<<<blocks(min(i * m + m, n) - i * m, 256), 256>>>(
+                    da[i * m..min(i * m + m, n)], db[i * m..min(i * m + m, n)], dc[i * m..min(i * m + m, n)],
+                    (min(i * m + m, n) - i * m) as i32);
+                copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)];
+            }
+        }
+    }
+
+    /// c = a + b in `k` chunks of `m`, with a stream for each engine:
+    /// uploads never wait behind downloads, so the host-to-device engine
+    /// is never idle, and the downloads follow on their own.
+    pub plan Pipelined(n: usize, m: usize, k: usize) {
+        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
+        device da: [f32; n], db: [f32; n], dc: [f32; n];
+        stream up, add, down;
+        event  loaded, added;
+        for i in 0..k {
+            on up   { copy a[i * m..min(i * m + m, n)] -> da[i * m..min(i * m + m, n)];
+                      copy b[i * m..min(i * m + m, n)] -> db[i * m..min(i * m + m, n)]; record loaded; }
+            on add  { wait loaded; launch vadd<<<blocks(min(i * m + m, n) - i * m, 256), 256>>>(
+                          da[i * m..min(i * m + m, n)], db[i * m..min(i * m + m, n)],
+                          dc[i * m..min(i * m + m, n)], (min(i * m + m, n) - i * m) as i32); record added; }
+            on down { wait added; copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)]; }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Races between two iterations of a loop. The loop's body is checked as
+//! one iteration `c` with the rest of the plan (the other checks do that);
+//! here it is set beside a later iteration `c′` (any `c′ > c`), and every
+//! access of one to a buffer is compared with every access of the other,
+//! with the order the two iterations can be relied on to have.
+//!
+//! Which order that is depends on which elements of its sets (streams,
+//! events, buffers) each iteration uses, and that turns on the values of
+//! `c` and `c′`. So the comparison is made under a few hypotheses:
+//!
+//! - *nothing known*: every set's element may differ between the two
+//!   iterations. Streams of a set are then different streams, and events
+//!   of a set different events: the least order there can be. Buffers
+//!   that are not sets are compared here.
+//! - *`f(c) = f(c′)`*, for each index `f` the loop uses (`c % r`): then
+//!   every set indexed by `f` gives both iterations the same element, the
+//!   same stream (ordered by the stream) and the same event, and buffers of
+//!   sets indexed by `f` are the same buffer, compared here. Sets indexed
+//!   otherwise stay apart, as above.
+//!
+//! A `wait` in iteration `c′` waits for the last `record` of its event
+//! issued before it. When both use one element of a set of events, that
+//! is iteration `c`'s record or a later iteration's, recorded after that
+//! iteration's own wait; so iteration `c`'s work is ordered before it if
+//! the body waits for the event before recording it (by induction over
+//! the iterations in between). A plain event (not a set) recorded on a
+//! stream every iteration uses alike is recorded in stream order, so
+//! waiting for a later iteration's record waits for `c`'s too. In every
+//! other case the wait is taken to order nothing across iterations.
+
+use super::Order;
+use super::race::{Between, check_pairs};
+use crate::errors::Errors;
+use crate::ir::{Access, Arg, BufferId, EventId, Lane, Loop, Op, OpId, OpKind, Plan, StreamId};
+use crate::sym::Sym;
+use crate::text::text;
+
+pub fn check(plan: &Plan, order: &Order, errors: &Errors) {
+    for repeat in &plan.loops {
+        let mut indexes: Vec<(Sym, String)> = Vec::new();
+        let arrays = plan
+            .streams
+            .iter()
+            .map(|s| &s.array)
+            .chain(&plan.event_arrays)
+            .chain(plan.buffers.iter().map(|b| &b.array));
+        for (expr, index) in arrays.flatten().filter_map(|a| a.index.as_ref()) {
+            if !indexes.iter().any(|(known, _)| known == index) {
+                indexes.push((index.clone(), text(expr)));
+            }
+        }
+        let hypotheses = std::iter::once(None).chain(indexes.iter().map(Some));
+        for hypothesis in hypotheses {
+            let view = View::new(plan, repeat, hypothesis.map(|(index, _)| index), order);
+            let accesses: Vec<Vec<Access>> = (0..view.plan.ops.len())
+                .map(|op| {
+                    let mut accesses = view.plan.accesses(op);
+                    for access in &mut accesses {
+                        access.facts.extend(repeat.facts.iter().cloned());
+                        if op >= view.split {
+                            access.facts.extend(repeat.later_facts.iter().cloned());
+                        }
+                    }
+                    accesses
+                })
+                .collect();
+            // Waits without a record are the first iterations', fine.
+            errors.mute(true);
+            let order = Order::compute(&view.plan, errors);
+            errors.mute(false);
+            let var = repeat.var.to_string();
+            let between = Between::Iterations {
+                var: &var,
+                index: hypothesis.map(|(_, written)| written.as_str()),
+            };
+            let compared = |a: OpId, b: OpId, buffer: BufferId| {
+                (a < view.split) != (b < view.split) && view.compares(buffer)
+            };
+            check_pairs(&view.plan, &accesses, &order, errors, &compared, &between);
+        }
+    }
+}
+
+/// Two iterations of a loop, side by side, as a plan of their own: the
+/// first `split` ops are iteration `c`'s, the rest iteration `c′`'s.
+struct View<'p> {
+    plan: Plan,
+    split: usize,
+    original: &'p Plan,
+    hypothesis: Option<&'p Sym>,
+}
+
+impl<'p> View<'p> {
+    fn new(plan: &'p Plan, repeat: &Loop, hypothesis: Option<&'p Sym>, order: &Order) -> Self {
+        let same = |array: &Option<crate::ir::Array>| matches!((array, hypothesis), (Some(a), Some(h)) if a.index.as_ref().is_some_and(|(_, index)| index == h));
+        let mut view = Plan {
+            attrs: Vec::new(),
+            vis: plan.vis.clone(),
+            name: plan.name.clone(),
+            params: plan.params.clone(),
+            modules: plan.modules.clone(),
+            kernels: plan.kernels.clone(),
+            buffers: plan.buffers.clone(),
+            streams: plan.streams.clone(),
+            events: plan.events.clone(),
+            event_arrays: plan.event_arrays.clone(),
+            ops: Vec::new(),
+            loops: Vec::new(),
+            atoms: plan.atoms.clone(),
+        };
+        // What the later iteration's ops name: the same declaration, or
+        // one of its own where the two iterations' may differ.
+        let streams: Vec<StreamId> = (0..plan.streams.len())
+            .map(|id| {
+                let stream = &plan.streams[id];
+                if stream.array.is_none() || same(&stream.array) {
+                    return id;
+                }
+                view.streams.push(stream.clone());
+                view.streams.len() - 1
+            })
+            .collect();
+        let body = &plan.ops[repeat.ops.clone()];
+        let events: Vec<EventId> = (0..plan.events.len())
+            .map(|id| {
+                let array = &plan.event_arrays[id];
+                let shared = match array {
+                    Some(_) => same(array) && waits_before_records(plan, repeat, id, order),
+                    None => recorded_in_order(plan, body, id),
+                };
+                if shared {
+                    return id;
+                }
+                view.events.push(plan.events[id].clone());
+                view.event_arrays.push(array.clone());
+                view.events.len() - 1
+            })
+            .collect();
+        let buffers: Vec<BufferId> = (0..plan.buffers.len())
+            .map(|id| {
+                let buffer = &plan.buffers[id];
+                if buffer.array.is_none() || same(&buffer.array) {
+                    return id;
+                }
+                view.buffers.push(buffer.clone());
+                view.buffers.len() - 1
+            })
+            .collect();
+        let var = &repeat.var;
+        for op in body {
+            let mut op = op.clone();
+            op.label = format!("{} (iteration {var})", op.label);
+            view.ops.push(op);
+        }
+        let split = view.ops.len();
+        for op in &repeat.later {
+            let mut op = op.clone();
+            op.label = format!("{} (a later iteration {var}′)", op.label);
+            rename(&mut op, &streams, &events, &buffers);
+            view.ops.push(op);
+        }
+        View {
+            plan: view,
+            split,
+            original: plan,
+            hypothesis,
+        }
+    }
+
+    /// Whether accesses to `buffer` are compared under this hypothesis:
+    /// buffers that are not sets when nothing is known, and the shared
+    /// element of sets indexed by the hypothesis's index otherwise.
+    fn compares(&self, buffer: BufferId) -> bool {
+        let Some(original) = self.original.buffers.get(buffer) else {
+            return false;
+        };
+        match (&original.array, self.hypothesis) {
+            (None, None) => true,
+            (Some(array), Some(h)) => array.index.as_ref().is_some_and(|(_, index)| index == h),
+            _ => false,
+        }
+    }
+}
+
+/// Whether, in the body, every wait for event `event` comes before every
+/// record of it and is ordered before the last one: then a later
+/// iteration's wait, which waits for the last record issued before it,
+/// is ordered after every earlier iteration's record of that element.
+fn waits_before_records(plan: &Plan, repeat: &Loop, event: EventId, order: &Order) -> bool {
+    let ops = repeat.ops.clone();
+    let waits: Vec<OpId> = ops
+        .clone()
+        .filter(|&op| matches!(plan.ops[op].kind, OpKind::Wait(e) if e == event))
+        .collect();
+    let records: Vec<OpId> = ops
+        .filter(|&op| matches!(plan.ops[op].kind, OpKind::Record(e) if e == event))
+        .collect();
+    let Some(&last) = records.last() else {
+        return false;
+    };
+    waits
+        .iter()
+        .all(|&wait| wait < records[0] && order.happens_before(wait, last))
+}
+
+/// Whether every record of plain event `event` in the body is on a stream
+/// that is not a set: every iteration records it there, in order.
+fn recorded_in_order(plan: &Plan, body: &[Op], event: EventId) -> bool {
+    body.iter()
+        .filter(|op| matches!(op.kind, OpKind::Record(e) if e == event))
+        .all(|op| match op.lane {
+            Lane::Stream(stream) => plan.streams[stream].array.is_none(),
+            Lane::Host => false,
+        })
+}
+
+/// Renames the declarations op `op` names.
+fn rename(op: &mut Op, streams: &[StreamId], events: &[EventId], buffers: &[BufferId]) {
+    if let Lane::Stream(stream) = &mut op.lane {
+        *stream = streams[*stream];
+    }
+    match &mut op.kind {
+        OpKind::Copy { src, dst } => {
+            src.buffer = buffers[src.buffer];
+            dst.buffer = buffers[dst.buffer];
+        }
+        OpKind::Fill { dst, .. } => dst.buffer = buffers[dst.buffer],
+        OpKind::Launch(launch) => {
+            for arg in &mut launch.args {
+                if let Arg::Buffer(place) = arg {
+                    place.buffer = buffers[place.buffer];
+                }
+            }
+        }
+        OpKind::Record(event) | OpKind::Wait(event) => *event = events[*event],
+        OpKind::Sync(Some(stream)) => *stream = streams[*stream],
+        OpKind::Alloc(buffer) | OpKind::Free(buffer) => *buffer = buffers[*buffer],
+        OpKind::Sync(None) | OpKind::Host { .. } => {}
+    }
+}

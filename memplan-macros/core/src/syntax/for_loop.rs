@@ -1,0 +1,66 @@
+//! `for c in 0..k { on s { ... } ... }`: stream blocks repeated for each
+//! value of a loop variable.
+
+use super::attrs::skip_doc_comments;
+use super::op::OnBlock;
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, Ident, Token};
+
+pub struct LoopDef {
+    pub for_token: Token![for],
+    pub var: Ident,
+    /// `k` of `0..k`: how many times.
+    pub count: Expr,
+    pub blocks: Vec<OnBlock>,
+}
+
+impl LoopDef {
+    pub fn span(&self) -> Span {
+        self.for_token.span
+    }
+}
+
+impl Parse for LoopDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let for_token = input.parse()?;
+        let var = input.parse()?;
+        input.parse::<Token![in]>()?;
+        let range = Expr::parse_without_eager_brace(input)?;
+        let count = match range {
+            Expr::Range(syn::ExprRange {
+                start: Some(start),
+                limits: syn::RangeLimits::HalfOpen(_),
+                end: Some(end),
+                ..
+            }) if matches!(&*start, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(zero), .. }) if zero.base10_digits() == "0") => {
+                *end
+            }
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "a loop counts from 0: `for c in 0..k`\n\nhelp: write the count as a size, `0..k`, and shift ranges by the start inside the loop",
+                ));
+            }
+        };
+        let body;
+        syn::braced!(body in input);
+        let mut blocks = Vec::new();
+        while !body.is_empty() {
+            skip_doc_comments(&body)?;
+            if !body.peek(super::kw::on) {
+                return Err(body.error(
+                    "expected a stream block\n\nhelp: a loop holds stream blocks, `on s { ... }` or `on lanes[c % s] { ... }`; \
+                     declarations, `sync` and host steps go outside it",
+                ));
+            }
+            blocks.push(body.parse()?);
+        }
+        Ok(LoopDef {
+            for_token,
+            var,
+            count,
+            blocks,
+        })
+    }
+}
