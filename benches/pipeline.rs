@@ -1,6 +1,6 @@
 //! The 64M-float vector add against the copy bound, in one process: the
 //! one-stream plan, the 4-stream x 16-chunk round-robin loop, the pipelined
-//! loop (a stream for each engine; 64 chunks) run directly and as a CUDA
+//! loop (a stream for each engine; 32 chunks) run directly and as a CUDA
 //! graph, the same 4x16 schedule written with raw driver calls, and the
 //! copy bound itself: 512 MiB host-to-device while 256 MiB goes
 //! device-to-host on another stream, raw. Then the same with a kernel whose
@@ -34,12 +34,10 @@ memplan! {
         stream up, add, down;
         event  loaded, added;
         for i in 0..k {
-            on up   { copy a[i * m..min(i * m + m, n)] -> da[i * m..min(i * m + m, n)];
-                      copy b[i * m..min(i * m + m, n)] -> db[i * m..min(i * m + m, n)]; record loaded; }
-            on add  { wait loaded; launch vadd_heavy<<<blocks(min(i * m + m, n) - i * m, 256), 256>>>(
-                          da[i * m..min(i * m + m, n)], db[i * m..min(i * m + m, n)],
-                          dc[i * m..min(i * m + m, n)], (min(i * m + m, n) - i * m) as i32, rounds); record added; }
-            on down { wait added; copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)]; }
+            let r = i * m..min(i * m + m, n);
+            on up   { copy a[r] -> da[r]; copy b[r] -> db[r]; record loaded; }
+            on add  { wait loaded; launch vadd_heavy<<<blocks(r.len(), 256), 256>>>(da[r], db[r], dc[r], r.len() as i32, rounds); record added; }
+            on down { wait added; copy dc[r] -> c[r]; }
         }
     }
 }
@@ -66,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut round_robin = RoundRobin::new(&ctx, N, N / 16, 16, 4)?;
     round_robin.host_mut().a.copy_from_slice(&a);
     round_robin.host_mut().b.copy_from_slice(&b);
-    let (m, k) = (N / 64, 64);
+    let (m, k) = (N / 32, 32);
     let mut pipelined = Pipelined::new(&ctx, N, m, k)?;
     pipelined.host_mut().a.copy_from_slice(&a);
     pipelined.host_mut().b.copy_from_slice(&b);
@@ -117,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("one stream (memplan)", medians[0]),
         ("raw driver calls, 4 streams x 16 chunks", medians[4]),
         ("memplan loop, 4 streams x 16 chunks", medians[1]),
-        ("memplan loop, stream per engine, 64 chunks", medians[2]),
+        ("memplan loop, stream per engine, 32 chunks", medians[2]),
         ("  the same as a CUDA graph", medians[3]),
     ];
     for (what, ms) in rows {
@@ -125,7 +123,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     drop((one, round_robin, pipelined, captured));
 
+    chunk_counts(&ctx, &a, &b, &expected, &mut raw)?;
     heavy(&ctx, &a, &b, &expected, &mut raw)?;
+    Ok(())
+}
+
+/// The pipelined loop with 16 to 256 chunks: fewer chunks leave more time
+/// in which only one engine works (the first upload, the last download),
+/// more pay a gap between copies each.
+fn chunk_counts(
+    ctx: &Context,
+    a: &[f32],
+    b: &[f32],
+    expected: &[f32],
+    raw: &mut Raw,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let counts = [16, 32, 64, 128, 256];
+    let mut plans = Vec::new();
+    for k in counts {
+        let mut plan = Pipelined::new(ctx, N, N.div_ceil(k), k)?;
+        plan.host_mut().a.copy_from_slice(a);
+        plan.host_mut().b.copy_from_slice(b);
+        plans.push(plan);
+    }
+    let mut times = vec![Vec::new(); counts.len() + 1];
+    for round in 0..RUNS + 1 {
+        for turn in 0..=counts.len() {
+            let which = (round + turn) % (counts.len() + 1);
+            let ms = match plans.get_mut(which) {
+                Some(plan) => {
+                    let start = Instant::now();
+                    plan.run()?;
+                    start.elapsed().as_secs_f64() * 1e3
+                }
+                None => raw.timed(|r| r.copy_bound())?,
+            };
+            if round > 0 {
+                times[which].push(ms);
+            }
+        }
+    }
+    for (k, plan) in counts.iter().zip(&plans) {
+        if plan.host().c != expected {
+            return Err(format!("pipelined, {k} chunks: the sums differ from the CPU's").into());
+        }
+    }
+    let medians: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
+    let bound = medians[counts.len()];
+    println!(
+        "the pipelined loop by chunk count, median of {RUNS} alternating runs (bound {bound:.3} ms):"
+    );
+    for (k, ms) in counts.iter().zip(&medians) {
+        println!("  {k:>4} chunks {ms:8.3} ms  {:.3}x bound", ms / bound);
+    }
     Ok(())
 }
 
@@ -150,7 +200,7 @@ fn heavy(
             .collect::<Result<Vec<_>, _>>()?,
     );
     let rounds = ((probe as f64 * bound / probe_ms) as i32).max(1);
-    let (m, k) = (N / 64, 64);
+    let (m, k) = (N / 32, 32);
     let mut plan = PipelinedHeavy::new(ctx, N, m, k, rounds)?;
     plan.host_mut().a.copy_from_slice(a);
     plan.host_mut().b.copy_from_slice(b);
@@ -186,7 +236,7 @@ fn heavy(
     println!("  copy bound                                      {bound_ms:8.3} ms");
     println!("  kernel alone, all {N} elements (raw)        {kernel_ms:8.3} ms");
     println!(
-        "  memplan loop, stream per engine, 64 chunks      {plan_ms:8.3} ms  {:.3}x max(bound, kernel)",
+        "  memplan loop, stream per engine, 32 chunks      {plan_ms:8.3} ms  {:.3}x max(bound, kernel)",
         plan_ms / limit
     );
     Ok(())

@@ -21,16 +21,17 @@ memplan! {
         stream up, lanes[r];
         event  loaded[r], freed[r];
         for c in 0..k {
+            let chunk = c * m..min(c * m + m, n);
+            let used = 0..chunk.len();
             on up {
-                wait freed[c % r];
-                copy input[c * m..min(c * m + m, n)] -> ring[c % r][..min(c * m + m, n) - c * m];
+                wait freed[c % r]; // until the ring buffer's previous chunk is downloaded
+                copy input[chunk] -> ring[c % r][used];
                 record loaded[c % r];
             }
             on lanes[c % r] {
                 wait loaded[c % r];
-                launch process_data<<<blocks(min(c * m + m, n) - c * m, 256), 256>>>(
-                    ring[c % r][..min(c * m + m, n) - c * m], (min(c * m + m, n) - c * m) as i32);
-                copy ring[c % r][..min(c * m + m, n) - c * m] -> output[c * m..min(c * m + m, n)];
+                launch process_data<<<blocks(chunk.len(), 256), 256>>>(ring[c % r][used], chunk.len() as i32);
+                copy ring[c % r][used] -> output[chunk];
                 record freed[c % r];
             }
         }

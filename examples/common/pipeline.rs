@@ -28,13 +28,12 @@ memplan! {
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream lanes[s];
         for i in 0..k {
+            let r = i * m..min(i * m + m, n);
             on lanes[i % s] {
-                copy a[i * m..min(i * m + m, n)] -> da[i * m..min(i * m + m, n)];
-                copy b[i * m..min(i * m + m, n)] -> db[i * m..min(i * m + m, n)];
-                launch vadd<<<blocks(min(i * m + m, n) - i * m, 256), 256>>>(
-                    da[i * m..min(i * m + m, n)], db[i * m..min(i * m + m, n)], dc[i * m..min(i * m + m, n)],
-                    (min(i * m + m, n) - i * m) as i32);
-                copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)];
+                copy a[r] -> da[r];
+                copy b[r] -> db[r];
+                launch vadd<<<blocks(r.len(), 256), 256>>>(da[r], db[r], dc[r], r.len() as i32);
+                copy dc[r] -> c[r];
             }
         }
     }
@@ -49,12 +48,10 @@ memplan! {
         stream up, add, down;
         event  loaded, added;
         for i in 0..k {
-            on up   { copy a[i * m..min(i * m + m, n)] -> da[i * m..min(i * m + m, n)];
-                      copy b[i * m..min(i * m + m, n)] -> db[i * m..min(i * m + m, n)]; record loaded; }
-            on add  { wait loaded; launch vadd<<<blocks(min(i * m + m, n) - i * m, 256), 256>>>(
-                          da[i * m..min(i * m + m, n)], db[i * m..min(i * m + m, n)],
-                          dc[i * m..min(i * m + m, n)], (min(i * m + m, n) - i * m) as i32); record added; }
-            on down { wait added; copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)]; }
+            let r = i * m..min(i * m + m, n);
+            on up   { copy a[r] -> da[r]; copy b[r] -> db[r]; record loaded; }
+            on add  { wait loaded; launch vadd<<<blocks(r.len(), 256), 256>>>(da[r], db[r], dc[r], r.len() as i32); record added; }
+            on down { wait added; copy dc[r] -> c[r]; }
         }
     }
 }

@@ -111,8 +111,8 @@ pub mod __private {
     pub use crate::kernel::ParamLayout;
     pub use crate::plan::{
         Arg, Array, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, EventInfo, Int,
-        KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, Shared, Site, Size, Slice,
-        StreamInfo, Term, copied, elem, launch, pick,
+        KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, RunGiven, Shared, Site, Size,
+        Slice, StreamInfo, Term, copied, elem, launch, pick,
     };
     pub use crate::stream::Priority;
     pub use crate::{Fault, Result};

@@ -48,6 +48,10 @@ impl Timer {
         Ok(())
     }
 
+    pub fn is_enabled(&self) -> bool {
+        self.events.is_some()
+    }
+
     pub fn disable(&mut self) {
         self.events = None;
     }

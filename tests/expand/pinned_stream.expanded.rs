@@ -79,6 +79,8 @@ const _: () = {
                 Site("copy on_gpu -> data", 24, 13).on(0, Copy(Whole(1), Whole(0))),
             ],
             loops: &[],
+            run_inputs: &[],
+            per_run: &[],
         }
     };
     impl AddOne {
@@ -100,11 +102,22 @@ const _: () = {
         }
         #[doc = r" Runs the plan once, waits for all of it, and reports on the run."]
         pub fn run(&mut self) -> ::memplan::Result<::memplan::RunReport> {
-            self.0.run()
+            self.0.run_given(::core::option::Option::None, &mut [])
         }
         #[doc = r" Queues the plan's work; the plan stays borrowed until the guard waits."]
         pub fn enqueue(&mut self) -> ::memplan::Result<::memplan::InFlight<'_>> {
-            self.0.enqueue()
+            self.0.enqueue_given(::core::option::Option::None)
+        }
+        #[doc = r" Queues the plan's work and returns at once, for a loop over"]
+        #[doc = r" batches: the run stays on the GPU until `wait`, and"]
+        #[doc = r" `host()`/`host_mut()` wait for it before they lend the buffers."]
+        pub fn submit(&mut self) -> ::memplan::Result<()> {
+            self.0.submit_given(::core::option::Option::None)
+        }
+        #[doc = r" Waits for the run `submit` queued and reports on it; `None`"]
+        #[doc = r" if none is on the GPU."]
+        pub fn wait(&mut self) -> ::memplan::Result<::core::option::Option<::memplan::RunReport>> {
+            self.0.wait()
         }
         #[doc = r" Captures the plan as a CUDA graph, replayed with one launch per run."]
         pub fn graph(&mut self) -> ::memplan::Result<::memplan::PlanGraph<'_, Self>> {

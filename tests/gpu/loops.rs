@@ -45,7 +45,8 @@ memplan! {
         }
     }
 
-    /// output = input + 1 through a ring of `r` buffers of `m`.
+    /// output = input + 1 through a ring of `r` buffers of `m`, with named
+    /// ranges.
     plan Ring(n: usize, m: usize, k: usize, r: usize) {
         kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
         host   input: [f32; n] pinned, output: [f32; n] pinned;
@@ -53,16 +54,17 @@ memplan! {
         stream up, lanes[r];
         event  loaded[r], freed[r];
         for c in 0..k {
+            let chunk = c * m..min(c * m + m, n);
+            let used = 0..chunk.len();
             on up {
                 wait freed[c % r];
-                copy input[c * m..min(c * m + m, n)] -> ring[c % r][..min(c * m + m, n) - c * m];
+                copy input[chunk] -> ring[c % r][used];
                 record loaded[c % r];
             }
             on lanes[c % r] {
                 wait loaded[c % r];
-                launch process_data<<<blocks(min(c * m + m, n) - c * m, 64), 64>>>(
-                    ring[c % r][..min(c * m + m, n) - c * m], (min(c * m + m, n) - c * m) as i32);
-                copy ring[c % r][..min(c * m + m, n) - c * m] -> output[c * m..min(c * m + m, n)];
+                launch process_data<<<blocks(chunk.len(), 64), 64>>>(ring[c % r][used], chunk.len() as i32);
+                copy ring[c % r][used] -> output[chunk];
                 record freed[c % r];
             }
         }

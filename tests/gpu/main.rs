@@ -3,6 +3,7 @@
 
 #[macro_use]
 mod harness;
+mod batches;
 mod data;
 mod kernels;
 mod loops;
@@ -24,6 +25,7 @@ fn main() {
         sealed::TESTS,
         kernels::TESTS,
         loops::TESTS,
+        batches::TESTS,
     ]
     .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();

@@ -35,6 +35,82 @@ pub(crate) struct Givens {
     pub shared: Vec<Given<u32>>,
 }
 
+impl Givens {
+    /// The value of kernel argument `arg` of launch `op`.
+    pub fn value<T: KernelValue>(&mut self, op: u16, arg: u16, value: T) {
+        let mut bytes = vec![MaybeUninit::<u8>::uninit(); size_of::<T>()].into_boxed_slice();
+        // SAFETY: copies the value's bytes, padding included, as
+        // `MaybeUninit<u8>`s, which may be uninitialized.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (&raw const value).cast::<MaybeUninit<u8>>(),
+                bytes.as_mut_ptr(),
+                size_of::<T>(),
+            );
+        }
+        self.values.push(Given {
+            op,
+            arg,
+            value: Value {
+                bytes,
+                align: align_of::<T>(),
+                integer: value.integer(),
+            },
+        });
+    }
+
+    /// The value fill `op` writes.
+    pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
+        let bytes = bytemuck::bytes_of(&value).into();
+        let elem = Elem::of::<T>();
+        self.fills.push(Given {
+            op,
+            arg: 0,
+            value: FillValue { bytes, elem },
+        });
+    }
+
+    /// Replaces what was given for the arguments and fills `run` gives
+    /// values for, keeping the rest (a launch's values `new` gave).
+    pub(crate) fn replace(&mut self, run: Givens) {
+        let given = |g: &Given<Value>| (g.op, g.arg);
+        let arguments: Vec<(u16, u16)> = run.values.iter().map(given).collect();
+        let fills: Vec<u16> = run.fills.iter().map(|g| g.op).collect();
+        self.values.retain(|g| !arguments.contains(&given(g)));
+        self.fills.retain(|g| !fills.contains(&g.op));
+        self.values.extend(run.values);
+        self.fills.extend(run.fills);
+    }
+}
+
+/// What a run of a plan with `run` parameters gives: the sizes, in the
+/// order of the plan's `run` size parameters, and the values of the
+/// expressions that read its `run` value parameters, which the generated
+/// `run` evaluates in safe code.
+pub struct RunGiven {
+    pub(crate) sizes: Vec<usize>,
+    pub(crate) given: Givens,
+}
+
+impl RunGiven {
+    pub fn new(sizes: &[usize]) -> RunGiven {
+        RunGiven {
+            sizes: sizes.to_vec(),
+            given: Givens::default(),
+        }
+    }
+
+    /// The value of kernel argument `arg` of launch `op`, this run.
+    pub fn value<T: KernelValue>(&mut self, op: u16, arg: u16, value: T) {
+        self.given.value(op, arg, value);
+    }
+
+    /// The value fill `op` writes, this run.
+    pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
+        self.given.fill(op, value);
+    }
+}
+
 /// Something `new` gave for op `op` (and its argument `arg`, for values).
 pub(crate) struct Given<T> {
     pub op: u16,
@@ -127,37 +203,12 @@ impl Builder {
 
     /// The value of kernel argument `arg` of launch `op`.
     pub fn value<T: KernelValue>(&mut self, op: u16, arg: u16, value: T) {
-        let mut bytes = vec![MaybeUninit::<u8>::uninit(); size_of::<T>()].into_boxed_slice();
-        // SAFETY: copies the value's bytes, padding included, as
-        // `MaybeUninit<u8>`s, which may be uninitialized.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (&raw const value).cast::<MaybeUninit<u8>>(),
-                bytes.as_mut_ptr(),
-                size_of::<T>(),
-            );
-        }
-        let align = align_of::<T>();
-        self.given.values.push(Given {
-            op,
-            arg,
-            value: Value {
-                bytes,
-                align,
-                integer: value.integer(),
-            },
-        });
+        self.given.value(op, arg, value);
     }
 
     /// The value fill `op` writes.
     pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
-        let bytes = bytemuck::bytes_of(&value).into();
-        let elem = Elem::of::<T>();
-        self.given.fills.push(Given {
-            op,
-            arg: 0,
-            value: FillValue { bytes, elem },
-        });
+        self.given.fill(op, value);
     }
 
     /// The grid of launch `op`, where the plan computes it with Rust code.

@@ -2,13 +2,17 @@
 //! methods forward to.
 
 use super::Plan;
-use super::builder::Builder;
+use super::builder::{Builder, RunGiven};
 use super::in_flight::InFlight;
 use super::runner::Runner;
 use super::slices::Slice;
 use crate::error::{Fault, Result};
 use crate::report::RunReport;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+
+/// What a plan with `run` parameters computes for each run, from its
+/// state (the sizes and values `new` took): the run's sizes and values.
+pub type GiveRun<'a, P> = &'a dyn Fn(&<P as Plan>::State) -> RunGiven;
 
 /// A built plan: its resources, its resolved ops and its typed host
 /// buffers. Every method is safe to call in any order; each waits for a run
@@ -46,9 +50,24 @@ impl<P: Plan> Engine<P> {
 
     /// Runs the plan once on the caller's slices, borrowed for the run.
     pub fn run_with(&mut self, slices: &mut [Slice<'_>]) -> Result<RunReport> {
+        self.run_given(None, slices)
+    }
+
+    /// Runs the plan once with what this run gives (the plan's `run`
+    /// parameters, computed by `given` from the plan's state) on the
+    /// caller's slices.
+    pub fn run_given(
+        &mut self,
+        given: Option<GiveRun<'_, P>>,
+        slices: &mut [Slice<'_>],
+    ) -> Result<RunReport> {
         self.runner.settle();
         self.runner.begin()?;
         let registrations = self.runner.prepare(slices)?;
+        if let Some(given) = given {
+            self.runner.apply(given(&self.state))?;
+        }
+        self.runner.resolve_for_run()?;
         self.runner.set_in_flight();
         let (runner, state) = (&mut self.runner, &mut self.state);
         // A panic in the plan's own code (a host step) unwinds past the
@@ -70,6 +89,11 @@ impl<P: Plan> Engine<P> {
     /// borrow the caller's slices cannot be enqueued: a guard can be leaked,
     /// and the slices must not be.
     pub fn enqueue(&mut self) -> Result<InFlight<'_>> {
+        self.enqueue_given(None)
+    }
+
+    /// [`enqueue`](Self::enqueue) with what this run gives.
+    pub fn enqueue_given(&mut self, given: Option<GiveRun<'_, P>>) -> Result<InFlight<'_>> {
         self.runner.settle();
         if self.runner.has_caller_slices() {
             let why = "this plan borrows the caller's slices, so it cannot run past `run`";
@@ -79,6 +103,10 @@ impl<P: Plan> Engine<P> {
         }
         self.runner.begin()?;
         self.runner.prepare(&[])?;
+        if let Some(given) = given {
+            self.runner.apply(given(&self.state))?;
+        }
+        self.runner.resolve_for_run()?;
         self.runner.set_in_flight();
         let state = &mut self.state;
         let queued = catch_unwind(AssertUnwindSafe(|| {
@@ -95,6 +123,32 @@ impl<P: Plan> Engine<P> {
                 let _ = self.runner.finish();
                 resume_unwind(panic)
             }
+        }
+    }
+
+    /// Queues every op and returns at once, without a guard: the run
+    /// stays in flight until [`wait`](Self::wait), or until host code
+    /// touches the plan's buffers, which waits for it first. For a loop
+    /// over batches: fill one plan's buffers while another plan's run is on
+    /// the GPU.
+    pub fn submit_given(&mut self, given: Option<GiveRun<'_, P>>) -> Result<()> {
+        let in_flight = self.enqueue_given(given)?;
+        // Its run stays in flight; the plan waits for it before its memory
+        // is touched (as for any guard leaked).
+        std::mem::forget(in_flight);
+        Ok(())
+    }
+
+    /// Waits for a run [`submit`](Self::submit_given)ted, and reports on it;
+    /// `None` if none is in flight (a host view waited for it already, and
+    /// its report is gone, but not its error, which comes here).
+    pub fn wait(&mut self) -> Result<Option<RunReport>> {
+        if self.runner.is_in_flight() {
+            return self.runner.finish().map(Some);
+        }
+        match self.runner.take_deferred() {
+            Some(error) => Err(error),
+            None => Ok(None),
         }
     }
 

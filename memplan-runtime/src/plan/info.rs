@@ -33,6 +33,10 @@ pub struct PlanInfo {
     pub ops: &'static [OpDef],
     /// The `for` loops: each repeats a run of consecutive ops.
     pub loops: &'static [LoopInfo],
+    /// The inputs each run gives: the plan's `run` size parameters.
+    pub run_inputs: &'static [u16],
+    /// The ops whose values each run gives (`run` value parameters).
+    pub per_run: &'static [u16],
 }
 
 impl PlanInfo {

@@ -19,7 +19,7 @@ mod sizes;
 mod slices;
 mod step;
 
-pub use builder::Builder;
+pub use builder::{Builder, RunGiven};
 pub use engine::Engine;
 pub use graph::PlanGraph;
 pub use in_flight::InFlight;

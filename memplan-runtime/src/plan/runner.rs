@@ -44,9 +44,13 @@ pub(crate) struct Runner {
     ops: Vec<OpInfo>,
     /// The ops in the order they run, loops unrolled.
     steps: Vec<Step>,
-    /// Steps resolved at each run, since they read sizes the run gives,
-    /// and their ops.
+    /// Steps resolved at each run, since they read sizes or values the
+    /// run gives, and their ops.
     dynamic: Vec<(usize, usize)>,
+    /// Whether a loop reads what each run gives: then each run unrolls
+    /// the plan anew, once it has given it.
+    unroll_each_run: bool,
+
     /// Stream-ordered allocations during a run; 0 when not allocated.
     scratch: Vec<u64>,
     /// The caller slices' addresses during a run.
@@ -87,6 +91,7 @@ impl Runner {
             ops: Vec::new(),
             steps: Vec::new(),
             dynamic: Vec::new(),
+            unroll_each_run: false,
             scratch: Vec::new(),
             params: Vec::new(),
             device: Vec::new(),
@@ -127,8 +132,61 @@ impl Runner {
         runner
             .event_starts
             .push(runner.start(info.site, runner.events.len())?);
-        runner.unroll()?;
+        runner.unroll_each_run = info.loops.iter().any(|l| {
+            runner.sizes.is_dynamic(l.count)
+                || (l.first..l.end).any(|op| runner.is_dynamic(usize::from(op)))
+        });
+        if !runner.unroll_each_run {
+            runner.unroll()?;
+        }
         Ok(runner)
+    }
+
+    /// Whether op `index` reads sizes or values each run gives.
+    fn is_dynamic(&self, index: usize) -> bool {
+        self.info.per_run.contains(&(index as u16))
+            || sizes_of(self.info, index)
+                .iter()
+                .any(|&size| self.sizes.is_dynamic(size))
+    }
+
+    /// Takes what this run gives: its sizes and its values.
+    pub fn apply(&mut self, run: super::builder::RunGiven) -> Result<()> {
+        if run.sizes.len() != self.info.run_inputs.len() {
+            return Err(self.error(self.info.site, MALFORMED));
+        }
+        for (&input, &value) in self.info.run_inputs.iter().zip(&run.sizes) {
+            self.sizes.set_run_input(input, value);
+        }
+        self.given.replace(run.given);
+        Ok(())
+    }
+
+    /// Resolves what reads this run's sizes and values (given by
+    /// `prepare` and `apply`): the ops that do, or the whole plan again
+    /// when a loop does.
+    pub fn resolve_for_run(&mut self) -> Result<()> {
+        if self.unroll_each_run {
+            self.steps.clear();
+            self.ops.clear();
+            self.dynamic.clear();
+            self.unroll()?;
+            if self.timer.is_enabled() {
+                // New events for the new count, and the run's start on them.
+                let count = self.steps.len();
+                self.timer
+                    .enable(&self.context, count)
+                    .map_err(|e| self.within(self.info.site, e))?;
+                self.timer
+                    .begin()
+                    .map_err(|code| self.error_at_plan("start op timing", code.into()))?;
+            }
+            return Ok(());
+        }
+        for (step, index) in self.dynamic.clone() {
+            self.steps[step] = self.resolver().resolve(index).at_op(&self.ops[step])?;
+        }
+        Ok(())
     }
 
     /// How many streams, events or buffers a declaration makes.
@@ -190,19 +248,15 @@ impl Runner {
         recorded: &mut [bool],
     ) -> Result<()> {
         let op = self.op_info(&self.info.ops[index]);
-        let dynamic = sizes_of(self.info, index)
-            .iter()
-            .any(|&size| self.sizes.is_dynamic(size));
+        // Unrolled at each run, the run's sizes and values are given.
+        let dynamic = self.is_dynamic(index) && !self.unroll_each_run;
         let step = match (dynamic, iteration) {
             (false, _) => self.resolver().resolve(index).at_op(&op)?,
             (true, None) => {
                 self.dynamic.push((self.steps.len(), index));
                 Step::Pending
             }
-            (true, Some(_)) => {
-                let why = "an op in a loop reads a length measured at each run";
-                return Err(op.error(Fault::Unsupported(why)));
-            }
+            (true, Some(_)) => return Err(op.error(MALFORMED)),
         };
         match step {
             Step::Record { event, .. } => recorded[usize::from(event)] = true,
@@ -427,9 +481,6 @@ impl Runner {
                     self.location(site),
                 )
             })?;
-        for (step, index) in self.dynamic.clone() {
-            self.steps[step] = self.resolver().resolve(index).at_op(&self.ops[step])?;
-        }
         Ok(registrations)
     }
 
@@ -541,6 +592,11 @@ impl Runner {
         }
     }
 
+    /// An error kept for the next call, if any.
+    pub fn take_deferred(&mut self) -> Option<Error> {
+        self.deferred.get_mut().take()
+    }
+
     /// Keeps an error that could not be returned, for the next call.
     pub fn defer(&mut self, error: Error) {
         self.deferred.get_mut().get_or_insert(error);
@@ -591,6 +647,10 @@ impl Runner {
         if self.has_caller_slices() {
             Some(
                 "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
+            )
+        } else if !self.info.run_inputs.is_empty() || !self.info.per_run.is_empty() {
+            Some(
+                "this plan takes sizes or values at each run, and a CUDA graph would keep the first run's",
             )
         } else if self.info.ops.iter().any(|op| op.stream.is_none()) {
             Some(

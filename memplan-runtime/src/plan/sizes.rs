@@ -219,6 +219,8 @@ mod tests {
         events: &[],
         ops: &[],
         loops: &[],
+        run_inputs: &[],
+        per_run: &[],
     };
 
     fn problem(sizes: &mut Sizes, index: u16) -> String {

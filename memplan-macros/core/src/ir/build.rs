@@ -31,6 +31,7 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
         in_loop: false,
         current_var: None,
         loop_facts: Vec::new(),
+        ranges: HashMap::new(),
         plan: Plan {
             attrs: def.attrs.clone(),
             vis: def.vis.clone(),
@@ -148,6 +149,8 @@ struct Builder<'a> {
     /// What holds of the iteration being read (`c + 1 <= k`), a fact of
     /// every range in it.
     loop_facts: Vec<Sym>,
+    /// The loop's named ranges, `let r = c * m..(c + 1) * m;`.
+    ranges: HashMap<String, syn::ExprRange>,
     plan: Plan,
 }
 
@@ -314,9 +317,17 @@ impl Builder<'_> {
                 }
             }
         };
+        if let (Some(run), ParamKind::Slice(_)) = (param.run, &kind) {
+            self.errors.at(
+                run.span,
+                "a caller's slice is given to each run already",
+                format!("write `{}: ...` without `run`", param.name),
+            );
+        }
         self.plan.params.push(Param {
             name: param.name.clone(),
             kind,
+            per_run: param.run.is_some(),
         });
     }
 
@@ -376,6 +387,16 @@ impl Builder<'_> {
     /// A set's count, read as a size (which `new` computes).
     fn array(&mut self, count: &Option<Expr>) -> Option<Array> {
         let count = count.as_ref()?;
+        if let Some(path) = self.plan.run_param_in(count) {
+            self.errors.at(
+                path.span(),
+                format!(
+                    "`{}` is given to each run, and `new` makes a set once",
+                    text(&path)
+                ),
+                "count a set with sizes that `new` takes",
+            );
+        }
         self.read(count);
         Some(Array {
             count: count.clone(),
@@ -522,6 +543,25 @@ impl Builder<'_> {
         let mut later_facts: Vec<Sym> = below(&later).into_iter().collect();
         later_facts.extend(current.add(&one).and_then(|next| next.sub(&later)));
 
+        for (name, range) in &def.ranges {
+            if let Some((what, span)) = self.names.get(&name.to_string()) {
+                self.errors.at(
+                    name.span(),
+                    format!(
+                        "`{name}` is already {} (line {})",
+                        what.what(),
+                        span.start().line
+                    ),
+                    "give the range a name of its own",
+                );
+            }
+            // A range may use those named before it: `let used = 0..chunk.len();`.
+            let mut range = range.clone();
+            for bound in [&mut range.start, &mut range.end].into_iter().flatten() {
+                **bound = self.with_ranges(bound);
+            }
+            self.ranges.insert(name.to_string(), range);
+        }
         self.plan.atoms.set_loop(Some(&var));
         self.current_var = Some(var.clone());
         self.in_loop = true;
@@ -546,6 +586,7 @@ impl Builder<'_> {
         self.plan.atoms.set_rename(None);
         self.errors.mute(false);
         self.loop_facts.clear();
+        self.ranges.clear();
         self.in_loop = false;
         self.current_var = None;
         self.plan.atoms.set_loop(None);
@@ -634,6 +675,23 @@ impl Builder<'_> {
     }
 
     fn buffer(&mut self, def: &syntax::BufferDef, kind: BufferKind) -> BufferId {
+        for expr in std::iter::once(&def.len).chain(&def.count) {
+            if let Some(path) = self.plan.run_param_in(expr) {
+                self.errors.at(
+                    path.span(),
+                    format!(
+                        "`{}` is given to each run, and `new` allocates `{}` once",
+                        text(&path),
+                        def.name
+                    ),
+                    format!(
+                        "size the buffer by a capacity that `new` takes, and use a range of it, `{}[..{}]`",
+                        def.name,
+                        text(&path)
+                    ),
+                );
+            }
+        }
         let Reading {
             value: len,
             facts: len_facts,
@@ -692,6 +750,70 @@ impl Builder<'_> {
         }
     }
 
+    /// A place's index and range with the loop's named ranges put in:
+    /// `a[r]` of a buffer that is not a set, `ring[c % r][r]` of one.
+    fn named_range(
+        &self,
+        place: &syntax::Place,
+        buffer: BufferId,
+    ) -> Option<(Option<Expr>, Option<syn::ExprRange>)> {
+        let named = |name: &str| self.ranges.get(name).cloned();
+        let (mut index, mut range) = (place.index.clone(), place.range.clone());
+        if let (Some(Expr::Path(path)), None) = (&index, &self.plan.buffers[buffer].array)
+            && let Some(named) = path.path.get_ident().and_then(|i| named(&i.to_string()))
+        {
+            (index, range) = (None, Some(named));
+        }
+        if let Some(name) = &place.named {
+            match named(&name.to_string()) {
+                Some(named) => range = Some(named),
+                None => {
+                    self.errors.at(
+                        name.span(),
+                        format!("`{name}` is not a range of this loop"),
+                        "name it first, `let r = start..end;`, or write the range",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some((index, range))
+    }
+
+    /// `expr` with each `r.len()` of a named range `r` written out as
+    /// `(end - start)`.
+    fn with_ranges(&self, expr: &Expr) -> Expr {
+        use syn::visit_mut::{self, VisitMut};
+        struct Lengths<'a>(&'a HashMap<String, syn::ExprRange>);
+        impl VisitMut for Lengths<'_> {
+            fn visit_expr_mut(&mut self, expr: &mut Expr) {
+                if let Expr::MethodCall(call) = expr
+                    && call.method == "len"
+                    && call.args.is_empty()
+                    && let Expr::Path(path) = &*call.receiver
+                    && let Some(range) = path
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.0.get(&i.to_string()))
+                {
+                    let end = range.end.as_deref();
+                    let start = range.start.as_deref();
+                    *expr = match start {
+                        Some(start) => syn::parse_quote!(((#end) - (#start))),
+                        None => syn::parse_quote!((#end)),
+                    };
+                    return;
+                }
+                visit_mut::visit_expr_mut(self, expr);
+            }
+        }
+        let mut expr = expr.clone();
+        if !self.ranges.is_empty() {
+            Lengths(&self.ranges).visit_expr_mut(&mut expr);
+        }
+        expr
+    }
+
     /// `e` or `e[index]` of a set of events.
     fn event_element(&mut self, event: &Ident, index: &Option<Expr>) -> Option<EventId> {
         let id = self.event(event)?;
@@ -722,6 +844,13 @@ impl Builder<'_> {
 
     fn place(&mut self, place: &syntax::Place) -> Option<Place> {
         let buffer = self.buffer_named(&place.name)?;
+        let (index, range) = self.named_range(place, buffer)?;
+        let place = &syntax::Place {
+            name: place.name.clone(),
+            index,
+            range,
+            named: None,
+        };
         let mut array = self.plan.buffers[buffer].array.take();
         let used = self.element(
             &mut array,
@@ -802,7 +931,7 @@ impl Builder<'_> {
             }
             OpDef::Fill { dst, value, .. } => OpKind::Fill {
                 dst: self.place(dst)?,
-                value: value.clone(),
+                value: self.with_ranges(value),
             },
             OpDef::Launch(launch) => OpKind::Launch(self.launch(launch)?),
             OpDef::Record { event, .. } | OpDef::Wait { event, .. } if !in_stream => {
@@ -916,15 +1045,18 @@ impl Builder<'_> {
         for expr in &launch.args {
             args.push(match self.buffer_argument(expr) {
                 Some(place) => Arg::Buffer(self.place(&place)?),
-                None => Arg::Value(expr.clone()),
+                None => Arg::Value(self.with_ranges(expr)),
             });
         }
         let (extents, bound) = self.extents(kernel, &args);
         Some(Launch {
             kernel,
-            grid: launch.grid.clone(),
-            block: launch.block.clone(),
-            shared: launch.shared.clone(),
+            grid: self.with_ranges(&launch.grid),
+            block: self.with_ranges(&launch.block),
+            shared: launch
+                .shared
+                .as_ref()
+                .map(|shared| self.with_ranges(shared)),
             args,
             args_span: launch.args_span,
             extents,
@@ -996,31 +1128,46 @@ impl Builder<'_> {
     /// buffer (`ring[c % r]`, `ring[c % r][..len]` of a set of buffers).
     /// Anything else is a value.
     fn buffer_argument(&self, expr: &Expr) -> Option<syntax::Place> {
-        let (base, range) = match expr {
-            Expr::Index(index) => match &*index.index {
-                Expr::Range(range) => (&*index.expr, Some(range.clone())),
-                _ => (expr, None),
-            },
-            _ => (expr, None),
-        };
-        let (path, index) = match base {
-            Expr::Path(path) => (path, None),
-            Expr::Index(index) => match &*index.expr {
-                Expr::Path(path) => (path, Some((*index.index).clone())),
-                _ => return None,
-            },
-            _ => return None,
+        // Up to two brackets after the name: an index or range, then a range.
+        let mut brackets = Vec::new();
+        let mut base = expr;
+        while let Expr::Index(index) = base
+            && brackets.len() < 2
+        {
+            brackets.insert(0, &*index.index);
+            base = &index.expr;
+        }
+        let Expr::Path(path) = base else {
+            return None;
         };
         let ident = path.path.get_ident()?;
-        matches!(
+        if !matches!(
             self.names.get(&ident.to_string()),
             Some((Name::Buffer(_), _))
-        )
-        .then(|| syntax::Place {
+        ) {
+            return None;
+        }
+        let mut place = syntax::Place {
             name: ident.clone(),
-            index,
-            range,
-        })
+            index: None,
+            range: None,
+            named: None,
+        };
+        match brackets[..] {
+            [] => {}
+            [Expr::Range(range)] => place.range = Some(range.clone()),
+            [index] => place.index = Some(index.clone()),
+            [index, Expr::Range(range)] => {
+                place.index = Some(index.clone());
+                place.range = Some(range.clone());
+            }
+            [index, Expr::Path(named)] => {
+                place.index = Some(index.clone());
+                place.named = named.path.get_ident().cloned();
+            }
+            _ => return None,
+        }
+        Some(place)
     }
 }
 

@@ -38,9 +38,10 @@ pub fn op_label(op: &OpDef) -> String {
 
 pub fn place(place: &Place) -> String {
     let name = format!("{}{}", place.name, indexed(&place.index));
-    match &place.range {
-        Some(range) => format!("{name}[{}]", tokens(range)),
-        None => name,
+    match (&place.range, &place.named) {
+        (Some(range), _) => format!("{name}[{}]", tokens(range)),
+        (None, Some(named)) => format!("{name}[{named}]"),
+        (None, None) => name,
     }
 }
 

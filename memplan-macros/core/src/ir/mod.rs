@@ -81,6 +81,23 @@ pub struct Array {
 pub struct Param {
     pub name: Ident,
     pub kind: ParamKind,
+    /// `run n: usize`, `run a: f32`: given to each run, not to `new`.
+    pub per_run: bool,
+}
+
+impl Plan {
+    /// Whether `name` is a `run` parameter.
+    pub fn is_run_param(&self, name: &str) -> bool {
+        self.params.iter().any(|p| p.per_run && p.name == name)
+    }
+
+    /// The first `run` parameter `expr` mentions, if any.
+    pub fn run_param_in(&self, expr: &Expr) -> Option<syn::Path> {
+        self.params
+            .iter()
+            .filter(|p| p.per_run)
+            .find_map(|p| crate::sym::mentions(expr, &p.name.to_string()))
+    }
 }
 
 #[derive(Clone)]

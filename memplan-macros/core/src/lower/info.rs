@@ -46,13 +46,15 @@ pub enum Given {
     },
 }
 
-/// The description, and what `new` must give besides.
+/// The description, and what `new` and each run must give besides.
 pub struct Description {
     /// The `PlanInfo` value.
     pub info: TokenStream,
     /// The size inputs `new` passes.
     pub inputs: Vec<TokenStream>,
     pub given: Vec<Given>,
+    /// What each run computes: the expressions that read `run` parameters.
+    pub run_given: Vec<Given>,
 }
 
 /// The most declarations, ops, sizes or arguments of one kind a plan may
@@ -88,6 +90,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
     }
     let mut sizes = Sizes::new(plan);
     let mut given = Vec::new();
+    let mut run_given = Vec::new();
 
     // Buffer lengths first: a range without an end ends at its buffer's.
     let mut lengths = Vec::new();
@@ -98,7 +101,26 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         });
     }
 
+    // Every size of sets and loops too, before any input is numbered
+    // (`measured_input` below): an opaque term in one adds an input.
+    let arrays = plan
+        .streams
+        .iter()
+        .map(|s| &s.array)
+        .chain(&plan.event_arrays)
+        .chain(plan.buffers.iter().map(|b| &b.array));
+    for array in arrays.flatten() {
+        sizes.length(&array.count, plan)?;
+        if let Some((index, _)) = &array.index {
+            sizes.length(index, plan)?;
+        }
+    }
+    for repeat in &plan.loops {
+        sizes.length(&repeat.count, plan)?;
+    }
+
     let mut ops = Vec::new();
+    let mut per_run = Vec::new();
     for (index, op) in plan.ops.iter().enumerate() {
         let index = index as u16;
         let place = |place: &Place, sizes: &mut Sizes| -> syn::Result<TokenStream> {
@@ -111,11 +133,18 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             }
             OpKind::Fill { dst, value } => {
                 once(plan, index as usize, value)?;
-                given.push(Given::Fill {
+                let fill = Given::Fill {
                     op: index,
                     ty: plan.buffers[dst.buffer].elem.clone(),
                     value: value.clone(),
-                });
+                };
+                match plan.run_param_in(value) {
+                    Some(_) => {
+                        per_run.push(index);
+                        run_given.push(fill);
+                    }
+                    None => given.push(fill),
+                }
                 let dst = place(dst, &mut sizes)?;
                 quote!(Fill(#dst))
             }
@@ -125,9 +154,11 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                 let block = dims(&launch.block, plan, &mut sizes);
                 if grid.is_none() {
                     once(plan, index as usize, &launch.grid)?;
+                    at_new(plan, &launch.grid)?;
                 }
                 if block.is_none() {
                     once(plan, index as usize, &launch.block)?;
+                    at_new(plan, &launch.block)?;
                 }
                 let grid = grid.unwrap_or_else(|| {
                     given.push(Given::Grid {
@@ -152,6 +183,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                         }
                         None => {
                             once(plan, index as usize, expr)?;
+                            at_new(plan, expr)?;
                             given.push(Given::Shared {
                                 op: index,
                                 value: expr.clone(),
@@ -192,12 +224,21 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                                 args.push(quote!(Count(#size, #int, #name)));
                                 continue;
                             }
-                            given.push(Given::Value {
+                            let given_value = Given::Value {
                                 op: index,
                                 arg: position as u16,
                                 ty: ty.clone(),
                                 value: value.clone(),
-                            });
+                            };
+                            match plan.run_param_in(value) {
+                                Some(_) => {
+                                    if !per_run.contains(&index) {
+                                        per_run.push(index);
+                                    }
+                                    run_given.push(given_value);
+                                }
+                                None => given.push(given_value),
+                            }
                             match &launch.bound[position] {
                                 Some(size) => {
                                     let size = number(sizes.length(size, plan)?);
@@ -355,6 +396,8 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         return Err(too_many("size inputs"));
     }
     let programs = sizes.programs();
+    let run_inputs = sizes.run_inputs().into_iter().map(number);
+    let per_run = per_run.into_iter().map(number);
     let info = quote! {{
         use ::memplan::__private::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
         PlanInfo {
@@ -368,12 +411,15 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             events: &[#(#events),*],
             ops: &[#(#ops),*],
             loops: &[#(#loops),*],
+            run_inputs: &[#(#run_inputs),*],
+            per_run: &[#(#per_run),*],
         }
     }};
     Ok(Description {
         info,
         inputs: sizes.new_inputs(plan),
         given,
+        run_given,
     })
 }
 
@@ -391,6 +437,23 @@ fn once(plan: &Plan, op: usize, expr: &Expr) -> syn::Result<()> {
                 "`{}` reads the loop variable `{var}`, and `new` computes it once\n\n\
                  help: a launch argument that changes with `{var}` is a size cast to the kernel's integer type, \
                  `(n - {var} * m) as i32`; launch dimensions are sizes, `blocks(min(m, n - {var} * m), 256)`",
+                text(expr)
+            ),
+        )),
+    }
+}
+
+/// A launch dimension `new` computes may not read a `run` parameter
+/// (one written in the size arithmetic may: the runtime computes it).
+fn at_new(plan: &Plan, expr: &Expr) -> syn::Result<()> {
+    match plan.run_param_in(expr) {
+        None => Ok(()),
+        Some(path) => Err(syn::Error::new_spanned(
+            &path,
+            format!(
+                "`{}` is given to each run, and `new` computes `{}` once\n\n\
+                 help: write launch dimensions that change from run to run as sizes, `blocks(len, 256)`",
+                text(&path),
                 text(expr)
             ),
         )),
@@ -531,9 +594,19 @@ pub fn has_host_steps(plan: &Plan) -> bool {
         .any(|op| matches!(op.kind, OpKind::Host { .. }))
 }
 
-/// The plan's size and value parameters, in order.
+/// The plan's size and value parameters `new` takes, in order.
 pub fn scalar_params(plan: &Plan) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
-    plan.params.iter().filter_map(|param| match &param.kind {
+    scalars(plan, false)
+}
+
+/// The plan's `run` size and value parameters, in order.
+pub fn run_params(plan: &Plan) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
+    scalars(plan, true)
+}
+
+fn scalars(plan: &Plan, per_run: bool) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
+    let params = plan.params.iter().filter(move |p| p.per_run == per_run);
+    params.filter_map(|param| match &param.kind {
         ParamKind::Size => Some((&param.name, quote!(usize))),
         ParamKind::Value(ty) => Some((&param.name, quote!(#ty))),
         ParamKind::Slice(_) => None,

@@ -2,7 +2,9 @@
 //! allocates the host buffers, the methods that forward to the runtime's
 //! engine, and the `Plan` impl with the host views and host steps.
 
-use super::info::{Given, has_host_steps, host_step_number, scalar_params, with_builtins};
+use super::info::{
+    Given, has_host_steps, host_step_number, run_params, scalar_params, with_builtins,
+};
 use super::names::{host_views, info, local, number, private, state};
 use super::{Bodies, diagram};
 use crate::ir::{BufferKind, OpKind, ParamKind, Plan};
@@ -29,7 +31,7 @@ pub fn state_struct(plan: &Plan) -> TokenStream {
             _ => quote!(#field: ::memplan::PinnedBuffer<#elem>),
         }
     });
-    let scalars = has_host_steps(plan)
+    let scalars = keeps_scalars(plan)
         .then(|| scalar_params(plan).map(|(name, ty)| quote!(#name: #ty)))
         .into_iter()
         .flatten();
@@ -41,11 +43,18 @@ pub fn state_struct(plan: &Plan) -> TokenStream {
     }
 }
 
+/// Whether the state keeps the plan's sizes and values: for host steps,
+/// and for the expressions each run computes.
+fn keeps_scalars(plan: &Plan) -> bool {
+    has_host_steps(plan) || plan.params.iter().any(|p| p.per_run)
+}
+
 /// The inherent methods: constants, `new`, and what forwards to the engine.
 pub fn impl_block(
     plan: &Plan,
     inputs: &[TokenStream],
     given: &[Given],
+    run_given: &[Given],
     bodies: Bodies,
 ) -> TokenStream {
     let name = &plan.name;
@@ -70,39 +79,68 @@ pub fn impl_block(
             _ => None,
         })
         .collect();
+    // What `run` takes: the `run` parameters and the caller's slices, in
+    // the order the plan declares them.
+    let params: Vec<TokenStream> = plan
+        .params
+        .iter()
+        .filter_map(|param| {
+            let name = &param.name;
+            match &param.kind {
+                ParamKind::Slice(buffer) => {
+                    let buffer = &plan.buffers[*buffer];
+                    let elem = &buffer.elem;
+                    Some(match buffer.kind {
+                        BufferKind::Param { mutable: true, .. } => quote!(#name: &mut [#elem]),
+                        _ => quote!(#name: &[#elem]),
+                    })
+                }
+                _ if !param.per_run => None,
+                ParamKind::Size => Some(quote!(#name: usize)),
+                ParamKind::Value(ty) => Some(quote!(#name: #ty)),
+            }
+        })
+        .collect();
+    let lent = slices.iter().map(|(param, buffer)| {
+        let name = &param.name;
+        match buffer.kind {
+            BufferKind::Param { mutable: true, .. } => {
+                quote!(::memplan::__private::Slice::new_mut(#name))
+            }
+            _ => quote!(::memplan::__private::Slice::new(#name)),
+        }
+    });
+    let run_given = run_closure(plan, run_given, bodies);
     let runs = if slices.is_empty() {
         quote! {
             /// Runs the plan once, waits for all of it, and reports on the run.
-            pub fn run(&mut self) -> ::memplan::Result<::memplan::RunReport> {
-                self.0.run()
+            pub fn run(&mut self, #(#params),*) -> ::memplan::Result<::memplan::RunReport> {
+                self.0.run_given(#run_given, &mut [])
             }
 
             /// Queues the plan's work; the plan stays borrowed until the guard waits.
-            pub fn enqueue(&mut self) -> ::memplan::Result<::memplan::InFlight<'_>> {
-                self.0.enqueue()
+            pub fn enqueue(&mut self, #(#params),*) -> ::memplan::Result<::memplan::InFlight<'_>> {
+                self.0.enqueue_given(#run_given)
+            }
+
+            /// Queues the plan's work and returns at once, for a loop over
+            /// batches: the run stays on the GPU until `wait`, and
+            /// `host()`/`host_mut()` wait for it before they lend the buffers.
+            pub fn submit(&mut self, #(#params),*) -> ::memplan::Result<()> {
+                self.0.submit_given(#run_given)
+            }
+
+            /// Waits for the run `submit` queued and reports on it; `None`
+            /// if none is on the GPU.
+            pub fn wait(&mut self) -> ::memplan::Result<::core::option::Option<::memplan::RunReport>> {
+                self.0.wait()
             }
         }
     } else {
-        let params = slices.iter().map(|(param, buffer)| {
-            let (name, elem) = (&param.name, &buffer.elem);
-            match buffer.kind {
-                BufferKind::Param { mutable: true, .. } => quote!(#name: &mut [#elem]),
-                _ => quote!(#name: &[#elem]),
-            }
-        });
-        let lent = slices.iter().map(|(param, buffer)| {
-            let name = &param.name;
-            match buffer.kind {
-                BufferKind::Param { mutable: true, .. } => {
-                    quote!(::memplan::__private::Slice::new_mut(#name))
-                }
-                _ => quote!(::memplan::__private::Slice::new(#name)),
-            }
-        });
         quote! {
             /// Runs the plan once on the caller's slices, waits, and reports.
             pub fn run(&mut self, #(#params),*) -> ::memplan::Result<::memplan::RunReport> {
-                self.0.run_with(&mut [#(#lent),*])
+                self.0.run_given(#run_given, &mut [#(#lent),*])
             }
         }
     };
@@ -135,6 +173,66 @@ pub fn impl_block(
     }
 }
 
+/// What a run of a plan with `run` parameters gives the engine: a closure
+/// from the plan's state (its sizes and values) to the run's sizes and
+/// the values of the expressions that read `run` parameters, evaluated in
+/// safe code at the user's tokens; `None` for a plan without.
+fn run_closure(plan: &Plan, run_given: &[Given], bodies: Bodies) -> TokenStream {
+    if !plan.params.iter().any(|p| p.per_run) {
+        return quote!(::core::option::Option::None);
+    }
+    let (private, state, this, run) = (private(), state(), local("state"), local("given"));
+    if bodies == Bodies::Placeholder {
+        // The plan has errors and is never run: the parameters are used.
+        let names = run_params(plan).map(|(name, _)| name);
+        return quote!({
+            let _ = (#(#names,)*);
+            ::core::option::Option::None
+        });
+    }
+    let scalars = scalar_params(plan).map(|(name, ty)| {
+        let copied = quote_spanned!(ty.span()=> #private::copied::<#ty>(&#this.#name));
+        quote!(#[allow(unused_variables)] let #name = #copied;)
+    });
+    let sizes = plan
+        .params
+        .iter()
+        .filter(|p| p.per_run && matches!(p.kind, ParamKind::Size))
+        .map(|p| &p.name);
+    let value = local("value");
+    let givens = run_given.iter().filter_map(|given| match given {
+        Given::Fill {
+            op,
+            ty,
+            value: expr,
+        } => {
+            let op = number(*op);
+            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
+            Some(quote!(#run.fill(#op, #typed);))
+        }
+        Given::Value {
+            op,
+            arg,
+            ty,
+            value: expr,
+        } => {
+            let (op, arg) = (number(*op), number(*arg));
+            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
+            let call = quote_spanned!(ty.span()=> #run.value::<#ty>);
+            Some(quote!(#call(#op, #arg, #typed);))
+        }
+        _ => None,
+    });
+    quote! {
+        ::core::option::Option::Some(&|#this: &#state| {
+            #(#scalars)*
+            let mut #run = #private::RunGiven::new(&[#(#sizes),*]);
+            #(#givens)*
+            #run
+        })
+    }
+}
+
 /// `new`: the size inputs, the host buffers, the user's values, then the
 /// engine. Every user expression is evaluated here, in safe code, at the
 /// user's tokens; the one `unsafe` block holds only locals.
@@ -163,7 +261,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
         }
     });
     let host_steps = has_host_steps(plan);
-    let scalars: Vec<_> = if host_steps {
+    let scalars: Vec<_> = if keeps_scalars(plan) {
         scalar_params(plan).map(|(name, _)| quote!(#name)).collect()
     } else {
         Vec::new()
@@ -173,7 +271,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
     let copy_checks = plan
         .params
         .iter()
-        .filter(|_| !host_steps)
+        .filter(|param| !host_steps && !param.per_run)
         .filter_map(|param| match &param.kind {
             ParamKind::Value(ty) => {
                 let name = &param.name;

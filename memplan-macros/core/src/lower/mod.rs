@@ -44,11 +44,15 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
         diagram::summary(plan)
     );
     let views = methods::host_view_types(plan);
-    let (inputs, given) = match &description {
-        Some(description) => (&description.inputs[..], &description.given[..]),
-        None => (&[][..], &[][..]),
+    let (inputs, given, run_given) = match &description {
+        Some(description) => (
+            &description.inputs[..],
+            &description.given[..],
+            &description.run_given[..],
+        ),
+        None => (&[][..], &[][..], &[][..]),
     };
-    let impl_block = methods::impl_block(plan, inputs, given, bodies);
+    let impl_block = methods::impl_block(plan, inputs, given, run_given, bodies);
     let plan_impl = methods::plan_impl(plan, bodies);
     let data = description.as_ref().map(|description| {
         let (state, info, value) = (

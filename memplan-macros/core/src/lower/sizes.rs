@@ -25,6 +25,8 @@ enum Input {
     Value(usize),
     /// A caller slice's length (`measured[i]`).
     Measured(usize),
+    /// `run` size parameter `i`, given to each run.
+    Run(usize),
     /// The variable of loop `i`, set by the runtime at each iteration.
     Loop(usize),
 }
@@ -50,6 +52,8 @@ pub struct Sizes {
     values: Vec<(String, Expr)>,
     /// The measured lengths' names (`xs.len()`).
     measured: Vec<String>,
+    /// The `run` size parameters' names.
+    runs: Vec<String>,
     /// The loops' variables.
     loops: Vec<String>,
     programs: Vec<(String, Vec<Step>)>,
@@ -71,16 +75,18 @@ enum Context {
 
 impl Sizes {
     pub fn new(plan: &Plan) -> Sizes {
-        let params = plan
-            .params
-            .iter()
-            .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size))
-            .map(|p| p.name.to_string())
-            .collect();
+        let sizes = |per_run: bool| {
+            plan.params
+                .iter()
+                .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && p.per_run == per_run)
+                .map(|p| p.name.to_string())
+                .collect()
+        };
         Sizes {
-            params,
+            params: sizes(false),
             values: Vec::new(),
             measured: Vec::new(),
+            runs: sizes(true),
             loops: plan.loops.iter().map(|l| l.var.to_string()).collect(),
             programs: Vec::new(),
             index: HashMap::new(),
@@ -153,7 +159,7 @@ impl Sizes {
     pub fn measured_input(&self, name: &str) -> u16 {
         let text = format!("{name}.len()");
         let index = self.measured.iter().position(|m| *m == text).unwrap_or(0);
-        (self.params.len() + self.values.len() + index) as u16
+        self.index_of(Input::Measured(index))
     }
 
     /// How many distinct sizes there are; past `u16::MAX` their numbers
@@ -190,6 +196,9 @@ impl Sizes {
                 let name = text(&path.path);
                 if let Some(index) = self.loops.iter().position(|l| *l == name) {
                     out.push(Step::Input(Input::Loop(index)));
+                    true
+                } else if let Some(index) = self.runs.iter().position(|r| *r == name) {
+                    out.push(Step::Input(Input::Run(index)));
                     true
                 } else if let Some(index) = self.params.iter().position(|p| *p == name) {
                     out.push(Step::Input(Input::Size(index)));
@@ -298,13 +307,40 @@ impl Sizes {
         let mut names = self.params.clone();
         names.extend(self.values.iter().map(|(name, _)| name.clone()));
         names.extend(self.measured.iter().cloned());
+        names.extend(self.runs.iter().cloned());
         names.extend(self.loops.iter().cloned());
         names
     }
 
+    /// The number of input `input`: the plan's sizes, the values `new`
+    /// computes, the lengths runs measure, the sizes runs give, and the
+    /// loops' variables.
+    fn index_of(&self, input: Input) -> u16 {
+        let (params, values, measured, runs) = (
+            self.params.len(),
+            self.values.len(),
+            self.measured.len(),
+            self.runs.len(),
+        );
+        (match input {
+            Input::Size(i) => i,
+            Input::Value(i) => params + i,
+            Input::Measured(i) => params + values + i,
+            Input::Run(i) => params + values + measured + i,
+            Input::Loop(i) => params + values + measured + runs + i,
+        }) as u16
+    }
+
     /// The input loop `index`'s variable sets.
     pub fn loop_input(&self, index: usize) -> u16 {
-        (self.params.len() + self.values.len() + self.measured.len() + index) as u16
+        self.index_of(Input::Loop(index))
+    }
+
+    /// The inputs of the `run` size parameters, in order.
+    pub fn run_inputs(&self) -> Vec<u16> {
+        (0..self.runs.len())
+            .map(|i| self.index_of(Input::Run(i)))
+            .collect()
     }
 
     /// What `new` passes: the sizes, then the values, as written.
@@ -312,7 +348,7 @@ impl Sizes {
         let params = plan
             .params
             .iter()
-            .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size))
+            .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && !p.per_run)
             .map(|p| {
                 let name = &p.name;
                 quote!(#name)
@@ -323,12 +359,7 @@ impl Sizes {
 
     /// `Size("n / 2", &[Input(0), Literal(2), Div])`, for each size.
     pub fn programs(&self) -> Vec<TokenStream> {
-        let index_of = |input: Input| match input {
-            Input::Size(i) => i,
-            Input::Value(i) => self.params.len() + i,
-            Input::Measured(i) => self.params.len() + self.values.len() + i,
-            Input::Loop(i) => self.params.len() + self.values.len() + self.measured.len() + i,
-        } as u16;
+        let index_of = |input: Input| self.index_of(input);
         self.programs
             .iter()
             .map(|(text, steps)| {

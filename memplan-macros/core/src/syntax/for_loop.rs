@@ -12,6 +12,9 @@ pub struct LoopDef {
     pub var: Ident,
     /// `k` of `0..k`: how many times.
     pub count: Expr,
+    /// `let r = c * m..(c + 1) * m;`: ranges named for the body, used as
+    /// `a[r]` and `r.len()`.
+    pub ranges: Vec<(Ident, syn::ExprRange)>,
     pub blocks: Vec<OnBlock>,
 }
 
@@ -45,13 +48,36 @@ impl Parse for LoopDef {
         };
         let body;
         syn::braced!(body in input);
-        let mut blocks = Vec::new();
+        let (mut blocks, mut ranges) = (Vec::new(), Vec::new());
         while !body.is_empty() {
             skip_doc_comments(&body)?;
+            if body.peek(Token![let]) {
+                body.parse::<Token![let]>()?;
+                let name: Ident = body.parse()?;
+                body.parse::<Token![=]>()?;
+                let range = match body.parse::<Expr>()? {
+                    Expr::Range(
+                        range @ syn::ExprRange {
+                            end: Some(_),
+                            limits: syn::RangeLimits::HalfOpen(_),
+                            ..
+                        },
+                    ) => range,
+                    other => {
+                        return Err(syn::Error::new_spanned(
+                            other,
+                            "a loop names ranges: `let r = start..end;`\n\nhelp: write the range with its end, `c * m..(c + 1) * m`",
+                        ));
+                    }
+                };
+                body.parse::<Token![;]>()?;
+                ranges.push((name, range));
+                continue;
+            }
             if !body.peek(super::kw::on) {
                 return Err(body.error(
-                    "expected a stream block\n\nhelp: a loop holds stream blocks, `on s { ... }` or `on lanes[c % s] { ... }`; \
-                     declarations, `sync` and host steps go outside it",
+                    "expected a stream block\n\nhelp: a loop holds stream blocks, `on s { ... }` or `on lanes[c % s] { ... }`, \
+                     and named ranges, `let r = c * m..(c + 1) * m;`; declarations, `sync` and host steps go outside it",
                 ));
             }
             blocks.push(body.parse()?);
@@ -60,6 +86,7 @@ impl Parse for LoopDef {
             for_token,
             var,
             count,
+            ranges,
             blocks,
         })
     }

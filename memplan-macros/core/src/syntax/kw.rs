@@ -28,3 +28,4 @@ syn::custom_keyword!(registered);
 syn::custom_keyword!(priority);
 syn::custom_keyword!(high);
 syn::custom_keyword!(normal);
+syn::custom_keyword!(run);

@@ -197,13 +197,16 @@ impl Parse for OpDef {
 }
 
 /// A buffer, or a range of one: `a`, `a[..]`, `a[0..n / 2]`, `a[n / 2..]`;
-/// for a set of buffers, which one first: `ring[c % r]`, `ring[c % r][..len]`.
+/// for a set of buffers, which one first: `ring[c % r]`, `ring[c % r][..len]`;
+/// in a loop, a named range: `a[r]`, `ring[c % r][r]`.
 pub struct Place {
     pub name: Ident,
-    /// The index into a set of buffers.
+    /// The index into a set of buffers (or, in a loop, a range's name).
     pub index: Option<Expr>,
     /// The range expression inside the brackets.
     pub range: Option<syn::ExprRange>,
+    /// A range's name after an index: `ring[c % r][r]`.
+    pub named: Option<Ident>,
 }
 
 impl Parse for Place {
@@ -213,13 +216,17 @@ impl Parse for Place {
             name,
             index: None,
             range: None,
+            named: None,
         };
-        while input.peek(syn::token::Bracket) && place.range.is_none() {
+        while input.peek(syn::token::Bracket) && place.range.is_none() && place.named.is_none() {
             let content;
             syn::bracketed!(content in input);
             match content.parse::<Expr>()? {
                 Expr::Range(range) => place.range = Some(range),
                 index if place.index.is_none() => place.index = Some(index),
+                Expr::Path(path) if path.path.get_ident().is_some() => {
+                    place.named = path.path.get_ident().cloned();
+                }
                 other => {
                     return Err(syn::Error::new_spanned(
                         other,

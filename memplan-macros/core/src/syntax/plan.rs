@@ -107,6 +107,8 @@ impl Parse for PlanDef {
 /// A plan parameter: `n: usize`, `scale: f32`, or a caller's slice,
 /// `xs: &[f32; n]`, `out: &mut [f32] registered`.
 pub struct ParamDef {
+    /// `run a: f32`: given to each run rather than to `new`.
+    pub run: Option<kw::run>,
     pub name: Ident,
     pub ty: Type,
     /// `registered`: page-lock the slice for the run.
@@ -115,11 +117,18 @@ pub struct ParamDef {
 
 impl Parse for ParamDef {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        // `run` is a parameter's name when a `:` follows it.
+        let run = if input.peek(kw::run) && !input.peek2(Token![:]) {
+            Some(input.parse()?)
+        } else {
+            None
+        };
         let name = input.parse()?;
         input.parse::<Token![:]>()?;
         let ty = input.parse()?;
         let registered = input.parse()?;
         Ok(ParamDef {
+            run,
             name,
             ty,
             registered,

@@ -1,0 +1,152 @@
+// A stream of batches, the host preparing batch k + 1 while the GPU works
+// on batch k, written as a plain loop: two plans take turns. `submit`
+// queues a plan's run and returns at once; the next time round, that
+// plan's `host()` (which waits for the run if it is still going) hands
+// back the batch's result. Each batch has its own scale `a` and the last
+// one is shorter: both are given to the run, so the plans are made once.
+//
+// The kernel is saxpy with `rounds` of extra arithmetic that leaves the
+// result as it is, standing for real work: set so that the GPU's share of
+// a batch takes about as long as the host's (copying the batch in and the
+// result out), where overlapping the two pays most.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use memplan::prelude::*;
+use std::time::Instant;
+
+memplan! {
+    /// y = a * x + y over the first `len` of `cap` elements.
+    pub plan Saxpy(cap: usize, rounds: i32, run len: usize, run a: f32) {
+        kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        host   x: [f32; cap] pinned, y: [f32; cap] pinned;
+        device dx: [f32; cap], dy: [f32; cap];
+        stream s;
+        on s {
+            copy x[..len] -> dx[..len];
+            copy y[..len] -> dy[..len];
+            launch saxpy_rounds<<<blocks(len, 256), 256>>>(len as i32, a, rounds, dx[..len], dy[..len]);
+            copy dy[..len] -> y[..len];
+        }
+    }
+}
+
+const BATCH: usize = 4 << 20;
+const BATCHES: usize = 24;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let Some(ctx) = common::context_or_explain(Saxpy::SUMMARY, Saxpy::DIAGRAM)? else {
+        return Ok(());
+    };
+    let total = BATCHES * BATCH - BATCH / 3; // the last batch is shorter
+    let x: Vec<f32> = (0..total).map(|i| (i % 1000) as f32 * 0.5).collect();
+    let y: Vec<f32> = (0..total).map(|i| (i % 333) as f32).collect();
+    let a = |k: usize| 1.0 + (k % 4) as f32;
+    let expected: Vec<f32> = (0..total).map(|i| a(i / BATCH) * x[i] + y[i]).collect();
+    let batches = || {
+        (0..total)
+            .step_by(BATCH)
+            .map(|start| (start, BATCH.min(total - start)))
+    };
+
+    let (rounds, host_ms, gpu_ms) = calibrate(&ctx, &x, &y)?;
+
+    // One plan, one batch after another: the host waits for every run.
+    let mut plan = Saxpy::new(&ctx, BATCH, rounds)?;
+    plan.run(BATCH, 1.0)?; // warm-up
+    // Written through once, so that no page is first touched in the loop.
+    let mut out = vec![f32::NAN; total];
+    let started = Instant::now();
+    for (k, (start, len)) in batches().enumerate() {
+        let host = plan.host_mut();
+        host.x[..len].copy_from_slice(&x[start..start + len]);
+        host.y[..len].copy_from_slice(&y[start..start + len]);
+        plan.run(len, a(k))?;
+        out[start..start + len].copy_from_slice(&plan.host().y[..len]);
+    }
+    let one_ms = started.elapsed().as_secs_f64() * 1e3;
+    common::verify("one plan", &out, &expected)?;
+
+    // Two plans in turns: while one runs, the host fills the other.
+    let mut plans = [
+        Saxpy::new(&ctx, BATCH, rounds)?,
+        Saxpy::new(&ctx, BATCH, rounds)?,
+    ];
+    for plan in &mut plans {
+        plan.run(BATCH, 1.0)?;
+    }
+    let mut pending: [Option<(usize, usize)>; 2] = [None, None];
+    let mut out = vec![f32::NAN; total];
+    let started = Instant::now();
+    for (k, (start, len)) in batches().enumerate() {
+        let (plan, slot) = (&mut plans[k % 2], &mut pending[k % 2]);
+        // This plan's batch before last: waits for it, if still running.
+        if let Some((done, done_len)) = slot.take() {
+            out[done..done + done_len].copy_from_slice(&plan.host().y[..done_len]);
+        }
+        let host = plan.host_mut();
+        host.x[..len].copy_from_slice(&x[start..start + len]);
+        host.y[..len].copy_from_slice(&y[start..start + len]);
+        plan.submit(len, a(k))?;
+        *slot = Some((start, len));
+    }
+    for (plan, slot) in plans.iter_mut().zip(&mut pending) {
+        plan.wait()?;
+        if let Some((done, done_len)) = slot.take() {
+            out[done..done + done_len].copy_from_slice(&plan.host().y[..done_len]);
+        }
+    }
+    let two_ms = started.elapsed().as_secs_f64() * 1e3;
+    common::verify("two plans in turns", &out, &expected)?;
+
+    println!(
+        "saxpy ({rounds} rounds) over {BATCHES} batches of up to {BATCH} floats, a new `a` each:"
+    );
+    println!("  one plan, batch after batch:   {one_ms:8.2} ms");
+    println!(
+        "  two plans in turns:            {two_ms:8.2} ms, {:.2}x",
+        one_ms / two_ms
+    );
+    println!(
+        "  a batch alone: {host_ms:.2} ms of host copies, {gpu_ms:.2} ms on the GPU \
+         (in turns, {:.2} ms at best)",
+        BATCHES as f64 * host_ms.max(gpu_ms)
+    );
+    Ok(())
+}
+
+/// Rounds of extra arithmetic for a kernel about as long as the host's
+/// part of a batch, both measured on one batch; with the host's time and
+/// the GPU's for a batch.
+fn calibrate(ctx: &Context, x: &[f32], y: &[f32]) -> memplan::Result<(i32, f64, f64)> {
+    const PROBE: i32 = 1000;
+    let mut plan = Saxpy::new(ctx, BATCH, PROBE)?;
+    let mut host_ms = f64::INFINITY;
+    let mut out = vec![0.0f32; BATCH];
+    // Each time other batches, as the loop copies them: not in a cache.
+    for batch in 0..3 {
+        let from = batch * BATCH..(batch + 1) * BATCH;
+        let started = Instant::now();
+        let host = plan.host_mut();
+        host.x.copy_from_slice(&x[from.clone()]);
+        host.y.copy_from_slice(&y[from]);
+        out.copy_from_slice(plan.host().y);
+        host_ms = host_ms.min(started.elapsed().as_secs_f64() * 1e3);
+    }
+    plan.set_timing(true)?;
+    let report = plan.run(BATCH, 1.0)?;
+    let kernel_ms: f64 = report
+        .ops
+        .iter()
+        .filter(|op| op.bytes == 0)
+        .map(|op| op.duration_ms())
+        .sum();
+    let copies_ms = report.gpu_ms() - kernel_ms;
+    let rounds = (f64::from(PROBE) * (host_ms - copies_ms).max(0.0) / kernel_ms).max(1.0);
+    let mut plan = Saxpy::new(ctx, BATCH, rounds as i32)?;
+    plan.set_timing(true)?;
+    plan.run(BATCH, 1.0)?;
+    let gpu_ms = plan.run(BATCH, 1.0)?.gpu_ms();
+    Ok((rounds as i32, host_ms, gpu_ms))
+}

@@ -1,0 +1,172 @@
+//! Sizes and values given to each run, and batches in a loop: a plan runs
+//! again with a new value and a shorter length without being rebuilt, a
+//! length past the capacity is an error naming the op, loops that read a
+//! run's size are unrolled for it, and two plans submitted in turns give
+//! every batch's result.
+
+use crate::data::{floats, same};
+use crate::harness::{GpuTest, context};
+use libtest_mimic::Failed;
+use memplan::memplan;
+
+pub const TESTS: &[(&str, GpuTest)] = &[
+    (
+        "batches::values_and_sizes_change_at_each_run",
+        values_and_sizes_change_at_each_run,
+    ),
+    (
+        "batches::a_length_past_the_capacity_fails_at_run",
+        a_length_past_the_capacity_fails_at_run,
+    ),
+    (
+        "batches::loops_are_unrolled_for_each_run",
+        loops_are_unrolled_for_each_run,
+    ),
+    (
+        "batches::two_plans_in_turns_process_every_batch",
+        two_plans_in_turns_process_every_batch,
+    ),
+];
+
+memplan! {
+    /// y = 2a * x + y over the first `len` elements; `rounds`, given to
+    /// `new`, is an argument beside two that each run gives.
+    plan Saxpy(cap: usize, rounds: i32, run len: usize, run a: f32) {
+        kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        host   x: [f32; cap] pinned, y: [f32; cap] pinned;
+        device dx: [f32; cap], dy: [f32; cap];
+        stream s;
+        on s {
+            copy x[..len] -> dx[..len];
+            copy y[..len] -> dy[..len];
+            launch saxpy_rounds<<<blocks(len, 256), 256>>>(len as i32, 2.0 * a, rounds, dx[..len], dy[..len]);
+            copy dy[..len] -> y[..len];
+        }
+    }
+
+    /// y = a * x + y in the first `k` chunks of `m`.
+    plan Chunks(cap: usize, m: usize, run k: usize, run a: f32) {
+        kernel saxpy(n: i32, a: f32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        host   x: [f32; cap] pinned, y: [f32; cap] pinned;
+        device dx: [f32; cap], dy: [f32; cap];
+        stream lanes[2];
+        for c in 0..k {
+            on lanes[c % 2] {
+                copy x[c * m..min(c * m + m, cap)] -> dx[c * m..min(c * m + m, cap)];
+                copy y[c * m..min(c * m + m, cap)] -> dy[c * m..min(c * m + m, cap)];
+                launch saxpy<<<blocks(min(c * m + m, cap) - c * m, 256), 256>>>(
+                    (min(c * m + m, cap) - c * m) as i32, a,
+                    dx[c * m..min(c * m + m, cap)], dy[c * m..min(c * m + m, cap)]);
+                copy dy[c * m..min(c * m + m, cap)] -> y[c * m..min(c * m + m, cap)];
+            }
+        }
+    }
+}
+
+const CAP: usize = 10_000;
+
+/// y = a * x + y of the first `len`, on the CPU, in one rounding as the
+/// GPU's fused multiply-add does.
+fn saxpy(a: f32, x: &[f32], y: &mut [f32], len: usize) {
+    for (y, x) in y[..len].iter_mut().zip(&x[..len]) {
+        *y = a.mul_add(*x, *y);
+    }
+}
+
+fn values_and_sizes_change_at_each_run() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = Saxpy::new(&ctx, CAP, 3)?;
+    let (x, mut y) = (floats(CAP), floats(CAP));
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    for (len, a) in [
+        (CAP, 0.5),
+        (CAP, -1.5),
+        (CAP - 1234, 0.25),
+        (0, 9.0),
+        (1, 2.0),
+    ] {
+        plan.run(len, a)?;
+        saxpy(2.0 * a, &x, &mut y, len);
+        same(&format!("len {len}, a {a}"), plan.host().y, &y)?;
+    }
+    ensure!(
+        plan.graph().is_err(),
+        "a plan with run parameters was captured"
+    );
+    Ok(())
+}
+
+fn a_length_past_the_capacity_fails_at_run() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = Saxpy::new(&ctx, CAP, 3)?;
+    let error = plan
+        .run(CAP + 1, 1.0)
+        .err()
+        .ok_or("a batch past the capacity ran")?;
+    let message = error.to_string();
+    ensure!(
+        message.contains("copy x[..len] -> dx[..len]") && message.contains("10001"),
+        "message: {message}"
+    );
+    // The plan runs on after the refused run.
+    plan.run(CAP, 1.0)?;
+    Ok(())
+}
+
+fn loops_are_unrolled_for_each_run() -> Result<(), Failed> {
+    let ctx = context()?;
+    let m = 1000;
+    let mut plan = Chunks::new(&ctx, CAP, m)?;
+    let (x, mut y) = (floats(CAP), floats(CAP));
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    plan.set_timing(true)?;
+    for (k, a) in [(10, 1.0), (3, -2.0), (0, 5.0), (7, 0.5), (10, 3.0)] {
+        let report = plan.run(k, a)?;
+        saxpy(a, &x, &mut y, (k * m).min(CAP));
+        same(&format!("{k} chunks, a {a}"), plan.host().y, &y)?;
+        ensure!(
+            report.ops.len() == 4 * k,
+            "{} ops timed for {k} chunks",
+            report.ops.len()
+        );
+    }
+    Ok(())
+}
+
+fn two_plans_in_turns_process_every_batch() -> Result<(), Failed> {
+    let ctx = context()?;
+    let batch = 4096;
+    let total = 10 * batch + 1000; // the last batch is shorter
+    let (x, y) = (floats(total), floats(total));
+    let mut expected = y.clone();
+    let a_of = |k: usize| 0.25 * k as f32;
+    let mut plans = [Saxpy::new(&ctx, batch, 2)?, Saxpy::new(&ctx, batch, 2)?];
+    let mut out = vec![0.0f32; total];
+    let mut reports = 0;
+    // The batch each plan has on the GPU: where its result goes.
+    let mut on_gpu: [Option<(usize, usize)>; 2] = [None, None];
+    for (k, start) in (0..total).step_by(batch).enumerate() {
+        let len = batch.min(total - start);
+        let plan = &mut plans[k % 2];
+        reports += usize::from(plan.wait()?.is_some());
+        if let Some((done, done_len)) = on_gpu[k % 2].take() {
+            out[done..done + done_len].copy_from_slice(&plan.host().y[..done_len]);
+        }
+        let host = plan.host_mut();
+        host.x[..len].copy_from_slice(&x[start..start + len]);
+        host.y[..len].copy_from_slice(&y[start..start + len]);
+        plan.submit(len, a_of(k))?;
+        on_gpu[k % 2] = Some((start, len));
+        saxpy(2.0 * a_of(k), &x[start..], &mut expected[start..], len);
+    }
+    for (plan, slot) in plans.iter_mut().zip(&mut on_gpu) {
+        reports += usize::from(plan.wait()?.is_some());
+        if let Some((done, done_len)) = slot.take() {
+            out[done..done + done_len].copy_from_slice(&plan.host().y[..done_len]);
+        }
+    }
+    ensure!(reports == 11, "{reports} reports for 11 batches");
+    same("every batch", &out, &expected)
+}
