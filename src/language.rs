@@ -406,10 +406,14 @@
 //!   for the previous user of its ring buffer, which waited for the one
 //!   before, and so on back to `c`). A ring buffer reused without such a
 //!   wait is a race, reported with the `record`/`wait` that fixes it;
-//! - a plain event recorded in the loop orders a later iteration only if
-//!   every record of it is on a plain stream (every iteration records it
-//!   there, in order). Events of a loop are used only in it, and
-//!   stream-ordered memory is not allocated there.
+//! - a plain event recorded in the loop orders a later iteration if the
+//!   body waits for it before recording it (as for a set, one of one
+//!   element), or if every record of it is on a plain stream (every
+//!   iteration records it there, in order). Events of a loop are used
+//!   only in it, and stream-ordered memory is not allocated there;
+//! - a loop may run no iterations (`k = 0`): two ops outside it are
+//!   ordered only by what orders them without its body, never by a
+//!   `record` and a `wait` inside it.
 //!
 //! What the loop writes counts for the reads of the same iteration; after
 //! the loop, it does not count as written, since one iteration writes only

@@ -2,7 +2,8 @@
 //! macro, next to the 1000-op plan of `checker`: a length summing 160
 //! quotients, 500 one-element fills then 500 one-element reads (at literal
 //! and at symbolic places), 300 streams
-//! each followed by `sync all`, and 1000 nested parentheses. Prints the
+//! each followed by `sync all`, a loop of 200 copies whose iterations are
+//! compared, and 1000 nested parentheses. Prints the
 //! median time of each; every one should take well under a second.
 
 #[path = "plans/mod.rs"]
@@ -59,6 +60,14 @@ fn shapes() -> Vec<(&'static str, String)> {
         })
         .collect();
     let tangled_streams: Vec<String> = (0..40).map(|s| format!("s{s}")).collect();
+    // A loop body of 200 copies of parts of the iteration's chunk, on a set
+    // of streams: every pair of the two iterations' copies is a proof.
+    let chunk_copies: String = (0..200)
+        .map(|j| {
+            let part = format!("(c * 200 + {j}) * m..(c * 200 + {}) * m", j + 1);
+            format!("copy a[{part}] -> d[{part}];\n")
+        })
+        .collect();
     vec![
         ("1000 ops over 8 streams, 16 buffers", plans::big(16)),
         ("1000 ops over 8 streams, 1 buffer", plans::big(1)),
@@ -94,6 +103,14 @@ fn shapes() -> Vec<(&'static str, String)> {
             format!(
                 "plan P(n: usize, m: usize, k: usize) {{ device d: [f32; n * m * k]; stream {};\n{tangled}}}",
                 tangled_streams.join(", ")
+            ),
+        ),
+        (
+            "a loop of 200 copies, iterations compared",
+            format!(
+                "plan P(m: usize, k: usize, s: usize) {{ host a: [f32; k * 200 * m] pinned; \
+                 device d: [f32; k * 200 * m]; stream lanes[s];\n\
+                 for c in 0..k {{ on lanes[c % s] {{\n{chunk_copies}}} }} }}"
             ),
         ),
         (

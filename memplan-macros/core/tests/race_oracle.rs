@@ -805,12 +805,17 @@ enum LoopOp {
 enum AfterOp {
     /// `on s0 { fill d{b}[k * m..(k + 1) * m] with 1.0; }`
     FillOnS0(usize),
+    /// `on s{s} { fill d{b}[(k + 1) * m..(k + 2) * m] with 1.0; }`: a part
+    /// the loop may also use, which ops before it write too.
+    FillShared(usize, usize),
     SyncAll,
     SyncLanes,
 }
 
 #[derive(Clone, Debug)]
 struct LoopPlan {
+    /// Ops on streams before the loop (fills of shared parts only).
+    before: Vec<AfterOp>,
     blocks: Vec<(LoopStream, Vec<LoopOp>)>,
     after: Vec<AfterOp>,
 }
@@ -844,14 +849,17 @@ fn loop_plan() -> impl Strategy<Value = LoopPlan> {
     let block = (stream, prop::collection::vec(loop_op(), 1..4));
     let after = prop_oneof![
         (0..2usize).prop_map(AfterOp::FillOnS0),
+        (0..2usize, 0..2usize).prop_map(|(s, b)| AfterOp::FillShared(s, b)),
         Just(AfterOp::SyncAll),
         Just(AfterOp::SyncLanes),
     ];
+    let before = (0..2usize, 0..2usize).prop_map(|(s, b)| AfterOp::FillShared(s, b));
     (
+        prop::collection::vec(before, 0..2),
         prop::collection::vec(block, 1..4),
         prop::collection::vec(after, 0..3),
     )
-        .prop_map(|(blocks, after)| {
+        .prop_map(|(before, blocks, after)| {
             // Only what the other checks accept: a ring buffer is read
             // after the iteration wrote it, and a copy's two places differ.
             let mut written = false;
@@ -877,7 +885,11 @@ fn loop_plan() -> impl Strategy<Value = LoopPlan> {
                     (stream, ops)
                 })
                 .collect();
-            LoopPlan { blocks, after }
+            LoopPlan {
+                before,
+                blocks,
+                after,
+            }
         })
 }
 
@@ -901,9 +913,12 @@ fn loop_source(plan: &LoopPlan) -> String {
         device d0: [f32; (k + 2) * m], d1: [f32; (k + 2) * m], ring[r]: [f32; m];\n\
         stream s0, s1, lanes[s];\n\
         event e0, e1, freed[r];\n\
-        fill d0 with 1.0;\nfill d1 with 1.0;\n\
-        for c in 0..k {\n"
+        fill d0 with 1.0;\nfill d1 with 1.0;\n"
         .to_owned();
+    for op in &plan.before {
+        text += &outside_text(op);
+    }
+    text += "for c in 0..k {\n";
     for (stream, ops) in &plan.blocks {
         let on = match stream {
             LoopStream::Plain(s) => format!("s{s}"),
@@ -928,15 +943,20 @@ fn loop_source(plan: &LoopPlan) -> String {
     }
     text += "}\n";
     for op in &plan.after {
-        text += &match op {
-            AfterOp::FillOnS0(b) => {
-                format!("on s0 {{ fill d{b}[k * m..(k + 1) * m] with 3.0; }}\n")
-            }
-            AfterOp::SyncAll => "sync all;\n".to_owned(),
-            AfterOp::SyncLanes => "sync lanes;\n".to_owned(),
-        };
+        text += &outside_text(op);
     }
     text + "}\n"
+}
+
+fn outside_text(op: &AfterOp) -> String {
+    match op {
+        AfterOp::FillOnS0(b) => format!("on s0 {{ fill d{b}[k * m..(k + 1) * m] with 3.0; }}\n"),
+        AfterOp::FillShared(s, b) => {
+            format!("on s{s} {{ fill d{b}[(k + 1) * m..(k + 2) * m] with 4.0; }}\n")
+        }
+        AfterOp::SyncAll => "sync all;\n".to_owned(),
+        AfterOp::SyncLanes => "sync lanes;\n".to_owned(),
+    }
 }
 
 /// The loop unrolled for `k` iterations with `s` lanes and `r` ring
@@ -964,6 +984,36 @@ fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize) -> GeneratedPlan {
             },
         })
         .collect();
+    let outside = |op: &AfterOp, steps: &mut Vec<Step>| match *op {
+        AfterOp::FillOnS0(buffer) => steps.push(Step {
+            stream: Some(0),
+            op: Op::Fill {
+                buffer,
+                range: Range::literal(k, k + 1),
+            },
+        }),
+        AfterOp::FillShared(stream, buffer) => steps.push(Step {
+            stream: Some(stream),
+            op: Op::Fill {
+                buffer,
+                range: Range::literal(k + 1, k + 2),
+            },
+        }),
+        AfterOp::SyncAll => steps.push(Step {
+            stream: None,
+            op: Op::Sync { stream: None },
+        }),
+        // `sync lanes` is a sync of each of them.
+        AfterOp::SyncLanes => steps.extend((0..s).map(|lane| Step {
+            stream: None,
+            op: Op::Sync {
+                stream: Some(2 + lane),
+            },
+        })),
+    };
+    for op in &plan.before {
+        outside(op, &mut steps);
+    }
     for c in 0..k {
         for (stream, ops) in &plan.blocks {
             let stream = Some(match stream {
@@ -993,26 +1043,7 @@ fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize) -> GeneratedPlan {
         }
     }
     for op in &plan.after {
-        match *op {
-            AfterOp::FillOnS0(buffer) => steps.push(Step {
-                stream: Some(0),
-                op: Op::Fill {
-                    buffer,
-                    range: Range::literal(k, k + 1),
-                },
-            }),
-            AfterOp::SyncAll => steps.push(Step {
-                stream: None,
-                op: Op::Sync { stream: None },
-            }),
-            // `sync lanes` is a sync of each of them.
-            AfterOp::SyncLanes => steps.extend((0..s).map(|lane| Step {
-                stream: None,
-                op: Op::Sync {
-                    stream: Some(2 + lane),
-                },
-            })),
-        }
+        outside(op, &mut steps);
     }
     GeneratedPlan {
         sizes: 0,

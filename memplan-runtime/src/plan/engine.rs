@@ -63,10 +63,11 @@ impl<P: Plan> Engine<P> {
     ) -> Result<RunReport> {
         self.runner.settle();
         self.runner.begin()?;
-        let registrations = self.runner.prepare(slices)?;
+        // The run's sizes first: a slice's length may be one.
         if let Some(given) = given {
             self.runner.apply(given(&self.state))?;
         }
+        let registrations = self.runner.prepare(slices)?;
         self.runner.resolve_for_run()?;
         self.runner.set_in_flight();
         let (runner, state) = (&mut self.runner, &mut self.state);
@@ -102,10 +103,10 @@ impl<P: Plan> Engine<P> {
                 .error_at_plan("enqueue", Fault::Unsupported(why)));
         }
         self.runner.begin()?;
-        self.runner.prepare(&[])?;
         if let Some(given) = given {
             self.runner.apply(given(&self.state))?;
         }
+        self.runner.prepare(&[])?;
         self.runner.resolve_for_run()?;
         self.runner.set_in_flight();
         let state = &mut self.state;

@@ -114,12 +114,22 @@ pub(crate) fn sizes_of(info: &PlanInfo, index: usize) -> Vec<u16> {
     let place = |place: &Place, sizes: &mut Vec<u16>| {
         if let Some(buffer) = info.buffers.get(usize::from(place.buffer())) {
             sizes.push(buffer.len);
+            sizes.extend(buffer.array.map(|array| array.index));
         }
         if let &Place::Part(_, start, end) = place {
             sizes.extend([start, end]);
         }
     };
-    match info.ops.get(index).map(|def| &def.op) {
+    let def = info.ops.get(index);
+    // The element of a set of streams or events the op uses.
+    let stream = def.and_then(|def| def.stream);
+    let stream_set = stream.and_then(|s| info.streams.get(usize::from(s))?.array);
+    sizes.extend(stream_set.map(|array| array.index));
+    if let Some(Op::Record(event) | Op::Wait(event)) = def.map(|def| &def.op) {
+        let event_set = info.events.get(usize::from(*event)).and_then(|e| e.array);
+        sizes.extend(event_set.map(|array| array.index));
+    }
+    match def.map(|def| &def.op) {
         Some(Op::Copy(src, dst)) => {
             place(src, &mut sizes);
             place(dst, &mut sizes);
@@ -310,6 +320,16 @@ impl Resolver<'_> {
                 }
                 Arg::Value | Arg::Bound(..) => {
                     let value = self.value(index, position)?;
+                    // What was given is what the kernel's parameter takes:
+                    // the description's layout, which `new` checked against
+                    // the compiled kernel.
+                    let layout = self.info.kernels[usize::from(launch.kernel)]
+                        .params
+                        .get(position)
+                        .ok_or(MALFORMED)?;
+                    if value.bytes.len() != layout.size || value.align != layout.align {
+                        return Err(MALFORMED);
+                    }
                     if value.align > MAX_ALIGN {
                         return Err(Fault::Launch(format!(
                             "argument {position} is aligned to {} bytes; kernel arguments are aligned to at most {MAX_ALIGN}",

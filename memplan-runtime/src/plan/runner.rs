@@ -24,6 +24,10 @@ use crate::timer::Timer;
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
+/// The most ops a plan's loops may unroll into: more would be a run of
+/// hours of driver calls, and gigabytes of steps.
+const MAX_STEPS: usize = 1 << 22;
+
 pub(crate) struct Runner {
     info: &'static PlanInfo,
     context: Context,
@@ -107,6 +111,8 @@ impl Runner {
             runner
                 .stream_starts
                 .push(runner.start(stream.site, runner.streams.len())?);
+            // Counted before any is made: a huge count is an error, not a hang.
+            runner.start(stream.site, runner.streams.len().saturating_add(count))?;
             for _ in 0..count {
                 let made = Stream::with_priority(&runner.context, stream.priority);
                 runner
@@ -122,6 +128,7 @@ impl Runner {
             runner
                 .event_starts
                 .push(runner.start(event.site, runner.events.len())?);
+            runner.start(event.site, runner.events.len().saturating_add(count))?;
             for _ in 0..count {
                 let made = Event::new(&runner.context);
                 runner
@@ -154,6 +161,34 @@ impl Runner {
     pub fn apply(&mut self, run: super::builder::RunGiven) -> Result<()> {
         if run.sizes.len() != self.info.run_inputs.len() {
             return Err(self.error(self.info.site, MALFORMED));
+        }
+        // Values only for what each run gives: an argument or a fill of an
+        // op the description lists, never one `new` gave.
+        let info = self.info;
+        let per_run = |op: u16| info.per_run.contains(&op);
+        let run_argument = |op: u16, arg: u16| {
+            per_run(op)
+                && matches!(
+                    info.ops.get(usize::from(op)).map(|def| &def.op),
+                    Some(Op::Launch(launch)) if matches!(
+                        launch.args.get(usize::from(arg)),
+                        Some(super::info::Arg::Value | super::info::Arg::Bound(..))
+                    )
+                )
+        };
+        let fill = |op: u16| {
+            per_run(op)
+                && matches!(
+                    info.ops.get(usize::from(op)).map(|def| &def.op),
+                    Some(Op::Fill(_))
+                )
+        };
+        if !run.given.values.iter().all(|g| run_argument(g.op, g.arg))
+            || !run.given.fills.iter().all(|g| fill(g.op))
+            || !run.given.dims.is_empty()
+            || !run.given.shared.is_empty()
+        {
+            return Err(self.error(info.site, MALFORMED));
         }
         for (&input, &value) in self.info.run_inputs.iter().zip(&run.sizes) {
             self.sizes.set_run_input(input, value);
@@ -228,13 +263,20 @@ impl Runner {
                 .sizes
                 .get(repeat.count)
                 .map_err(|f| self.error(repeat.site, f))?;
-            for iteration in 0..count {
-                self.sizes.set_loop_input(repeat.input, Some(iteration));
-                for op in body.clone() {
-                    self.add_step(op, Some(iteration), &mut recorded)?;
-                }
+            let steps = count.checked_mul(body.len());
+            if steps.is_none_or(|steps| self.steps.len() + steps > MAX_STEPS) {
+                let fault = Fault::Unsupported(
+                    "the loop would unroll into more than 2^22 ops: use fewer, longer chunks",
+                );
+                return Err(self.error(repeat.site, fault));
             }
+            let unrolled = (0..count).try_for_each(|iteration| {
+                self.sizes.set_loop_input(repeat.input, Some(iteration));
+                body.clone()
+                    .try_for_each(|op| self.add_step(op, Some(iteration), &mut recorded))
+            });
             self.sizes.set_loop_input(repeat.input, None);
+            unrolled?;
             index = body.end;
         }
         Ok(())
@@ -258,9 +300,14 @@ impl Runner {
             }
             (true, Some(_)) => return Err(op.error(MALFORMED)),
         };
-        match step {
-            Step::Record { event, .. } => recorded[usize::from(event)] = true,
-            Step::Wait { event, .. } if !recorded[usize::from(event)] => return Ok(()),
+        let recorded = recorded.get_mut(match step {
+            Step::Record { event, .. } | Step::Wait { event, .. } => usize::from(event),
+            _ => 0,
+        });
+        match (&step, recorded) {
+            (Step::Record { .. }, Some(recorded)) => *recorded = true,
+            (Step::Wait { .. }, Some(false)) => return Ok(()),
+            (Step::Record { .. } | Step::Wait { .. }, None) => return Err(op.error(MALFORMED)),
             _ => {}
         }
         self.steps.push(step);

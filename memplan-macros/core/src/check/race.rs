@@ -10,15 +10,18 @@
 //! streams in 11 ms (16 buffers) to 19 ms (one buffer, every access against
 //! every other), well inside the 100 ms a build can spare.
 
-use super::{Order, line};
+use super::line;
 use crate::errors::Errors;
 use crate::ir::{Access, BufferId, Lane, Mode, OpId, OpKind, Plan};
 use std::collections::HashSet;
 
 /// What a race is between, for its help.
 pub enum Between<'a> {
-    /// Two ops of the plan.
-    Ops,
+    /// Two ops of the plan; `through_loop(a, b)`: whether only a loop's
+    /// body, which may never run, orders them.
+    Ops {
+        through_loop: &'a dyn Fn(OpId, OpId) -> bool,
+    },
     /// An op of iteration `var` of a loop and one of a later iteration,
     /// which use one element of a set of buffers when `index` is equal
     /// for both (`None`: a buffer that is not a set).
@@ -28,22 +31,22 @@ pub enum Between<'a> {
     },
 }
 
-pub fn check(plan: &Plan, accesses: &[Vec<Access>], order: &Order, errors: &Errors) {
-    check_pairs(
-        plan,
-        accesses,
-        order,
-        errors,
-        &|_, _, _| true,
-        &Between::Ops,
-    );
+/// `ordered(a, b)`: whether op `a` happens before op `b`.
+pub fn check(
+    plan: &Plan,
+    accesses: &[Vec<Access>],
+    ordered: &dyn Fn(OpId, OpId) -> bool,
+    between: &Between,
+    errors: &Errors,
+) {
+    check_pairs(plan, accesses, ordered, errors, &|_, _, _| true, between);
 }
 
 /// The race check for the pairs of ops `compared` selects, by buffer.
 pub fn check_pairs(
     plan: &Plan,
     accesses: &[Vec<Access>],
-    order: &Order,
+    ordered: &dyn Fn(OpId, OpId) -> bool,
     errors: &Errors,
     compared: &dyn Fn(OpId, OpId, BufferId) -> bool,
     between: &Between,
@@ -64,7 +67,7 @@ pub fn check_pairs(
                     || !compared(earlier, later, later_access.buffer)
                     || plan.ops[earlier].lane == plan.ops[later].lane
                     || !(earlier_access.mode.writes() || later_access.mode.writes())
-                    || order.happens_before(earlier, later)
+                    || ordered(earlier, later)
                     || !plan.atoms.may_overlap(
                         &earlier_access.range,
                         &later_access.range,
@@ -119,7 +122,7 @@ fn report(
             "give each iteration its own part of `{buffer}`, a range that moves with `{var}` (`[{var} * m..({var} + 1) * m]`), \
              or a set of buffers, one per element (`device {buffer}[k]: ...;` used as `{buffer}[{var} % k]`)"
         ),
-        (Between::Ops, a_lane, b_lane) => match (a_lane, b_lane) {
+        (Between::Ops { .. }, a_lane, b_lane) => match (a_lane, b_lane) {
             (Lane::Stream(stream), Lane::Host) => {
                 format!(
                     "add `sync {};` before `{}`",
@@ -205,19 +208,40 @@ fn report(
             ),
         ),
     };
+    // Ordered only through a loop's body, which may never run.
+    let through_loop = match between {
+        Between::Ops { through_loop } => through_loop(earlier, later),
+        Between::Iterations { .. } => false,
+    };
+    let fix = match through_loop {
+        true => format!(
+            "{fix} (the `for` loop between them may run no iterations, and then what its body records orders nothing)"
+        ),
+        false => fix,
+    };
     errors.at(first.span, first_message, &fix);
     errors.at(second.span, second_message, &fix);
 }
 
 /// An event recorded on `earlier`'s stream after it, and before `later`
 /// in program order (so a `wait` for it before `later` orders the two).
+///
+/// Not one recorded in a loop for an op outside it: a loop's events are
+/// its own, and its body may never run.
 fn recorded_between(plan: &Plan, earlier: OpId, later: OpId) -> Option<&syn::Ident> {
-    plan.ops[earlier + 1..later]
-        .iter()
-        .find_map(|op| match op.kind {
-            OpKind::Record(event) if op.lane == plan.ops[earlier].lane => Some(&plan.events[event]),
+    let outside = plan.loop_of(later).is_none();
+    (earlier + 1..later).find_map(|id| {
+        let op = &plan.ops[id];
+        match op.kind {
+            OpKind::Record(event)
+                if op.lane == plan.ops[earlier].lane
+                    && !(outside && plan.loop_of(id).is_some()) =>
+            {
+                Some(&plan.events[event])
+            }
             _ => None,
-        })
+        }
+    })
 }
 
 /// Where `later`'s stream already waits for an event between `earlier`
@@ -242,7 +266,7 @@ fn misplaced_record(plan: &Plan, earlier: OpId, later: OpId) -> Option<String> {
                 OpKind::Wait(event) if op.lane == wait_lane => Some((index, event)),
                 _ => None,
             })?;
-    if wait < earlier {
+    if wait < earlier || (plan.loop_of(wait).is_some() && plan.loop_of(later).is_none()) {
         return None;
     }
     let record = plan.ops[..wait]

@@ -387,6 +387,16 @@ impl Builder<'_> {
     /// A set's count, read as a size (which `new` computes).
     fn array(&mut self, count: &Option<Expr>) -> Option<Array> {
         let count = count.as_ref()?;
+        if let Some(slice) = self.measured_in(count) {
+            self.errors.at(
+                slice.span(),
+                format!(
+                    "`{}` is measured at each run, and `new` makes a set once",
+                    text(&slice)
+                ),
+                "count a set with sizes that `new` takes",
+            );
+        }
         if let Some(path) = self.plan.run_param_in(count) {
             self.errors.at(
                 path.span(),
@@ -676,6 +686,17 @@ impl Builder<'_> {
 
     fn buffer(&mut self, def: &syntax::BufferDef, kind: BufferKind) -> BufferId {
         for expr in std::iter::once(&def.len).chain(&def.count) {
+            if let Some(slice) = self.measured_in(expr) {
+                self.errors.at(
+                    slice.span(),
+                    format!(
+                        "`{}` is measured at each run, and `new` allocates `{}` once",
+                        text(&slice),
+                        def.name
+                    ),
+                    "give the slice a length in the plan's sizes, `xs: &[f32; n]`, or size the buffer by one",
+                );
+            }
             if let Some(path) = self.plan.run_param_in(expr) {
                 self.errors.at(
                     path.span(),
@@ -780,6 +801,38 @@ impl Builder<'_> {
         Some((index, range))
     }
 
+    /// The first `xs.len()` in `expr` of a caller's slice declared without
+    /// a length: a length each run measures.
+    fn measured_in(&self, expr: &Expr) -> Option<Expr> {
+        use syn::visit::{self, Visit};
+        struct Find<'a> {
+            plan: &'a Plan,
+            found: Option<Expr>,
+        }
+        impl<'ast> Visit<'ast> for Find<'_> {
+            fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+                if let Expr::Path(path) = &*call.receiver
+                    && call.method == "len"
+                    && self.found.is_none()
+                    && self.plan.buffers.iter().any(|b| {
+                        matches!(b.kind, BufferKind::Param { .. })
+                            && b.len_expr.is_none()
+                            && path.path.is_ident(&b.name)
+                    })
+                {
+                    self.found = Some(Expr::MethodCall(call.clone()));
+                }
+                visit::visit_expr_method_call(self, call);
+            }
+        }
+        let mut find = Find {
+            plan: &self.plan,
+            found: None,
+        };
+        find.visit_expr(expr);
+        find.found
+    }
+
     /// `expr` with each `r.len()` of a named range `r` written out as
     /// `(end - start)`.
     fn with_ranges(&self, expr: &Expr) -> Expr {
@@ -844,7 +897,13 @@ impl Builder<'_> {
 
     fn place(&mut self, place: &syntax::Place) -> Option<Place> {
         let buffer = self.buffer_named(&place.name)?;
-        let (index, range) = self.named_range(place, buffer)?;
+        let (index, mut range) = self.named_range(place, buffer)?;
+        // `r.len()` of a named range, in a range's bounds too.
+        if let Some(range) = &mut range {
+            for bound in [&mut range.start, &mut range.end].into_iter().flatten() {
+                **bound = self.with_ranges(bound);
+            }
+        }
         let place = &syntax::Place {
             name: place.name.clone(),
             index,

@@ -66,7 +66,7 @@ impl Parse for LoopDef {
                     other => {
                         return Err(syn::Error::new_spanned(
                             other,
-                            "a loop names ranges: `let r = start..end;`\n\nhelp: write the range with its end, `c * m..(c + 1) * m`",
+                            "a loop names ranges written `start..end`, with an end and without `=`\n\nhelp: for example `let r = c * m..(c + 1) * m;`",
                         ));
                     }
                 };
