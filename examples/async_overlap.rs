@@ -73,14 +73,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let host = serial.host_mut();
     host.a.copy_from_slice(&a);
     host.b.copy_from_slice(&b);
-    let serial_ms = median_ms(RUNS, || serial.run())?;
+    let serial_ms = common::median_ms(RUNS, || serial.run())?;
     common::verify("one stream", serial.host().c, &expected)?;
 
     let mut overlapped = VectorAddOverlapped::new(&ctx, N)?;
     let host = overlapped.host_mut();
     host.a.copy_from_slice(&a);
     host.b.copy_from_slice(&b);
-    let overlapped_ms = median_ms(RUNS, || overlapped.run())?;
+    let overlapped_ms = common::median_ms(RUNS, || overlapped.run())?;
     common::verify("two streams", overlapped.host().c, &expected)?;
 
     let bytes = 3.0 * (N * size_of::<f32>()) as f64;
@@ -102,18 +102,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let report = overlapped.run()?;
     print!("{report}");
     Ok(())
-}
-
-/// The median wall time of `runs` runs, in milliseconds.
-fn median_ms(
-    runs: usize,
-    mut run: impl FnMut() -> memplan::Result<RunReport>,
-) -> memplan::Result<f64> {
-    run()?; // warm-up
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        times.push(run()?.wall.as_secs_f64() * 1e3);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[runs / 2])
 }

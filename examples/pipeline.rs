@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut one = OneStream::new(&ctx, N)?;
     fill(one.host_mut().a, &a);
     fill(one.host_mut().b, &b);
-    let one_ms = median_ms(RUNS, || one.run())?;
+    let one_ms = common::median_ms(RUNS, || one.run())?;
     common::verify("one stream", one.host().c, &expected)?;
     println!("  one stream:                  {one_ms:7.3} ms");
     drop(one);
@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut round_robin = RoundRobin::new(&ctx, N, m, k, 4)?;
     fill(round_robin.host_mut().a, &a);
     fill(round_robin.host_mut().b, &b);
-    let round_robin_ms = median_ms(RUNS, || round_robin.run())?;
+    let round_robin_ms = common::median_ms(RUNS, || round_robin.run())?;
     common::verify("round robin", round_robin.host().c, &expected)?;
     println!(
         "  16 chunks, 4 streams:        {round_robin_ms:7.3} ms, {:.2}x one stream",
@@ -57,14 +57,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut pipelined = Pipelined::new(&ctx, N, m, k)?;
     fill(pipelined.host_mut().a, &a);
     fill(pipelined.host_mut().b, &b);
-    let pipelined_ms = median_ms(RUNS, || pipelined.run())?;
+    let pipelined_ms = common::median_ms(RUNS, || pipelined.run())?;
     common::verify("pipelined", pipelined.host().c, &expected)?;
     println!(
         "  {k} chunks, stream per engine: {pipelined_ms:7.3} ms, {:.2}x one stream",
         one_ms / pipelined_ms
     );
     let mut graph = pipelined.graph()?;
-    let graph_ms = median_ms(RUNS, || graph.run())?;
+    let graph_ms = common::median_ms(RUNS, || graph.run())?;
     drop(graph);
     common::verify("pipelined, graph", pipelined.host().c, &expected)?;
     println!(
@@ -76,18 +76,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 fn fill(into: &mut [f32], from: &[f32]) {
     into.copy_from_slice(from);
-}
-
-/// The median wall time of `runs` runs, in milliseconds.
-fn median_ms(
-    runs: usize,
-    mut run: impl FnMut() -> memplan::Result<RunReport>,
-) -> memplan::Result<f64> {
-    run()?; // warm-up
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        times.push(run()?.wall.as_secs_f64() * 1e3);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[runs / 2])
 }

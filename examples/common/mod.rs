@@ -68,3 +68,19 @@ pub fn verify_each<T: PartialEq + std::fmt::Debug>(
         )),
     }
 }
+
+/// The median wall time of `runs` runs, after one to warm up, in
+/// milliseconds.
+#[allow(dead_code)]
+pub fn median_ms(
+    runs: usize,
+    mut run: impl FnMut() -> memplan::Result<memplan::RunReport>,
+) -> memplan::Result<f64> {
+    run()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        times.push(run()?.wall.as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[runs / 2])
+}

@@ -199,30 +199,7 @@ fn run_closure(plan: &Plan, run_given: &[Given], bodies: Bodies) -> TokenStream 
         .iter()
         .filter(|p| p.per_run && matches!(p.kind, ParamKind::Size))
         .map(|p| &p.name);
-    let value = local("value");
-    let givens = run_given.iter().filter_map(|given| match given {
-        Given::Fill {
-            op,
-            ty,
-            value: expr,
-        } => {
-            let op = number(*op);
-            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
-            Some(quote!(#run.fill(#op, #typed);))
-        }
-        Given::Value {
-            op,
-            arg,
-            ty,
-            value: expr,
-        } => {
-            let (op, arg) = (number(*op), number(*arg));
-            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
-            let call = quote_spanned!(ty.span()=> #run.value::<#ty>);
-            Some(quote!(#call(#op, #arg, #typed);))
-        }
-        _ => None,
-    });
+    let givens = run_given.iter().map(|given| given_call(&run, given));
     quote! {
         ::core::option::Option::Some(&|#this: &#state| {
             #(#scalars)*
@@ -279,47 +256,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
             }
             _ => None,
         });
-    // Each expression goes into a local of its declared type, so that a
-    // mismatch is rustc's own error, at the user's expression, pointing at
-    // the declaration that wants the type.
-    let value = local("value");
-    let givens = given.iter().map(|given| match given {
-        Given::Fill {
-            op,
-            ty,
-            value: expr,
-        } => {
-            let op = number(*op);
-            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
-            quote!(#builder.fill(#op, #typed);)
-        }
-        Given::Value {
-            op,
-            arg,
-            ty,
-            value: expr,
-        } => {
-            let (op, arg) = (number(*op), number(*arg));
-            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
-            let call = quote_spanned!(ty.span()=> #builder.value::<#ty>);
-            quote!(#call(#op, #arg, #typed);)
-        }
-        Given::Grid { op, value: expr } => {
-            let op = number(*op);
-            let expr = with_builtins(expr);
-            quote!(#builder.grid(#op, #expr);)
-        }
-        Given::Block { op, value: expr } => {
-            let op = number(*op);
-            let expr = with_builtins(expr);
-            quote!(#builder.block(#op, #expr);)
-        }
-        Given::Shared { op, value: expr } => {
-            let op = number(*op);
-            let expr = with_builtins(expr);
-            quote!(#builder.shared(#op, #expr);)
-        }
-    });
+    let givens = given.iter().map(|given| given_call(&builder, given));
     quote! {
         #doc
         pub fn new(#context: &::memplan::Context, #(#params),*) -> ::memplan::Result<Self> {
@@ -329,6 +266,49 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
             #(#givens)*
             // SAFETY: memplan! checked the plan, and the state holds what the builder allocated.
             ::core::result::Result::Ok(Self(unsafe { #private::Engine::new(#builder, #state_local) }?))
+        }
+    }
+}
+
+/// The call handing over what `given`'s expression computes, to
+/// `receiver` (the `Builder` in `new`, the `RunGiven` in a run). Each
+/// expression goes into a local of its declared type, so that a mismatch
+/// is rustc's own error, at the user's expression, pointing at the
+/// declaration that wants the type.
+fn given_call(receiver: &syn::Ident, given: &Given) -> TokenStream {
+    let value = local("value");
+    match given {
+        Given::Fill {
+            op,
+            ty,
+            value: expr,
+        } => {
+            let op = number(*op);
+            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
+            quote!(#receiver.fill(#op, #typed);)
+        }
+        Given::Value {
+            op,
+            arg,
+            ty,
+            value: expr,
+        } => {
+            let (op, arg) = (number(*op), number(*arg));
+            let typed = quote_spanned!(expr.span()=> { let #value: #ty = #expr; #value });
+            let call = quote_spanned!(ty.span()=> #receiver.value::<#ty>);
+            quote!(#call(#op, #arg, #typed);)
+        }
+        Given::Grid { op, value: expr } => {
+            let (op, expr) = (number(*op), with_builtins(expr));
+            quote!(#receiver.grid(#op, #expr);)
+        }
+        Given::Block { op, value: expr } => {
+            let (op, expr) = (number(*op), with_builtins(expr));
+            quote!(#receiver.block(#op, #expr);)
+        }
+        Given::Shared { op, value: expr } => {
+            let (op, expr) = (number(*op), with_builtins(expr));
+            quote!(#receiver.shared(#op, #expr);)
         }
     }
 }
