@@ -31,10 +31,22 @@ pub struct OpInfo {
     pub kind: OpKind,
     /// The stream it runs on; `None` for synchronous ops and host steps.
     pub stream: Option<&'static str>,
+    /// Which stream of a set (`lanes[2]`) it runs on, in a loop.
+    pub element: Option<u16>,
     pub location: Location,
 }
 
 impl OpInfo {
+    /// The lane reports put it on: `sync` for synchronous ops and host
+    /// steps, the stream's name, `lanes[2]` for a stream of a set.
+    pub fn lane(&self) -> String {
+        match (self.stream, self.element) {
+            (None, _) => "sync".to_owned(),
+            (Some(stream), None) => stream.to_owned(),
+            (Some(stream), Some(element)) => format!("{stream}[{element}]"),
+        }
+    }
+
     /// An error of this op.
     pub fn error(&self, fault: impl Into<Fault>) -> Error {
         Error::new(fault.into(), self.label, self.location).in_plan(self.plan)

@@ -120,7 +120,7 @@ impl fmt::Display for RunReport {
                 f,
                 "  {:<36} {:<8} {:>10.3} {:>10.3} {:>9}",
                 timing.op.label,
-                timing.op.stream.unwrap_or("sync"),
+                timing.op.lane(),
                 timing.start_ms,
                 timing.duration_ms(),
                 bandwidth
@@ -145,6 +145,7 @@ mod tests {
             label,
             kind,
             stream: Some(stream),
+            element: None,
             location: Location {
                 file: "p.rs",
                 line: 1,

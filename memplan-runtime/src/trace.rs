@@ -23,7 +23,7 @@ impl RunReport {
             ));
         }
         for timing in &self.ops {
-            let tid = lane_index(&lanes, timing.op.stream);
+            let tid = lane_index(&lanes, &timing.op.lane());
             events.push(format!(
                 r#"{{"name":"{}","cat":"{:?}","ph":"X","pid":1,"tid":{tid},"ts":{:.3},"dur":{:.3},"args":{{"bytes":{}}}}}"#,
                 json(timing.op.label),
@@ -70,7 +70,7 @@ impl RunReport {
             let _ = write!(svg, r#"<text x="4" y="{}">{}</text>"#, y + 16.0, xml(lane));
         }
         for timing in &self.ops {
-            let row = lane_index(&lanes, timing.op.stream);
+            let row = lane_index(&lanes, &timing.op.lane());
             let x = LABELS + timing.start_ms * scale;
             let width = (timing.duration_ms() * scale).max(1.0);
             let y = row as f64 * ROW + 4.0;
@@ -97,11 +97,12 @@ impl RunReport {
         svg
     }
 
-    /// Stream names in order of first use; "sync" for synchronous ops.
-    fn lanes(&self) -> Vec<&'static str> {
+    /// Lanes in order of first use: streams (`lanes[2]` for one of a
+    /// set), "sync" for synchronous ops.
+    fn lanes(&self) -> Vec<String> {
         let mut lanes = Vec::new();
         for timing in &self.ops {
-            let lane = timing.op.stream.unwrap_or("sync");
+            let lane = timing.op.lane();
             if !lanes.contains(&lane) {
                 lanes.push(lane);
             }
@@ -110,9 +111,8 @@ impl RunReport {
     }
 }
 
-fn lane_index(lanes: &[&str], stream: Option<&str>) -> usize {
-    let lane = stream.unwrap_or("sync");
-    lanes.iter().position(|l| *l == lane).unwrap_or(0)
+fn lane_index(lanes: &[String], lane: &str) -> usize {
+    lanes.iter().position(|l| l == lane).unwrap_or(0)
 }
 
 fn colour(kind: OpKind) -> &'static str {
@@ -159,6 +159,7 @@ mod tests {
         label: "copy dc -> c",
         kind: OpKind::CopyDeviceToHost,
         stream: Some("s2"),
+        element: None,
         location: Location {
             file: "p.rs",
             line: 3,
@@ -185,6 +186,30 @@ mod tests {
         assert!(trace.contains(r#""args":{"name":"s2"}"#), "{trace}");
         assert!(trace.contains(r#""name":"copy dc -> c""#), "{trace}");
         assert!(trace.contains(r#""ts":500.000,"dur":1000.000"#), "{trace}");
+    }
+
+    #[test]
+    fn each_stream_of_a_set_has_its_own_lane() {
+        let on = |element| OpTiming {
+            op: OpInfo {
+                stream: Some("lanes"),
+                element: Some(element),
+                ..COPY
+            },
+            start_ms: 0.0,
+            end_ms: 1.0,
+            bytes: 4,
+        };
+        let report = RunReport {
+            ops: vec![on(0), on(1), on(0)],
+            ..report()
+        };
+        let trace = report.to_chrome_trace();
+        assert!(trace.contains(r#""args":{"name":"lanes[0]"}"#), "{trace}");
+        assert!(trace.contains(r#""args":{"name":"lanes[1]"}"#), "{trace}");
+        assert_eq!(trace.matches("thread_name").count(), 2, "{trace}");
+        let svg = report.to_svg();
+        assert!(svg.contains(">lanes[1]</text>"), "{svg}");
     }
 
     #[test]

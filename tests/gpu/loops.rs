@@ -94,13 +94,27 @@ fn round_robin_chunks_with_a_short_last_one() -> Result<(), Failed> {
         let k = N.div_ceil(m);
         let mut plan = Chunked::new(&ctx, N, m, k, s)?;
         plan.host_mut().data.copy_from_slice(&input);
+        plan.set_timing(true)?;
         let report = plan.run()?;
         same(
             &format!("chunks of {m} on {s} streams"),
             plan.host().data,
             &expected,
         )?;
-        let _ = report;
+        // Each chunk's ops on its own stream of the set, as reports say.
+        for (chunk, ops) in report.ops.chunks(3).enumerate() {
+            let lane = format!("lanes[{}]", chunk % s);
+            ensure!(
+                ops.iter().all(|op| op.op.lane() == lane),
+                "chunk {chunk} reported on {:?}, not {lane}",
+                ops.iter().map(|op| op.op.lane()).collect::<Vec<_>>()
+            );
+        }
+        ensure!(
+            report.ops.len() == 3 * k,
+            "{} ops timed for {k} chunks",
+            report.ops.len()
+        );
     }
     Ok(())
 }

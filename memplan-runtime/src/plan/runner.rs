@@ -289,7 +289,16 @@ impl Runner {
         iteration: Option<usize>,
         recorded: &mut [bool],
     ) -> Result<()> {
-        let op = self.op_info(&self.info.ops[index]);
+        let mut op = self.op_info(&self.info.ops[index]);
+        // Reports put an op on its stream of a set: `lanes[2]`.
+        let def = &self.info.ops[index];
+        let set = def
+            .stream
+            .and_then(|stream| self.info.streams.get(usize::from(stream))?.array);
+        if let Some(set) = set {
+            let element = self.sizes.get(set.index).at_op(&op)?;
+            op.element = u16::try_from(element).ok();
+        }
         // Unrolled at each run, the run's sizes and values are given.
         let dynamic = self.is_dynamic(index) && !self.unroll_each_run;
         let step = match (dynamic, iteration) {
@@ -453,6 +462,7 @@ impl Runner {
                 .stream
                 .and_then(|s| self.info.streams.get(usize::from(s)))
                 .map(|s| s.name),
+            element: None,
             location: self.location(def.site),
         }
     }
