@@ -55,6 +55,7 @@ mod report;
 mod scope;
 mod signature;
 mod stream;
+mod timeline;
 mod timer;
 mod trace;
 
