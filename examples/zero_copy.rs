@@ -55,7 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
         let mut zero_copy = ZeroCopy::new(&ctx, n)?;
         zero_copy.host_mut().input.copy_from_slice(&input);
-        let zero_copy_ms = median_ms(|| zero_copy.run())?;
+        let zero_copy_ms = common::median_ms(RUNS, || zero_copy.run())?;
         common::verify(
             &format!("zero-copy, {n} floats"),
             zero_copy.host().output,
@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
         let mut staged = Staged::new(&ctx, n)?;
         staged.host_mut().input.copy_from_slice(&input);
-        let staged_ms = median_ms(|| staged.run())?;
+        let staged_ms = common::median_ms(RUNS, || staged.run())?;
         common::verify(
             &format!("staged, {n} floats"),
             staged.host().output,
@@ -77,15 +77,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
-}
-
-/// The median wall time of a run, in milliseconds, after a warm-up.
-fn median_ms(mut run: impl FnMut() -> memplan::Result<RunReport>) -> memplan::Result<f64> {
-    run()?;
-    let mut times = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        times.push(run()?.wall.as_secs_f64() * 1e3);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[RUNS / 2])
 }

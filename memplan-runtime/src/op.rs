@@ -37,6 +37,28 @@ pub struct OpInfo {
 }
 
 impl OpInfo {
+    /// An op `label` of plan `P` on `stream`, for the tests of what reports
+    /// and traces make of ops.
+    #[cfg(test)]
+    pub(crate) const fn on_stream(
+        label: &'static str,
+        kind: OpKind,
+        stream: &'static str,
+    ) -> OpInfo {
+        OpInfo {
+            plan: "P",
+            label,
+            kind,
+            stream: Some(stream),
+            element: None,
+            location: Location {
+                file: "p.rs",
+                line: 1,
+                column: 1,
+            },
+        }
+    }
+
     /// The lane reports put it on: `sync` for synchronous ops and host
     /// steps, the stream's name, `lanes[2]` for a stream of a set.
     pub fn lane(&self) -> String {

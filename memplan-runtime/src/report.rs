@@ -133,26 +133,10 @@ impl fmt::Display for RunReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Location;
     use crate::op::OpKind;
 
-    const COPY: OpInfo = op("copy a -> da", OpKind::CopyHostToDevice, "s1");
-    const LAUNCH: OpInfo = op("launch k", OpKind::Launch, "s2");
-
-    const fn op(label: &'static str, kind: OpKind, stream: &'static str) -> OpInfo {
-        OpInfo {
-            plan: "P",
-            label,
-            kind,
-            stream: Some(stream),
-            element: None,
-            location: Location {
-                file: "p.rs",
-                line: 1,
-                column: 1,
-            },
-        }
-    }
+    const COPY: OpInfo = OpInfo::on_stream("copy a -> da", OpKind::CopyHostToDevice, "s1");
+    const LAUNCH: OpInfo = OpInfo::on_stream("launch k", OpKind::Launch, "s2");
 
     fn report(spans: &[(OpInfo, f64, f64, u64)]) -> RunReport {
         RunReport {

@@ -231,24 +231,8 @@ fn xml(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::Location;
     use crate::op::{OpInfo, OpKind};
     use crate::report::{OpTiming, RunReport};
-
-    fn op(label: &'static str, kind: OpKind, stream: &'static str) -> OpInfo {
-        OpInfo {
-            plan: "P",
-            label,
-            kind,
-            stream: Some(stream),
-            element: None,
-            location: Location {
-                file: "p.rs",
-                line: 1,
-                column: 1,
-            },
-        }
-    }
 
     fn timed(op: OpInfo, start_ms: f64, end_ms: f64, bytes: u64) -> OpTiming {
         OpTiming {
@@ -266,14 +250,19 @@ mod tests {
             wall: Default::default(),
             ops: vec![
                 timed(
-                    op("copy a -> da", OpKind::CopyHostToDevice, "up"),
+                    OpInfo::on_stream("copy a -> da", OpKind::CopyHostToDevice, "up"),
                     0.0,
                     2.0,
                     1 << 20,
                 ),
-                timed(op("launch vadd", OpKind::Launch, "work"), 2.0, 2.5, 0),
                 timed(
-                    op(
+                    OpInfo::on_stream("launch vadd", OpKind::Launch, "work"),
+                    2.0,
+                    2.5,
+                    0,
+                ),
+                timed(
+                    OpInfo::on_stream(
                         "copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)]",
                         OpKind::CopyDeviceToHost,
                         "work",

@@ -72,22 +72,10 @@ fn json(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::Location;
     use crate::op::{OpInfo, OpKind};
     use crate::report::{OpTiming, RunReport};
 
-    const COPY: OpInfo = OpInfo {
-        plan: "P",
-        label: "copy dc -> c",
-        kind: OpKind::CopyDeviceToHost,
-        stream: Some("s2"),
-        element: None,
-        location: Location {
-            file: "p.rs",
-            line: 3,
-            column: 5,
-        },
-    };
+    const COPY: OpInfo = OpInfo::on_stream("copy dc -> c", OpKind::CopyDeviceToHost, "s2");
 
     fn report() -> RunReport {
         RunReport {

@@ -680,22 +680,31 @@ fn oracle_finds_race(plan: &GeneratedPlan) -> bool {
 /// The checker's verdict: whether it reports a race, after checking that
 /// it reports nothing else.
 fn checker_finds_race(plan: &GeneratedPlan) -> Result<bool, TestCaseError> {
-    let text = source(plan);
-    let input: Input = syn::parse_str(&text).expect("generated plans parse");
+    checker_verdict(&source(plan), &[])
+}
+
+/// Every race report's fix orders the two ops.
+const RACE_FIXES: [&str; 5] = [
+    "help: declare an event",
+    "help: add `sync",
+    "help: add `wait",
+    "help: move `record",
+    "record it on `",
+];
+
+/// Whether the checker refuses plan `text`, after checking that every
+/// error is a race: its fix is one of [`RACE_FIXES`] or of `more`.
+fn checker_verdict(text: &str, more: &[&str]) -> Result<bool, TestCaseError> {
+    let input: Input = syn::parse_str(text).expect("generated plans parse");
     let verdict = analyze(&input.plans[0]);
     if let Err(errors) = &verdict {
         for error in errors.clone() {
             let message = error.to_string();
-            // Every race report's fix orders the two ops.
-            let fixes = [
-                "help: declare an event",
-                "help: add `sync",
-                "help: add `wait",
-                "help: move `record",
-                "record it on `",
-            ];
             prop_assert!(
-                fixes.iter().any(|fix| message.contains(fix)),
+                RACE_FIXES
+                    .iter()
+                    .chain(more)
+                    .any(|fix| message.contains(fix)),
                 "an error other than a race: {message}\n{text}"
             );
         }
@@ -1061,28 +1070,9 @@ fn oracle_finds_loop_race(plan: &LoopPlan) -> bool {
 }
 
 fn checker_finds_loop_race(plan: &LoopPlan) -> Result<bool, TestCaseError> {
-    let text = loop_source(plan);
-    let input: Input = syn::parse_str(&text).expect("generated loops parse");
-    let verdict = analyze(&input.plans[0]);
-    if let Err(errors) = &verdict {
-        for error in errors.clone() {
-            let message = error.to_string();
-            let fixes = [
-                "help: declare an event",
-                "help: add `sync",
-                "help: add `wait",
-                "help: move `record",
-                "record it on `",
-                "help: make iteration",
-                "help: give each iteration",
-            ];
-            prop_assert!(
-                fixes.iter().any(|fix| message.contains(fix)),
-                "an error other than a race: {message}\n{text}"
-            );
-        }
-    }
-    Ok(verdict.is_err())
+    // Races between two iterations have fixes of their own.
+    let between_iterations = ["help: make iteration", "help: give each iteration"];
+    checker_verdict(&loop_source(plan), &between_iterations)
 }
 
 proptest! {

@@ -323,9 +323,11 @@ impl Resolver<'_> {
                     // What was given is what the kernel's parameter takes:
                     // the description's layout, which `new` checked against
                     // the compiled kernel.
-                    let layout = self.info.kernels[usize::from(launch.kernel)]
-                        .params
-                        .get(position)
+                    let layout = self
+                        .info
+                        .kernels
+                        .get(usize::from(launch.kernel))
+                        .and_then(|kernel| kernel.params.get(position))
                         .ok_or(MALFORMED)?;
                     if value.bytes.len() != layout.size || value.align != layout.align {
                         return Err(MALFORMED);
@@ -487,28 +489,36 @@ impl Resolver<'_> {
 
     /// The plan's event that declaration `event` stands for here.
     fn event(&mut self, event: u16) -> Result<u16, Fault> {
-        let info = self.info.events.get(usize::from(event)).ok_or(MALFORMED)?;
+        let array = self
+            .info
+            .events
+            .get(usize::from(event))
+            .ok_or(MALFORMED)?
+            .array;
         let first = *self.events.get(usize::from(event)).ok_or(MALFORMED)?;
-        let element = match info.array {
-            Some(array) => self.element(array)?,
-            None => 0,
-        };
-        offset(first, element)
+        self.member(first, array)
     }
 
     /// The plan's stream that declaration `stream` stands for here.
     fn stream(&mut self, stream: u16) -> Result<u16, Fault> {
-        let info = self
+        let array = self
             .info
             .streams
             .get(usize::from(stream))
-            .ok_or(MALFORMED)?;
+            .ok_or(MALFORMED)?
+            .array;
         let first = *self.streams.get(usize::from(stream)).ok_or(MALFORMED)?;
-        let element = match info.array {
+        self.member(first, array)
+    }
+
+    /// The declaration's stream or event that starts at `first` (`array`:
+    /// its set), at the element the loop is at.
+    fn member(&mut self, first: u16, array: Option<Array>) -> Result<u16, Fault> {
+        let element = match array {
             Some(array) => self.element(array)?,
             None => 0,
         };
-        offset(first, element)
+        u16::try_from(usize::from(first) + element).map_err(|_| MALFORMED)
     }
 
     /// Which element of a set the loop is at: its index, checked against
@@ -541,10 +551,6 @@ fn writable(span: &Span) -> Result<(), Fault> {
             "this writes the caller's read-only slice",
         ))
     }
-}
-
-fn offset(first: u16, element: usize) -> Result<u16, Fault> {
-    u16::try_from(usize::from(first) + element).map_err(|_| MALFORMED)
 }
 
 /// A size as the kernel's integer parameter `param` of type `int`, in its

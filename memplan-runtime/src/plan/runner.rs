@@ -107,12 +107,8 @@ impl Runner {
         runner.place_buffers(&host)?;
         runner.load_kernels()?;
         for stream in info.streams {
-            let count = runner.count(stream.site, stream.array)?;
-            runner
-                .stream_starts
-                .push(runner.start(stream.site, runner.streams.len())?);
-            // Counted before any is made: a huge count is an error, not a hang.
-            runner.start(stream.site, runner.streams.len().saturating_add(count))?;
+            let (start, count) = runner.members(stream.site, stream.array, runner.streams.len())?;
+            runner.stream_starts.push(start);
             for _ in 0..count {
                 let made = Stream::with_priority(&runner.context, stream.priority);
                 runner
@@ -124,11 +120,8 @@ impl Runner {
             .stream_starts
             .push(runner.start(info.site, runner.streams.len())?);
         for event in info.events {
-            let count = runner.count(event.site, event.array)?;
-            runner
-                .event_starts
-                .push(runner.start(event.site, runner.events.len())?);
-            runner.start(event.site, runner.events.len().saturating_add(count))?;
+            let (start, count) = runner.members(event.site, event.array, runner.events.len())?;
+            runner.event_starts.push(start);
             for _ in 0..count {
                 let made = Event::new(&runner.context);
                 runner
@@ -222,6 +215,20 @@ impl Runner {
             self.steps[step] = self.resolver().resolve(index).at_op(&self.ops[step])?;
         }
         Ok(())
+    }
+
+    /// Where a declaration's streams or events start among the `made`
+    /// so far, and how many it makes; counted before any is made, so that
+    /// a huge count is an error rather than a hang.
+    fn members(
+        &mut self,
+        site: Site,
+        array: Option<super::info::Array>,
+        made: usize,
+    ) -> Result<(u16, usize)> {
+        let count = self.count(site, array)?;
+        self.start(site, made.saturating_add(count))?;
+        Ok((self.start(site, made)?, count))
     }
 
     /// How many streams, events or buffers a declaration makes.

@@ -39,13 +39,7 @@ use crate::text::text;
 pub fn check(plan: &Plan, order: &Order, errors: &Errors) {
     for repeat in &plan.loops {
         let mut indexes: Vec<(Sym, String)> = Vec::new();
-        let arrays = plan
-            .streams
-            .iter()
-            .map(|s| &s.array)
-            .chain(&plan.event_arrays)
-            .chain(plan.buffers.iter().map(|b| &b.array));
-        for (expr, index) in arrays.flatten().filter_map(|a| a.index.as_ref()) {
+        for (expr, index) in plan.arrays().filter_map(|a| a.index.as_ref()) {
             if !indexes.iter().any(|(known, _)| known == index) {
                 indexes.push((index.clone(), text(expr)));
             }
@@ -117,46 +111,35 @@ impl<'p> View<'p> {
         };
         // What the later iteration's ops name: the same declaration, or
         // one of its own where the two iterations' may differ.
-        let streams: Vec<StreamId> = (0..plan.streams.len())
-            .map(|id| {
-                let stream = &plan.streams[id];
-                if stream.array.is_none() || same(&stream.array) {
-                    return id;
-                }
-                view.streams.push(stream.clone());
+        let streams: Vec<StreamId> = later_ids(
+            plan.streams.len(),
+            |id| plan.streams[id].array.is_none() || same(&plan.streams[id].array),
+            |id| {
+                view.streams.push(plan.streams[id].clone());
                 view.streams.len() - 1
-            })
-            .collect();
+            },
+        );
         let body = &plan.ops[repeat.ops.clone()];
-        let events: Vec<EventId> = (0..plan.events.len())
-            .map(|id| {
-                let array = &plan.event_arrays[id];
-                // A plain event is a set of one, shared by every iteration.
-                let shared = match array {
-                    Some(_) => same(array) && waits_before_records(plan, repeat, id, order),
-                    None => {
-                        recorded_in_order(plan, body, id)
-                            || waits_before_records(plan, repeat, id, order)
-                    }
-                };
-                if shared {
-                    return id;
-                }
-                view.events.push(plan.events[id].clone());
-                view.event_arrays.push(array.clone());
-                view.events.len() - 1
-            })
-            .collect();
-        let buffers: Vec<BufferId> = (0..plan.buffers.len())
-            .map(|id| {
-                let buffer = &plan.buffers[id];
-                if buffer.array.is_none() || same(&buffer.array) {
-                    return id;
-                }
-                view.buffers.push(buffer.clone());
+        // A plain event is a set of one, shared by every iteration.
+        let shared_event = |id| match &plan.event_arrays[id] {
+            array @ Some(_) => same(array) && waits_before_records(plan, repeat, id, order),
+            None => {
+                recorded_in_order(plan, body, id) || waits_before_records(plan, repeat, id, order)
+            }
+        };
+        let events: Vec<EventId> = later_ids(plan.events.len(), shared_event, |id| {
+            view.events.push(plan.events[id].clone());
+            view.event_arrays.push(plan.event_arrays[id].clone());
+            view.events.len() - 1
+        });
+        let buffers: Vec<BufferId> = later_ids(
+            plan.buffers.len(),
+            |id| plan.buffers[id].array.is_none() || same(&plan.buffers[id].array),
+            |id| {
+                view.buffers.push(plan.buffers[id].clone());
                 view.buffers.len() - 1
-            })
-            .collect();
+            },
+        );
         let var = &repeat.var;
         for op in body {
             let mut op = op.clone();
@@ -257,6 +240,18 @@ impl<'a> Hull<'a> {
             facts: (&start.facts, &end.facts),
         })
     }
+}
+
+/// For each of `count` declarations, the one the later iteration names:
+/// itself where `shared`, else the one `copy` makes for it.
+fn later_ids(
+    count: usize,
+    shared: impl Fn(usize) -> bool,
+    mut copy: impl FnMut(usize) -> usize,
+) -> Vec<usize> {
+    (0..count)
+        .map(|id| if shared(id) { id } else { copy(id) })
+        .collect()
 }
 
 /// Whether, in the body, every wait for event `event` comes before every

@@ -356,6 +356,13 @@ impl HostParam {
 }
 
 impl Plan {
+    /// Every declaration that is a set: of streams, events and buffers.
+    pub fn arrays(&self) -> impl Iterator<Item = &Array> {
+        let streams = self.streams.iter().map(|s| &s.array);
+        let buffers = self.buffers.iter().map(|b| &b.array);
+        streams.chain(&self.event_arrays).chain(buffers).flatten()
+    }
+
     /// The loop op `op` is in, if any.
     pub fn loop_of(&self, op: OpId) -> Option<&Loop> {
         self.loops.iter().find(|l| l.contains(op))

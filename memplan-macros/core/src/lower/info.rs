@@ -103,13 +103,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
 
     // Every size of sets and loops too, before any input is numbered
     // (`measured_input` below): an opaque term in one adds an input.
-    let arrays = plan
-        .streams
-        .iter()
-        .map(|s| &s.array)
-        .chain(&plan.event_arrays)
-        .chain(plan.buffers.iter().map(|b| &b.array));
-    for array in arrays.flatten() {
+    for array in plan.arrays() {
         sizes.length(&array.count, plan)?;
         if let Some((index, _)) = &array.index {
             sizes.length(index, plan)?;
