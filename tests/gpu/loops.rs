@@ -22,6 +22,7 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "loops::no_iterations_run_nothing",
         no_iterations_run_nothing,
     ),
+    ("loops::an_empty_loop_is_no_loop", an_empty_loop_is_no_loop),
     (
         "loops::an_index_past_its_set_fails_at_new",
         an_index_past_its_set_fails_at_new,
@@ -68,6 +69,17 @@ memplan! {
                 record freed[c % r];
             }
         }
+    }
+
+    /// A loop with nothing in it, between an upload and a download.
+    plan EmptyLoop(n: usize, k: usize) {
+        host   a: [f32; n] pinned;
+        device d: [f32; n];
+        stream s;
+        on s { copy a -> d; }
+        for c in 0..k { }
+        sync all;
+        copy d -> a;
     }
 
     /// Chunk `c` on stream `c` of a set of `s`: past its end when `k > s`.
@@ -159,6 +171,15 @@ fn no_iterations_run_nothing() -> Result<(), Failed> {
     plan.host_mut().output.fill(-5.0);
     plan.run()?;
     same("no iterations", plan.host().output, &vec![-5.0; N])
+}
+
+fn an_empty_loop_is_no_loop() -> Result<(), Failed> {
+    let ctx = context()?;
+    let input = floats(N);
+    let mut plan = EmptyLoop::new(&ctx, N, 7)?;
+    plan.host_mut().a.copy_from_slice(&input);
+    plan.run()?;
+    same("through an empty loop", plan.host().a, &input)
 }
 
 fn an_index_past_its_set_fails_at_new() -> Result<(), Failed> {

@@ -30,6 +30,7 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
         freed: Vec::new(),
         in_loop: false,
         current_var: None,
+        reading_later: false,
         loop_facts: Vec::new(),
         ranges: HashMap::new(),
         plan: Plan {
@@ -146,6 +147,8 @@ struct Builder<'a> {
     in_loop: bool,
     /// The variable of the loop being read.
     current_var: Option<String>,
+    /// Whether the loop's body is being read again, for iteration `c′`.
+    reading_later: bool,
     /// What holds of the iteration being read (`c + 1 <= k`), a fact of
     /// every range in it.
     loop_facts: Vec<Sym>,
@@ -490,7 +493,9 @@ impl Builder<'_> {
                         array.index = Some((index.clone(), reading.value));
                         true
                     }
-                    Some((first, _)) if text(first) == text(index) => true,
+                    // The same index however written (`c % s`, `(c % s)`);
+                    // read again for the later iteration, it is `c′`'s.
+                    Some((_, first)) if *first == reading.value || self.reading_later => true,
                     Some((first, _)) => {
                         self.errors.at(
                             index.span(),
@@ -585,6 +590,7 @@ impl Builder<'_> {
         // The later iteration: the same body, its variable renamed. Its
         // errors are the first reading's, so they are not said twice.
         self.errors.mute(true);
+        self.reading_later = true;
         self.plan.atoms.set_rename(Some((&var, &later_name)));
         for block in &def.blocks {
             if let Some(stream) = self.stream(&block.stream) {
@@ -594,6 +600,7 @@ impl Builder<'_> {
             }
         }
         self.plan.atoms.set_rename(None);
+        self.reading_later = false;
         self.errors.mute(false);
         self.loop_facts.clear();
         self.ranges.clear();
@@ -602,7 +609,19 @@ impl Builder<'_> {
         self.plan.atoms.set_loop(None);
         let later = self.plan.ops.split_off(end);
         if later.len() != end - first {
-            // The first reading had errors: the checks do not run.
+            // The first reading had errors, and the checks do not run; were
+            // there none, the checks must not run without the loop either.
+            if self.errors.is_empty() {
+                self.errors.at(
+                    def.span(),
+                    "memplan could not read this loop's body for a second iteration (a bug in memplan; please report it)",
+                    "write the loop's ops another way meanwhile",
+                );
+            }
+            return;
+        }
+        if first == end {
+            // Nothing to repeat: a loop of no ops is no loop.
             return;
         }
         self.plan.loops.push(Loop {
