@@ -1,7 +1,7 @@
 //! The plan described for people: a text summary and a Mermaid diagram of
 //! its streams, made at compile time and kept as constants on the type.
 
-use crate::ir::{BufferKind, Lane, OpKind, ParamKind, Plan};
+use crate::ir::{Array, BufferKind, Lane, OpKind, ParamKind, Plan};
 use crate::text::text;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -34,28 +34,69 @@ pub fn summary(plan: &Plan) -> String {
         .iter()
         .enumerate()
         .filter(|(_, b)| !matches!(b.kind, BufferKind::Param { .. }))
-        .map(|(id, b)| format!("{}: {}", b.name, buffer_kind(plan, id)))
+        .map(|(id, b)| format!("{}: {}", counted(&b.name, &b.array), buffer_kind(plan, id)))
         .collect();
     if !owned.is_empty() {
         let _ = writeln!(out, "  buffers: {}", owned.join(", "));
     }
     if !plan.streams.is_empty() {
-        let streams: Vec<String> = plan.streams.iter().map(|s| s.name.to_string()).collect();
+        let streams: Vec<String> = plan
+            .streams
+            .iter()
+            .map(|s| counted(&s.name, &s.array))
+            .collect();
         let _ = writeln!(out, "  streams: {}", streams.join(", "));
     }
     if !plan.events.is_empty() {
-        let events: Vec<String> = plan.events.iter().map(ToString::to_string).collect();
+        let events: Vec<String> = plan
+            .events
+            .iter()
+            .zip(&plan.event_arrays)
+            .map(|(event, array)| counted(event, array))
+            .collect();
         let _ = writeln!(out, "  events: {}", events.join(", "));
     }
     let _ = writeln!(out, "  ops:");
+    let lanes: Vec<String> = plan.ops.iter().map(|op| lane_name(plan, op.lane)).collect();
+    let width = lanes.iter().map(String::len).max().unwrap_or(0).max(8);
     for (index, op) in plan.ops.iter().enumerate() {
-        let lane = match op.lane {
-            Lane::Host => "host".to_owned(),
-            Lane::Stream(stream) => plan.streams[stream].name.to_string(),
-        };
-        let _ = writeln!(out, "    {index:>3}  {lane:<8} {}", op.label);
+        let repeat = plan.loop_of(index);
+        if let Some(repeat) = repeat.filter(|l| l.ops.start == index) {
+            let _ = writeln!(
+                out,
+                "         for {} in 0..{} {{",
+                repeat.var,
+                text(&repeat.count)
+            );
+        }
+        let indent = if repeat.is_some() { "  " } else { "" };
+        let lane = &lanes[index];
+        let _ = writeln!(out, "    {index:>3}  {indent}{lane:<width$} {}", op.label);
+        if repeat.is_some_and(|l| l.ops.end == index + 1) {
+            let _ = writeln!(out, "         }}");
+        }
     }
     out
+}
+
+/// `lanes[r]`: a declaration with its count, if it is a set.
+fn counted(name: &syn::Ident, array: &Option<Array>) -> String {
+    match array {
+        Some(array) => format!("{name}[{}]", text(&array.count)),
+        None => name.to_string(),
+    }
+}
+
+/// `host`, `up`, or `lanes[c % r]` for the stream of a set a loop uses.
+fn lane_name(plan: &Plan, lane: Lane) -> String {
+    let Lane::Stream(stream) = lane else {
+        return "host".to_owned();
+    };
+    let stream = &plan.streams[stream];
+    match stream.array.as_ref().and_then(|a| a.index.as_ref()) {
+        Some((index, _)) => format!("{}[{}]", stream.name, text(index)),
+        None => stream.name.to_string(),
+    }
 }
 
 /// `[f32; n] pinned(mapped)`, as declared.
@@ -113,7 +154,7 @@ pub fn mermaid(plan: &Plan) -> String {
         }
         let title = match lane {
             Lane::Host => "host".to_owned(),
-            Lane::Stream(stream) => format!("stream {}", plan.streams[stream].name),
+            Lane::Stream(_) => format!("stream {}", lane_name(plan, lane)),
         };
         let _ = writeln!(out, "  subgraph lane{}[\"{title}\"]", lane.index());
         for &op in &ops {
@@ -158,4 +199,41 @@ pub fn mermaid(plan: &Plan) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::errors::Errors;
+
+    #[test]
+    fn a_loop_and_its_sets_are_described_as_written() {
+        let input: crate::syntax::Input = syn::parse_str(
+            "plan P(n: usize, m: usize, k: usize, r: usize) {
+                host a: [f32; k * m] pinned;
+                device ring[r]: [f32; m];
+                stream up, lanes[r];
+                event done[r];
+                for c in 0..k {
+                    on up { wait done[c % r]; copy a[c * m..(c + 1) * m] -> ring[c % r]; }
+                    on lanes[c % r] { copy ring[c % r] -> a[c * m..(c + 1) * m]; record done[c % r]; }
+                }
+            }",
+        )
+        .unwrap();
+        let errors = Errors::new();
+        let plan = crate::ir::build(&input.plans[0], &errors);
+        errors.finish().unwrap();
+        let summary = summary(&plan);
+        for part in [
+            "buffers: a: [f32; k * m] pinned, ring[r]: [f32; m] device",
+            "streams: up, lanes[r]",
+            "events: done[r]",
+            "for c in 0..k {",
+            "lanes[c % r] copy ring[c % r] -> a[c * m..(c + 1) * m]",
+        ] {
+            assert!(summary.contains(part), "{part:?} in\n{summary}");
+        }
+        assert!(mermaid(&plan).contains("[\"stream lanes[c % r]\"]"));
+    }
 }
