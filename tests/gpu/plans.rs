@@ -165,9 +165,13 @@ fn run_reports_every_op() -> Result<(), Failed> {
         report.to_chrome_trace().contains("launch process_data"),
         "trace lacks the launch"
     );
+    // Each op a bar on its stream's lane, and again on its engine's (the
+    // two copies and the kernel each have one).
+    let svg = report.to_svg();
     ensure!(
-        report.to_svg().matches("<rect").count() == 3,
-        "SVG lacks bars"
+        svg.matches(r#"<g class="op">"#).count() == 6,
+        "SVG has {} op bars, expected 6",
+        svg.matches(r#"<g class="op">"#).count()
     );
     Ok(())
 }
