@@ -101,5 +101,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     overlapped.set_timing(true)?;
     let report = overlapped.run()?;
     print!("{report}");
+    common::save_timeline("async_overlap", &Timeline::from(report))?;
     Ok(())
 }

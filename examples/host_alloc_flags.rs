@@ -60,5 +60,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &expected_samples,
     )?;
     print!("{report}");
+    common::save_timeline("host_alloc_flags", &Timeline::from(report))?;
     Ok(())
 }

@@ -113,6 +113,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ring / bound,
         bound / ring
     );
+    plan.set_timing(true)?;
+    common::save_timeline("out_of_core", &Timeline::from(plan.run()?))?;
     Ok(())
 }
 

@@ -38,5 +38,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     common::verify("squares", plan.host().squares, &expected)?;
     println!("squares of 1..=10: {:?}", plan.host().squares);
     print!("{report}");
+    common::save_timeline("pageable_roundtrip", &Timeline::from(report))?;
     Ok(())
 }

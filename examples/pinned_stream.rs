@@ -42,5 +42,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let expected: Vec<f32> = input.iter().map(|x| x + 1.0).collect();
     common::verify("add one", plan.host().data, &expected)?;
     print!("{report}");
+    common::save_timeline("pinned_stream", &Timeline::from(report))?;
     Ok(())
 }

@@ -48,6 +48,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "  16 chunks, 4 streams:        {round_robin_ms:7.3} ms, {:.2}x one stream",
         one_ms / round_robin_ms
     );
+    round_robin.set_timing(true)?;
+    common::save_timeline("pipeline_round_robin", &Timeline::from(round_robin.run()?))?;
     drop(round_robin);
 
     // 32 chunks, a stream for each engine; the last chunk is shorter. Chunks
@@ -71,6 +73,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "  the same as a CUDA graph:    {graph_ms:7.3} ms, {:.2}x one stream",
         one_ms / graph_ms
     );
+    pipelined.set_timing(true)?;
+    common::save_timeline("pipeline_pipelined", &Timeline::from(pipelined.run()?))?;
     Ok(())
 }
 

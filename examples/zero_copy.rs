@@ -75,6 +75,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{n:>10} {zero_copy_ms:>14.3} {staged_ms:>14.3} {:>10.2}",
             staged_ms / zero_copy_ms
         );
+        if n == SIZES[SIZES.len() - 1] {
+            // One timed run of each, one after the other, in one picture.
+            zero_copy.set_timing(true)?;
+            staged.set_timing(true)?;
+            let timeline = Timeline::from_runs([zero_copy.run()?, staged.run()?]);
+            common::save_timeline("zero_copy", &timeline)?;
+        }
     }
     Ok(())
 }

@@ -19,6 +19,6 @@ pub mod prelude {
     pub use crate::memplan;
     pub use memplan_runtime::{
         Context, DeviceBuffer, Error, Event, HostAlloc, PinnedBuffer, Priority, Registered, Result,
-        RunReport, Stream,
+        RunReport, Stream, Timeline,
     };
 }

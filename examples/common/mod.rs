@@ -5,6 +5,7 @@ use memplan::{Context, Error};
 
 /// GPU 0's context; without a GPU, prints the plan's summary and diagram,
 /// says why there is no device, and returns `None`.
+#[allow(dead_code)]
 pub fn context_or_explain(summary: &str, diagram: &str) -> Result<Option<Context>, Error> {
     match Context::new(0) {
         Ok(context) => {
@@ -83,4 +84,25 @@ pub fn median_ms(
     }
     times.sort_by(f64::total_cmp);
     Ok(times[runs / 2])
+}
+
+/// Writes `timeline` as `<name>.svg` (a picture) and `<name>.trace.json`
+/// (for ui.perfetto.dev) into `MEMPLAN_DEMO_DIR`, or `target/memplan-demo`
+/// where that is unset, and says where.
+#[allow(dead_code)]
+pub fn save_timeline(name: &str, timeline: &memplan::Timeline) -> std::io::Result<()> {
+    let dir = std::env::var_os("MEMPLAN_DEMO_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("target/memplan-demo"));
+    std::fs::create_dir_all(&dir)?;
+    let svg = dir.join(format!("{name}.svg"));
+    let trace = dir.join(format!("{name}.trace.json"));
+    std::fs::write(&svg, timeline.to_svg())?;
+    std::fs::write(&trace, timeline.to_chrome_trace())?;
+    println!(
+        "timeline: {} and {} (open the trace in ui.perfetto.dev)",
+        svg.display(),
+        trace.display()
+    );
+    Ok(())
 }

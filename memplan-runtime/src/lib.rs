@@ -38,6 +38,7 @@
 
 mod context;
 pub mod copy;
+mod cupti;
 mod declaration;
 mod device;
 mod driver;
@@ -55,6 +56,7 @@ mod report;
 mod scope;
 mod signature;
 mod stream;
+mod svg;
 mod timeline;
 mod timer;
 mod trace;
@@ -73,10 +75,12 @@ pub use kernel::{
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
 pub use op::{OpInfo, OpKind};
 pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
-pub use report::{OpTiming, RunReport};
+pub use report::{Clock, HostSpan, OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
 pub use signature::{CParam, CScalar, KernelSignature};
 pub use stream::{Priority, Stream};
+pub use timeline::Timeline;
+pub use timer::Timing;
 
 /// Includes the kernels `memplan-build` compiled for this crate: a
 /// `pub static` [`Image`] per `.cu` file, named after it (`blur.cu` becomes

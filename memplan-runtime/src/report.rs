@@ -1,8 +1,8 @@
 //! The report of a run: its wall time and, with timing on, each op's.
 
-use crate::op::OpInfo;
+use crate::op::{OpInfo, OpKind};
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One op's time on the GPU.
 #[derive(Clone, Debug)]
@@ -27,17 +27,95 @@ impl OpTiming {
     }
 }
 
+/// A span of the host's time during a run: queuing ops (`queue`), a
+/// host step (its op, as written), or waiting for the GPU (`wait`).
+#[derive(Clone, Debug)]
+pub struct HostSpan {
+    pub label: &'static str,
+    /// Milliseconds from the start of the run.
+    pub start_ms: f64,
+    pub end_ms: f64,
+}
+
+/// Where a report's op times come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// Timing is off: the report has the wall time only.
+    Off,
+    /// Each copy's and kernel's start and end on the device, from CUPTI's
+    /// activity records. `unrecorded` ops ran but no record of them came
+    /// (they are left out), and `problem` says what CUPTI reported, if
+    /// anything went wrong.
+    Engine {
+        unrecorded: usize,
+        problem: Option<String>,
+    },
+    /// CUDA events recorded on each op's stream around it, because CUPTI
+    /// could not be used (`why`) or events were asked for. An op starts
+    /// when its stream reaches it, so time spent queued behind other
+    /// streams' work on its engine counts as its own.
+    Events { why: String },
+}
+
+impl Clock {
+    /// One line on where the times come from, for tables and pictures.
+    pub fn describe(&self) -> String {
+        match self {
+            Clock::Off => "op timing off".to_owned(),
+            Clock::Engine {
+                unrecorded: 0,
+                problem: None,
+            } => "times on the device, from CUPTI's activity records".to_owned(),
+            Clock::Engine {
+                unrecorded,
+                problem,
+            } => format!(
+                "times on the device, from CUPTI's activity records; {unrecorded} ops had no record{}",
+                problem
+                    .as_ref()
+                    .map(|p| format!(" ({p})"))
+                    .unwrap_or_default()
+            ),
+            Clock::Events { why } => format!(
+                "times from CUDA events, queued time included: an op starts when its stream reaches it ({why})"
+            ),
+        }
+    }
+}
+
 /// What one run of a plan did and how long it took. Op timings are there
 /// when timing is on (`set_timing(true)` on the plan); the wall time always.
 #[derive(Clone, Debug)]
 pub struct RunReport {
     pub plan: &'static str,
+    /// The plan's number among the plans of the process (from 1, in the
+    /// order `new` made them): a [`Timeline`](crate::Timeline) of two plans
+    /// of one type tells them apart by it.
+    pub instance: u32,
+    /// When the run started on the host; op and host times count from it.
+    pub started: Instant,
     /// Host time from the start of `run` to the end of its wait.
     pub wall: Duration,
+    pub clock: Clock,
     pub ops: Vec<OpTiming>,
+    /// The host's spans, when timing is on.
+    pub host: Vec<HostSpan>,
 }
 
 impl RunReport {
+    /// The report of a run of `plan` that started now and timed nothing.
+    pub fn new(plan: &'static str) -> RunReport {
+        RunReport {
+            plan,
+            instance: 1,
+            started: Instant::now(),
+            wall: Duration::ZERO,
+            clock: Clock::Off,
+            ops: Vec::new(),
+            host: Vec::new(),
+        }
+    }
+
     /// From the first op's start to the last op's end.
     pub fn gpu_ms(&self) -> f64 {
         let start = self
@@ -61,30 +139,51 @@ impl RunReport {
     /// Time saved by ops running at once: busy time minus the time during
     /// which at least one op ran. Zero for a plan that overlaps nothing.
     pub fn overlap_ms(&self) -> f64 {
-        let mut spans: Vec<(f64, f64)> = self.ops.iter().map(|t| (t.start_ms, t.end_ms)).collect();
-        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut covered = 0.0;
-        let mut current: Option<(f64, f64)> = None;
-        for (start, end) in spans {
-            current = match current {
-                Some((s, e)) if start <= e => Some((s, e.max(end))),
-                Some((s, e)) => {
-                    covered += e - s;
-                    Some((start, end))
-                }
-                None => Some((start, end)),
-            };
-        }
-        if let Some((s, e)) = current {
-            covered += e - s;
-        }
+        let covered = covered_ms(self.ops.iter().map(|t| (t.start_ms, t.end_ms)).collect());
         (self.busy_ms() - covered).max(0.0)
+    }
+
+    /// How busy the ops of `kind` kept their engine: the share of the time
+    /// from the first one's start to the last one's end during which one
+    /// ran (1.0: back to back); 0.0 where there are none.
+    pub fn busy_share(&self, kind: OpKind) -> f64 {
+        let spans: Vec<(f64, f64)> = self
+            .ops
+            .iter()
+            .filter(|t| t.op.kind == kind)
+            .map(|t| (t.start_ms, t.end_ms))
+            .collect();
+        let from = spans.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
+        let to = spans.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
+        if to > from {
+            covered_ms(spans) / (to - from)
+        } else {
+            0.0
+        }
     }
 
     /// The timing of the first op labelled `label`.
     pub fn op(&self, label: &str) -> Option<&OpTiming> {
         self.ops.iter().find(|t| t.op.label == label)
     }
+}
+
+/// The time during which at least one of `spans` ran.
+fn covered_ms(mut spans: Vec<(f64, f64)>) -> f64 {
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut covered = 0.0;
+    let mut current: Option<(f64, f64)> = None;
+    for (start, end) in spans {
+        current = match current {
+            Some((s, e)) if start <= e => Some((s, e.max(end))),
+            Some((s, e)) => {
+                covered += e - s;
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+    covered + current.map_or(0.0, |(s, e)| e - s)
 }
 
 impl fmt::Display for RunReport {
@@ -95,7 +194,7 @@ impl fmt::Display for RunReport {
             self.plan,
             self.wall.as_secs_f64() * 1e3
         )?;
-        if self.ops.is_empty() {
+        if self.clock == Clock::Off {
             return writeln!(f, " (op timing off)");
         }
         writeln!(
@@ -104,6 +203,7 @@ impl fmt::Display for RunReport {
             self.gpu_ms(),
             self.overlap_ms()
         )?;
+        writeln!(f, "  {}", self.clock.describe())?;
         writeln!(
             f,
             "  {:<36} {:<8} {:>10} {:>10} {:>9}",
@@ -133,14 +233,12 @@ impl fmt::Display for RunReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::op::OpKind;
 
     const COPY: OpInfo = OpInfo::on_stream("copy a -> da", OpKind::CopyHostToDevice, "s1");
     const LAUNCH: OpInfo = OpInfo::on_stream("launch k", OpKind::Launch, "s2");
 
     fn report(spans: &[(OpInfo, f64, f64, u64)]) -> RunReport {
         RunReport {
-            plan: "P",
             wall: Duration::from_millis(5),
             ops: spans
                 .iter()
@@ -151,6 +249,11 @@ mod tests {
                     bytes,
                 })
                 .collect(),
+            clock: Clock::Engine {
+                unrecorded: 0,
+                problem: None,
+            },
+            ..RunReport::new("P")
         }
     }
 
@@ -162,6 +265,16 @@ mod tests {
         assert_eq!(overlapping.overlap_ms(), 1.0);
         let serial = report(&[(COPY, 0.0, 1.0, 0), (LAUNCH, 2.0, 3.0, 0)]);
         assert_eq!(serial.overlap_ms(), 0.0);
+    }
+
+    #[test]
+    fn an_engine_is_busy_while_any_op_of_its_kind_runs() {
+        let upload = |start, end| (COPY, start, end, 0);
+        let back_to_back = report(&[upload(0.0, 1.0), upload(1.0, 2.0), (LAUNCH, 5.0, 9.0, 0)]);
+        assert_eq!(back_to_back.busy_share(OpKind::CopyHostToDevice), 1.0);
+        let gaps = report(&[upload(0.0, 1.0), upload(0.5, 1.5), upload(3.0, 4.0)]);
+        assert_eq!(gaps.busy_share(OpKind::CopyHostToDevice), 0.625);
+        assert_eq!(gaps.busy_share(OpKind::Launch), 0.0);
     }
 
     #[test]

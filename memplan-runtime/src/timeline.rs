@@ -1,361 +1,439 @@
-//! A run report drawn as an SVG timeline: a lane per stream, then a lane
-//! per engine (host-to-device copies, device-to-host copies, kernels), a
-//! time axis with ticks in milliseconds, a legend of the op kinds, and
-//! each op a bar whose label is clipped to it, with the whole label, its
-//! time and its bandwidth on hover.
+//! Runs of several plans on one time axis: the recorder, and the lanes
+//! and bars that its picture (`svg.rs`) and its trace (`trace.rs`) show.
 
 use crate::op::OpKind;
-use crate::report::{OpTiming, RunReport};
-use std::fmt::Write as _;
+use crate::report::{Clock, RunReport};
 
-const WIDTH: f64 = 1000.0;
-/// The column of lane names.
-const NAMES: f64 = 130.0;
-const RIGHT: f64 = 16.0;
-const ROW: f64 = 24.0;
-const BAR: f64 = 18.0;
-/// The title above the lanes.
-const TOP: f64 = 40.0;
-/// The axis and legend below them.
-const BOTTOM: f64 = 70.0;
+/// The reports of several runs, of one plan or several, on one time
+/// axis: the two plans of a double-buffered batch loop, or successive
+/// runs of a pipeline. Turn timing on for each plan, add each run's
+/// report, and draw the whole.
+///
+/// ```
+/// # use memplan_runtime::{RunReport, Timeline};
+/// let mut timeline = Timeline::new();
+/// # let (even, odd) = (RunReport::new("Batch"), RunReport::new("Batch"));
+/// // let even = plan.run()?; let odd = other.run()?; ...
+/// timeline.add(even);
+/// timeline.add(odd);
+/// assert_eq!(timeline.runs().len(), 2);
+/// let svg = timeline.to_svg(); // or .to_chrome_trace(), for ui.perfetto.dev
+/// # assert!(svg.starts_with("<svg"));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    runs: Vec<RunReport>,
+}
 
-/// The engine lanes: each op of these kinds is drawn on its stream's lane
-/// and again on its engine's.
+impl Timeline {
+    pub fn new() -> Timeline {
+        Timeline::default()
+    }
+
+    /// A timeline of these runs.
+    pub fn from_runs(runs: impl IntoIterator<Item = RunReport>) -> Timeline {
+        Timeline {
+            runs: runs.into_iter().collect(),
+        }
+    }
+
+    /// Adds a run's report; it is placed by when it started.
+    pub fn add(&mut self, report: RunReport) {
+        self.runs.push(report);
+    }
+
+    pub fn runs(&self) -> &[RunReport] {
+        &self.runs
+    }
+
+    /// The timeline as an SVG picture (see [`RunReport::to_svg`]).
+    pub fn to_svg(&self) -> String {
+        crate::svg::draw(&Layout::new(&self.runs))
+    }
+
+    /// The timeline in Chrome's trace event format, for ui.perfetto.dev
+    /// or chrome://tracing: the same lanes as the picture.
+    pub fn to_chrome_trace(&self) -> String {
+        crate::trace::write(&Layout::new(&self.runs))
+    }
+}
+
+impl From<RunReport> for Timeline {
+    fn from(report: RunReport) -> Timeline {
+        Timeline { runs: vec![report] }
+    }
+}
+
+/// What a lane shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneKind {
+    /// The host's spans: queuing, host steps, waiting.
+    Host,
+    /// One stream of one plan.
+    Stream,
+    /// Every op of these kinds, whichever plan and stream queued it.
+    Engine(&'static [OpKind]),
+}
+
+/// The engine lanes, after the streams', in the order data flows.
 const ENGINES: [(&str, &[OpKind]); 3] = [
     ("H2D copies", &[OpKind::CopyHostToDevice]),
-    ("D2H copies", &[OpKind::CopyDeviceToHost]),
     ("kernels", &[OpKind::Launch]),
+    ("D2H copies", &[OpKind::CopyDeviceToHost]),
 ];
 
-impl RunReport {
-    /// The report as an SVG timeline.
-    ///
-    /// ```
-    /// # use memplan_runtime::RunReport;
-    /// let report = RunReport { plan: "P", wall: Default::default(), ops: vec![] };
-    /// assert!(report.to_svg().starts_with("<svg"));
-    /// ```
-    pub fn to_svg(&self) -> String {
-        let streams = self.lanes();
-        let engines: Vec<&(&str, &[OpKind])> = ENGINES
-            .iter()
-            .filter(|(_, kinds)| self.ops.iter().any(|t| kinds.contains(&t.op.kind)))
-            .collect();
-        let rows = streams.len() + engines.len();
-        let height = TOP + ROW * rows as f64 + BOTTOM;
-        let end_ms = self.ops.iter().map(|t| t.end_ms).fold(0.0, f64::max);
-        let axis = Axis::new(end_ms);
+pub(crate) struct Lane {
+    pub name: String,
+    pub kind: LaneKind,
+}
 
-        let mut svg = format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="11"><rect width="100%" height="100%" fill="#ffffff"/>"##
-        );
-        let _ = write!(
-            svg,
-            r##"<text x="8" y="18" font-size="14" font-weight="bold">plan {}: {:.3} ms on the GPU</text><text x="8" y="33" fill="#555">times from CUDA events: an op starts when its stream reaches it, queued time included</text>"##,
-            xml(self.plan),
-            self.gpu_ms()
-        );
-        // Lanes: a band and a name each; engine lanes after a gap line.
-        let names = streams
+/// What a bar is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BarKind {
+    Op(OpKind),
+    /// A host span: `queue`, `wait`, or a host step (its op's label).
+    Host(&'static str),
+}
+
+pub(crate) struct Bar<'a> {
+    pub lane: usize,
+    pub kind: BarKind,
+    pub label: &'a str,
+    /// The run, and the op of it (`None` for a host span).
+    pub run: usize,
+    pub op: Option<usize>,
+    /// Milliseconds from the first run's start.
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub bytes: u64,
+}
+
+impl Bar<'_> {
+    pub fn duration_ms(&self) -> f64 {
+        self.end_ms - self.start_ms
+    }
+
+    /// GB/s (10^9 bytes a second), for bars that moved bytes.
+    pub fn gb_per_s(&self) -> Option<f64> {
+        let seconds = self.duration_ms() / 1e3;
+        (self.bytes > 0 && seconds > 0.0).then(|| self.bytes as f64 / seconds / 1e9)
+    }
+}
+
+/// The runs laid out: the lanes (host, each stream of each plan, each
+/// engine used), and a bar for each host span, and for each op on its
+/// stream's lane and again on its engine's, timed from the first run's
+/// start.
+pub(crate) struct Layout<'a> {
+    pub runs: &'a [RunReport],
+    pub lanes: Vec<Lane>,
+    pub bars: Vec<Bar<'a>>,
+    /// Where each op ran, named as its stream's lane is, by run and op.
+    places: Vec<Vec<String>>,
+}
+
+impl<'a> Layout<'a> {
+    pub fn new(runs: &'a [RunReport]) -> Layout<'a> {
+        let places: Vec<Vec<String>> = runs
             .iter()
-            .map(String::as_str)
-            .chain(engines.iter().map(|(name, _)| *name));
-        for (row, name) in names.enumerate() {
-            let y = TOP + ROW * row as f64;
-            let band = if row % 2 == 0 { "#f4f6f7" } else { "#ffffff" };
-            let _ = write!(
-                svg,
-                r#"<g class="lane"><rect x="0" y="{y}" width="{WIDTH}" height="{ROW}" fill="{band}"/><text x="8" y="{:.1}">{}</text></g>"#,
-                y + 16.0,
-                xml(name)
-            );
+            .zip(owners(runs))
+            .map(|(run, owner)| {
+                let place = |lane: String| match &owner {
+                    Some(owner) => format!("{owner} {lane}"),
+                    None => lane,
+                };
+                run.ops.iter().map(|t| place(t.op.lane())).collect()
+            })
+            .collect();
+        let mut lanes = Vec::new();
+        if runs.iter().any(|r| !r.host.is_empty()) {
+            lanes.push(Lane {
+                name: "host".to_owned(),
+                kind: LaneKind::Host,
+            });
         }
-        axis.draw(&mut svg, TOP, TOP + ROW * rows as f64);
-        for timing in &self.ops {
-            let row = super::trace::lane_index(&streams, &timing.op.lane());
-            bar(&mut svg, timing, row, &axis);
-            if let Some(engine) = engines
+        for place in places.iter().flatten() {
+            if !lanes
                 .iter()
-                .position(|(_, kinds)| kinds.contains(&timing.op.kind))
+                .any(|l| l.kind == LaneKind::Stream && &l.name == place)
             {
-                bar(&mut svg, timing, streams.len() + engine, &axis);
+                lanes.push(Lane {
+                    name: place.clone(),
+                    kind: LaneKind::Stream,
+                });
             }
         }
-        legend(&mut svg, self, height - 18.0);
-        svg.push_str("</svg>");
-        svg
-    }
-}
-
-/// Where times go across the page, and the ticks that mark them.
-struct Axis {
-    scale: f64,
-    /// Milliseconds between ticks: 1, 2 or 5 times a power of ten.
-    step: f64,
-    end_ms: f64,
-}
-
-impl Axis {
-    fn new(end_ms: f64) -> Axis {
-        let end_ms = end_ms.max(1e-3);
-        let raw = end_ms / 8.0;
-        let power = 10f64.powf(raw.log10().floor());
-        let step = [1.0, 2.0, 5.0, 10.0]
-            .iter()
-            .map(|m| m * power)
-            .find(|&s| s >= raw)
-            .unwrap_or(10.0 * power);
-        let end_ms = (end_ms / step).ceil() * step;
-        Axis {
-            scale: (WIDTH - NAMES - RIGHT) / end_ms,
-            step,
-            end_ms,
+        for (name, kinds) in ENGINES {
+            if runs
+                .iter()
+                .flat_map(|r| &r.ops)
+                .any(|t| kinds.contains(&t.op.kind))
+            {
+                lanes.push(Lane {
+                    name: name.to_owned(),
+                    kind: LaneKind::Engine(kinds),
+                });
+            }
+        }
+        let bars = bars(runs, &lanes, &places);
+        Layout {
+            runs,
+            lanes,
+            bars,
+            places,
         }
     }
 
-    fn x(&self, ms: f64) -> f64 {
-        NAMES + ms * self.scale
+    /// Where op `op` of run `run` ran, as its stream's lane is named.
+    pub fn place(&self, run: usize, op: usize) -> &str {
+        self.places
+            .get(run)
+            .and_then(|ops| ops.get(op))
+            .map_or("", String::as_str)
     }
 
-    /// Grid lines across the lanes, ticks and their labels below.
-    fn draw(&self, svg: &mut String, top: f64, bottom: f64) {
-        let _ = write!(
-            svg,
-            r##"<g class="axis"><line x1="{NAMES}" y1="{bottom}" x2="{:.1}" y2="{bottom}" stroke="#333"/>"##,
-            self.x(self.end_ms)
-        );
-        let ticks = (self.end_ms / self.step).round() as usize;
-        for tick in 0..=ticks {
-            let ms = tick as f64 * self.step;
-            let x = self.x(ms);
-            let _ = write!(
-                svg,
-                r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{bottom}" stroke="#d0d3d4"/><line x1="{x:.1}" y1="{bottom}" x2="{x:.1}" y2="{:.1}" stroke="#333"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-                bottom + 4.0,
-                bottom + 16.0,
-                tick_label(ms, self.step)
+    /// From the first run's start to the last bar's end.
+    pub fn end_ms(&self) -> f64 {
+        self.bars.iter().map(|b| b.end_ms).fold(0.0, f64::max)
+    }
+
+    /// Where the times come from: one line per kind of clock the runs used.
+    pub fn clocks(&self) -> Vec<String> {
+        let mut clocks: Vec<&Clock> = Vec::new();
+        for run in self.runs {
+            if !clocks.contains(&&run.clock) {
+                clocks.push(&run.clock);
+            }
+        }
+        clocks.into_iter().map(Clock::describe).collect()
+    }
+}
+
+fn bars<'a>(runs: &'a [RunReport], lanes: &[Lane], places: &[Vec<String>]) -> Vec<Bar<'a>> {
+    let first = runs.iter().map(|r| r.started).min();
+    let host = lanes.iter().position(|l| l.kind == LaneKind::Host);
+    let mut bars = Vec::new();
+    for (run_index, run) in runs.iter().enumerate() {
+        let at = first.map_or(0.0, |first| {
+            run.started.saturating_duration_since(first).as_secs_f64() * 1e3
+        });
+        for span in &run.host {
+            bars.push(Bar {
+                lane: host.unwrap_or(0),
+                kind: BarKind::Host(span.label),
+                label: span.label,
+                run: run_index,
+                op: None,
+                start_ms: at + span.start_ms,
+                end_ms: at + span.end_ms,
+                bytes: 0,
+            });
+        }
+        for (op_index, timing) in run.ops.iter().enumerate() {
+            let place = &places[run_index][op_index];
+            let stream = lanes
+                .iter()
+                .position(|l| l.kind == LaneKind::Stream && &l.name == place);
+            let engine = lanes.iter().position(
+                |l| matches!(l.kind, LaneKind::Engine(kinds) if kinds.contains(&timing.op.kind)),
             );
-        }
-        svg.push_str("</g>");
-    }
-}
-
-/// `2.5 ms`, with as many decimals as the step needs.
-fn tick_label(ms: f64, step: f64) -> String {
-    let decimals = (-step.log10().floor()).max(0.0) as usize;
-    format!("{ms:.decimals$} ms")
-}
-
-/// One op's bar on lane `row`: a rectangle, its label clipped to it (a
-/// nested `svg` clips what overflows), and the whole story on hover.
-fn bar(svg: &mut String, timing: &OpTiming, row: usize, axis: &Axis) {
-    let x = axis.x(timing.start_ms);
-    let width = (timing.duration_ms() * axis.scale).max(1.0);
-    let y = TOP + ROW * row as f64 + (ROW - BAR) / 2.0;
-    let bandwidth = timing
-        .gb_per_s()
-        .map(|g| format!(", {g:.1} GB/s"))
-        .unwrap_or_default();
-    let _ = write!(
-        svg,
-        r#"<g class="op"><title>{} on {}: {:.3} ms from {:.3} ms{bandwidth}</title><rect x="{x:.1}" y="{y:.1}" width="{width:.1}" height="{BAR}" rx="2" fill="{}"/>"#,
-        xml(timing.op.label),
-        xml(&timing.op.lane()),
-        timing.duration_ms(),
-        timing.start_ms,
-        colour(timing.op.kind)
-    );
-    if width > 24.0 {
-        let _ = write!(
-            svg,
-            r#"<svg x="{x:.1}" y="{y:.1}" width="{width:.1}" height="{BAR}"><text x="3" y="13">{}</text></svg>"#,
-            xml(timing.op.label)
-        );
-    }
-    svg.push_str("</g>");
-}
-
-/// A box and a name for each kind of op the report has.
-fn legend(svg: &mut String, report: &RunReport, y: f64) {
-    let mut kinds: Vec<(&str, &str)> = Vec::new();
-    for timing in &report.ops {
-        let entry = (kind_name(timing.op.kind), colour(timing.op.kind));
-        if !kinds.contains(&entry) {
-            kinds.push(entry);
+            for lane in stream.into_iter().chain(engine) {
+                bars.push(Bar {
+                    lane,
+                    kind: BarKind::Op(timing.op.kind),
+                    label: timing.op.label,
+                    run: run_index,
+                    op: Some(op_index),
+                    start_ms: at + timing.start_ms,
+                    end_ms: at + timing.end_ms,
+                    bytes: timing.bytes,
+                });
+            }
         }
     }
-    svg.push_str(r#"<g class="legend">"#);
-    let mut x = NAMES;
-    for (name, colour) in kinds {
-        let _ = write!(
-            svg,
-            r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{colour}"/><text x="{:.1}" y="{y:.1}">{name}</text>"#,
-            y - 10.0,
-            x + 16.0
-        );
-        x += 24.0 + 7.0 * name.len() as f64;
-    }
-    svg.push_str("</g>");
+    bars
 }
 
-fn kind_name(kind: OpKind) -> &'static str {
-    match kind {
-        OpKind::CopyHostToDevice => "copy host to device",
-        OpKind::CopyDeviceToHost => "copy device to host",
-        OpKind::CopyDeviceToDevice => "copy device to device",
-        OpKind::CopyHostToHost => "copy host to host",
-        OpKind::Launch => "kernel",
-        OpKind::Fill => "fill",
-        _ => "other",
+/// How each run's lanes are prefixed: nothing where the timeline holds one
+/// plan; the plan's name where each name is one plan; `name#k` where
+/// several plans share a name (k counts them in order of first run).
+fn owners(runs: &[RunReport]) -> Vec<Option<String>> {
+    let mut plans: Vec<(&str, u32)> = Vec::new();
+    for run in runs {
+        if !plans.contains(&(run.plan, run.instance)) {
+            plans.push((run.plan, run.instance));
+        }
     }
+    runs.iter()
+        .map(|run| {
+            if plans.len() < 2 {
+                return None;
+            }
+            let same_name: Vec<u32> = plans
+                .iter()
+                .filter(|(name, _)| *name == run.plan)
+                .map(|&(_, instance)| instance)
+                .collect();
+            Some(if same_name.len() < 2 {
+                run.plan.to_owned()
+            } else {
+                let k = same_name
+                    .iter()
+                    .position(|&i| i == run.instance)
+                    .unwrap_or(0)
+                    + 1;
+                format!("{}#{k}", run.plan)
+            })
+        })
+        .collect()
 }
 
-fn colour(kind: OpKind) -> &'static str {
-    match kind {
-        OpKind::CopyHostToDevice => "#7fb3d5",
-        OpKind::CopyDeviceToHost => "#f5b041",
-        OpKind::CopyDeviceToDevice | OpKind::CopyHostToHost => "#bb8fce",
-        OpKind::Launch => "#82e0aa",
-        OpKind::Fill => "#d5dbdb",
-        _ => "#aab7b8",
-    }
-}
+/// Runs to draw, for the tests of the layout, the picture and the trace.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use crate::op::{OpInfo, OpKind};
+    use crate::report::{Clock, HostSpan, OpTiming, RunReport};
+    use std::time::Duration;
 
-/// Escapes text for XML.
-fn xml(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    fn timed(
+        label: &'static str,
+        kind: OpKind,
+        stream: &'static str,
+        span: (f64, f64),
+    ) -> OpTiming {
+        OpTiming {
+            op: OpInfo {
+                plan: "Batch",
+                ..OpInfo::on_stream(label, kind, stream)
+            },
+            start_ms: span.0,
+            end_ms: span.1,
+            bytes: if kind == OpKind::Launch { 0 } else { 64 << 20 },
+        }
+    }
+
+    /// A batch: queue, upload, kernel, download, wait; as plan `instance`,
+    /// started `at_ms` after the first.
+    pub fn batch(instance: u32, at_ms: u64, first: &RunReport) -> RunReport {
+        RunReport {
+            plan: "Batch",
+            instance,
+            started: first.started + Duration::from_millis(at_ms),
+            clock: Clock::Engine {
+                unrecorded: 0,
+                problem: None,
+            },
+            ops: vec![
+                timed("copy x -> dx", OpKind::CopyHostToDevice, "s", (0.1, 1.3)),
+                timed("launch saxpy", OpKind::Launch, "s", (1.3, 2.0)),
+                timed("copy dx -> x", OpKind::CopyDeviceToHost, "s", (2.0, 3.2)),
+            ],
+            host: vec![
+                HostSpan {
+                    label: "queue",
+                    start_ms: 0.0,
+                    end_ms: 0.05,
+                },
+                HostSpan {
+                    label: "wait",
+                    start_ms: 2.5,
+                    end_ms: 3.3,
+                },
+            ],
+            ..RunReport::new("Batch")
+        }
+    }
+
+    /// Two plans of one type taking turns, twice each.
+    pub fn two_batches() -> Vec<RunReport> {
+        let first = RunReport::new("Batch");
+        vec![
+            batch(7, 0, &first),
+            batch(9, 2, &first),
+            batch(7, 4, &first),
+            batch(9, 6, &first),
+        ]
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::op::{OpInfo, OpKind};
-    use crate::report::{OpTiming, RunReport};
+    use super::fixtures::{batch, two_batches};
+    use super::*;
 
-    fn timed(op: OpInfo, start_ms: f64, end_ms: f64, bytes: u64) -> OpTiming {
-        OpTiming {
-            op,
-            start_ms,
-            end_ms,
-            bytes,
-        }
-    }
-
-    /// Two streams: an upload, a kernel and a download with a long label.
-    fn report() -> RunReport {
-        RunReport {
-            plan: "P",
-            wall: Default::default(),
-            ops: vec![
-                timed(
-                    OpInfo::on_stream("copy a -> da", OpKind::CopyHostToDevice, "up"),
-                    0.0,
-                    2.0,
-                    1 << 20,
-                ),
-                timed(
-                    OpInfo::on_stream("launch vadd", OpKind::Launch, "work"),
-                    2.0,
-                    2.5,
-                    0,
-                ),
-                timed(
-                    OpInfo::on_stream(
-                        "copy dc[i * m..min(i * m + m, n)] -> c[i * m..min(i * m + m, n)]",
-                        OpKind::CopyDeviceToHost,
-                        "work",
-                    ),
-                    2.5,
-                    2.6,
-                    1 << 20,
-                ),
-            ],
-        }
+    fn lane_names(layout: &Layout) -> Vec<String> {
+        layout.lanes.iter().map(|l| l.name.clone()).collect()
     }
 
     #[test]
-    fn a_lane_per_stream_then_per_engine() {
-        let svg = report().to_svg();
-        let lanes: Vec<&str> = svg
-            .split(r#"<g class="lane">"#)
-            .skip(1)
-            .map(|lane| {
-                let text = lane.split("</text>").next().unwrap_or("");
-                text.rsplit('>').next().unwrap_or("")
-            })
-            .collect();
+    fn host_then_each_plans_streams_then_engines() {
+        let runs = two_batches();
+        let layout = Layout::new(&runs);
         assert_eq!(
-            lanes,
-            ["up", "work", "H2D copies", "D2H copies", "kernels"],
-            "{svg}"
+            lane_names(&layout),
+            [
+                "host",
+                "Batch#1 s",
+                "Batch#2 s",
+                "H2D copies",
+                "kernels",
+                "D2H copies"
+            ]
+            .map(str::to_owned)
         );
-        // Every op on its stream and its engine: two bars each.
-        assert_eq!(svg.matches(r#"<g class="op">"#).count(), 6);
     }
 
     #[test]
-    fn the_axis_has_ticks_in_milliseconds_to_past_the_end() {
-        let svg = report().to_svg();
-        let ticks: Vec<&str> = svg
-            .split(r#"<text class="tick""#)
-            .skip(1)
-            .map(|t| t.split('>').nth(1).unwrap_or("").trim_end_matches("</text"))
+    fn one_plan_keeps_its_stream_names() {
+        let first = RunReport::new("Batch");
+        let runs = [batch(3, 0, &first), batch(3, 4, &first)];
+        let layout = Layout::new(&runs);
+        assert_eq!(lane_names(&layout)[1], "s");
+        assert_eq!(layout.lanes.len(), 5);
+    }
+
+    #[test]
+    fn runs_are_placed_by_when_they_started() {
+        let runs = two_batches();
+        let layout = Layout::new(&runs);
+        let uploads: Vec<f64> = layout
+            .bars
+            .iter()
+            .filter(|b| b.label == "copy x -> dx" && layout.lanes[b.lane].kind == LaneKind::Stream)
+            .map(|b| b.start_ms)
             .collect();
-        assert_eq!(ticks.first(), Some(&"0.0 ms"), "{ticks:?}");
-        assert!(ticks.len() >= 4 && ticks.len() <= 12, "{ticks:?}");
-        let last: f64 = ticks
-            .last()
-            .unwrap()
-            .trim_end_matches(" ms")
-            .parse()
-            .unwrap();
-        assert!(last >= 2.6, "the axis ends at {last}, before the last op");
-    }
-
-    #[test]
-    fn labels_are_clipped_to_their_bars_and_whole_on_hover() {
-        let svg = report().to_svg();
-        let long = "copy dc[i * m..min(i * m + m, n)] -&gt; c[i * m..min(i * m + m, n)]";
-        // The whole label in the hover title, with time and bandwidth.
-        assert!(
-            svg.contains(&format!("<title>{long} on work: 0.100 ms")),
-            "{svg}"
-        );
-        // Each drawn label sits in a nested svg of its bar's width.
-        for label in svg.split("<svg x=").skip(1) {
-            let width: f64 = label
-                .split("width=\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-            assert!(width > 24.0, "a label drawn in a bar {width} wide");
+        let expected = [0.1, 2.1, 4.1, 6.1];
+        assert_eq!(uploads.len(), 4);
+        for (got, want) in uploads.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-9, "{uploads:?}");
         }
-        assert!(svg.matches("<svg x=").count() >= 2, "{svg}");
+        assert!((layout.end_ms() - 9.3).abs() < 1e-9);
     }
 
     #[test]
-    fn the_legend_names_each_kind_once() {
-        let svg = report().to_svg();
-        let legend = svg.split(r#"<g class="legend">"#).nth(1).unwrap();
-        for kind in ["copy host to device", "kernel", "copy device to host"] {
-            assert_eq!(legend.matches(&format!(">{kind}<")).count(), 1, "{legend}");
+    fn each_op_is_on_its_stream_and_its_engine_and_host_spans_on_the_host() {
+        let runs = two_batches();
+        let layout = Layout::new(&runs);
+        // 4 runs: 3 ops twice each, 2 host spans.
+        assert_eq!(layout.bars.len(), 4 * (3 * 2 + 2));
+        for bar in &layout.bars {
+            let lane = &layout.lanes[bar.lane];
+            match (bar.kind, lane.kind) {
+                (BarKind::Host(_), LaneKind::Host) => {}
+                (BarKind::Op(kind), LaneKind::Engine(kinds)) => assert!(kinds.contains(&kind)),
+                (BarKind::Op(_), LaneKind::Stream) => {
+                    assert_eq!(lane.name, layout.place(bar.run, bar.op.unwrap()))
+                }
+                other => panic!("{other:?} for {}", bar.label),
+            }
         }
     }
 
     #[test]
-    fn an_empty_report_is_a_picture_too() {
-        let report = RunReport {
-            ops: Vec::new(),
-            ..report()
-        };
-        let svg = report.to_svg();
-        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-        assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+    fn an_empty_timeline_has_no_lanes() {
+        let layout = Layout::new(&[]);
+        assert!(layout.lanes.is_empty() && layout.bars.is_empty());
+        assert_eq!(layout.end_ms(), 0.0);
+        assert!(Timeline::new().to_svg().ends_with("</svg>"));
     }
 }

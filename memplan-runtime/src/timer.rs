@@ -1,136 +1,326 @@
-//! Timing a plan's operations with pairs of CUDA events.
+//! Timing a plan's runs: each GPU op on the device (CUPTI's activity
+//! records, where CUPTI loads) or between a pair of CUDA events on its
+//! stream (elsewhere, or when asked for), and the host's own spans:
+//! queuing, host steps, waiting.
 
 use crate::context::Context;
+use crate::cupti::{Span, Tracing};
 use crate::driver::DriverError;
 use crate::error::Result;
 use crate::event::Event;
 use crate::op::OpInfo;
-use crate::report::{OpTiming, RunReport};
+use crate::report::{Clock, HostSpan, OpTiming, RunReport};
 use crate::stream::LEGACY;
 use cust::sys::CUstream;
-use std::time::Duration;
+use std::ops::Range;
+use std::time::{Duration, Instant};
 
-/// Times each op with a pair of timed events around it, when switched on.
-/// Off, each `start`/`end` is one untaken branch and no driver call.
-#[derive(Default)]
-pub struct Timer {
-    events: Option<TimerEvents>,
+/// How a plan times its runs (`set_timing`): `true` is [`Timing::On`],
+/// `false` [`Timing::Off`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    Off,
+    /// Copies and kernels on the device, from CUPTI's activity records,
+    /// where CUPTI loads; CUDA events, and the reason, where it does not.
+    On,
+    /// CUDA events even where CUPTI loads: to compare the two, or where
+    /// another tool holds CUPTI. An op's time then includes its wait
+    /// behind other streams' work on its engine.
+    Events,
 }
 
-struct TimerEvents {
-    /// Recorded when a run begins; op times count from it.
-    origin: Event,
-    marks: Vec<(Event, Event)>,
+impl From<bool> for Timing {
+    fn from(on: bool) -> Timing {
+        if on { Timing::On } else { Timing::Off }
+    }
+}
+
+/// Off, each mark is one untaken branch and no driver call.
+#[derive(Default)]
+pub struct Timer {
+    on: Option<Timed>,
+}
+
+/// What timing keeps, while on.
+struct Timed {
+    clock: OpClock,
+    /// Bytes each op moved, and whether it ran, in the current run.
     bytes: Vec<u64>,
     ran: Vec<bool>,
+    /// Whether the current run queued its ops one by one (a graph
+    /// replay does not, and has no op times).
+    queued: bool,
+    /// When the run started on the host: every time counts from it.
+    started: Instant,
+    host: Vec<HostSpan>,
+    /// Where the host's current span of queuing began.
+    queuing_since: Option<Instant>,
+}
+
+enum OpClock {
+    /// CUPTI: the ids of the run's ops, and CUPTI's clock at its start.
+    Engine {
+        tracing: Tracing,
+        ids: Range<u64>,
+        origin_ns: u64,
+    },
+    /// A pair of timed events around each op, and one at the run's start.
+    Events {
+        why: String,
+        origin: Event,
+        marks: Vec<(Event, Event)>,
+    },
 }
 
 impl Timer {
-    /// Creates the events for `op_count` ops, once; later runs reuse them.
+    /// Times later runs: by CUPTI where it starts, unless `by_events`, and
+    /// by events otherwise.
     #[track_caller]
-    pub fn enable(&mut self, context: &Context, op_count: usize) -> Result<()> {
-        if self
-            .events
-            .as_ref()
-            .is_some_and(|e| e.marks.len() == op_count)
-        {
-            return Ok(());
-        }
-        let marks = (0..op_count)
-            .map(|_| Ok((Event::timed(context)?, Event::timed(context)?)))
-            .collect::<Result<Vec<_>>>()?;
-        self.events = Some(TimerEvents {
-            origin: Event::timed(context)?,
-            marks,
-            bytes: vec![0; op_count],
-            ran: vec![false; op_count],
+    pub fn enable(&mut self, context: &Context, by_events: bool) -> Result<()> {
+        let engine = if by_events {
+            Err("event timing was asked for".to_owned())
+        } else {
+            Tracing::start()
+        };
+        let clock = match engine {
+            Ok(tracing) => OpClock::Engine {
+                tracing,
+                ids: 0..0,
+                origin_ns: 0,
+            },
+            Err(why) => OpClock::Events {
+                why,
+                origin: Event::timed(context)?,
+                marks: Vec::new(),
+            },
+        };
+        self.on = Some(Timed {
+            clock,
+            bytes: Vec::new(),
+            ran: Vec::new(),
+            queued: false,
+            started: Instant::now(),
+            host: Vec::new(),
+            queuing_since: None,
         });
         Ok(())
     }
 
-    pub fn is_enabled(&self) -> bool {
-        self.events.is_some()
-    }
-
     pub fn disable(&mut self) {
-        self.events = None;
+        self.on = None;
     }
 
-    /// Marks the start of a run.
+    /// Marks the start of a run, which began on the host at `started`.
     #[inline]
-    pub fn begin(&mut self) -> Result<(), DriverError> {
-        let Some(events) = &mut self.events else {
+    pub fn begin(&mut self, started: Instant) -> Result<(), DriverError> {
+        let Some(timing) = &mut self.on else {
             return Ok(());
         };
-        events.ran.fill(false);
-        events.origin.record_on(LEGACY)
+        timing.started = started;
+        timing.host.clear();
+        timing.queuing_since = None;
+        timing.queued = false;
+        timing.ran.fill(false);
+        match &mut timing.clock {
+            OpClock::Engine {
+                tracing, origin_ns, ..
+            } => {
+                *origin_ns = tracing.now();
+                Ok(())
+            }
+            OpClock::Events { origin, .. } => origin.record_on(LEGACY),
+        }
+    }
+
+    /// Readies the marks of a run of `count` ops (a plan whose loops read
+    /// what a run gives has a count of its own each run), and starts the
+    /// host's span of queuing them.
+    pub fn queue(&mut self, context: &Context, count: usize) -> Result<()> {
+        let Some(timing) = &mut self.on else {
+            return Ok(());
+        };
+        timing.bytes.clear();
+        timing.bytes.resize(count, 0);
+        timing.ran.clear();
+        timing.ran.resize(count, false);
+        match &mut timing.clock {
+            OpClock::Engine { tracing, ids, .. } => *ids = tracing.begin_run(count),
+            OpClock::Events { marks, .. } => {
+                while marks.len() < count {
+                    marks.push((Event::timed(context)?, Event::timed(context)?));
+                }
+            }
+        }
+        timing.queuing_since = Some(Instant::now());
+        timing.queued = true;
+        Ok(())
     }
 
     /// Marks the start of op `index` on `stream` (0: the legacy stream).
     #[inline]
     pub fn start(&self, index: usize, stream: CUstream) -> Result<(), DriverError> {
-        // An index outside the plan's ops times nothing.
-        match self
-            .events
-            .as_ref()
-            .and_then(|events| events.marks.get(index))
-        {
-            Some((start, _)) => start.record_on(stream),
+        match self.on.as_ref().map(|timing| &timing.clock) {
+            Some(OpClock::Engine { tracing, ids, .. }) => {
+                tracing.enter(ids.start + index as u64);
+                Ok(())
+            }
+            Some(OpClock::Events { marks, .. }) => match marks.get(index) {
+                Some((start, _)) => start.record_on(stream),
+                None => Ok(()),
+            },
             None => Ok(()),
         }
     }
 
-    /// Marks the end of op `index`, which moved `bytes`.
+    /// Marks the end of op `index`, which moved `bytes`; only an op that
+    /// `gave_work` to the GPU is reported (a copy of no bytes makes no
+    /// driver call, so CUPTI would never have a record of it).
     #[inline]
-    pub fn end(&mut self, index: usize, stream: CUstream, bytes: usize) -> Result<(), DriverError> {
-        let Some(events) = self
-            .events
-            .as_mut()
-            .filter(|events| index < events.marks.len())
-        else {
+    pub fn end(
+        &mut self,
+        index: usize,
+        stream: CUstream,
+        bytes: usize,
+        gave_work: bool,
+    ) -> Result<(), DriverError> {
+        let Some(timing) = &mut self.on else {
             return Ok(());
         };
-        events.bytes[index] = bytes as u64;
-        events.ran[index] = true;
-        events.marks[index].1.record_on(stream)
+        if let (Some(moved), Some(ran)) = (timing.bytes.get_mut(index), timing.ran.get_mut(index)) {
+            *moved = bytes as u64;
+            *ran = gave_work;
+        }
+        match &timing.clock {
+            OpClock::Engine { tracing, .. } => {
+                tracing.leave();
+                Ok(())
+            }
+            OpClock::Events { marks, .. } => match marks.get(index) {
+                Some((_, end)) => end.record_on(stream),
+                None => Ok(()),
+            },
+        }
     }
 
-    /// The report of the run that just finished (its streams synchronized).
-    pub fn report(&self, plan: &'static str, ops: &[OpInfo], wall: Duration) -> Result<RunReport> {
-        let mut report = RunReport {
-            plan,
-            wall,
-            ops: Vec::new(),
+    /// A host step begins: the span of queuing before it ends.
+    #[inline]
+    pub fn host_step(&mut self) -> Option<Instant> {
+        let timing = self.on.as_mut()?;
+        let now = Instant::now();
+        if let Some(since) = timing.queuing_since.take() {
+            timing.host.push(span("queue", since, now, timing.started));
+        }
+        Some(now)
+    }
+
+    /// The host step that began at `began` ends; queuing goes on.
+    #[inline]
+    pub fn host_step_done(&mut self, op: &OpInfo, began: Option<Instant>) {
+        let (Some(timing), Some(began)) = (self.on.as_mut(), began) else {
+            return;
         };
-        let Some(events) = &self.events else {
+        let now = Instant::now();
+        timing.host.push(span(op.label, began, now, timing.started));
+        timing.queuing_since = Some(now);
+    }
+
+    /// Every op is queued.
+    pub fn queued(&mut self) {
+        self.host_step();
+    }
+
+    /// The host waited for the run from `began` until now.
+    pub fn waited(&mut self, began: Instant) {
+        if let Some(timing) = &mut self.on {
+            timing
+                .host
+                .push(span("wait", began, Instant::now(), timing.started));
+        }
+    }
+
+    /// The report of the run that started at `started` and just finished
+    /// after `wall` (its streams synchronized; if their wait failed, not
+    /// `finished`, CUPTI's records are not waited for).
+    pub fn report(
+        &mut self,
+        plan: &'static str,
+        instance: u32,
+        ops: &[OpInfo],
+        (started, wall): (Instant, Duration),
+        finished: bool,
+    ) -> Result<RunReport> {
+        let mut report = RunReport::new(plan);
+        report.instance = instance;
+        report.started = started;
+        report.wall = wall;
+        let Some(timing) = self.on.as_mut().filter(|timing| timing.queued) else {
             return Ok(report);
         };
-        // The origin was recorded on the legacy stream, which the plan did
-        // not wait for.
-        if let Err(error) = events.origin.synchronize() {
-            let location = error.location();
-            return Err(error.within(plan, "op timing", location));
-        }
-        for (index, op) in ops.iter().enumerate() {
-            if !events.ran.get(index).copied().unwrap_or(false) {
-                continue;
+        report.host = std::mem::take(&mut timing.host);
+        let ran = |index: usize| timing.ran.get(index).copied().unwrap_or(false);
+        let moved = |index: usize| timing.bytes.get(index).copied().unwrap_or(0);
+        match &mut timing.clock {
+            OpClock::Engine {
+                tracing, origin_ns, ..
+            } => {
+                let (spans, problem) = tracing.take(&timing.ran, finished);
+                let mut unrecorded = 0;
+                for (index, op) in ops.iter().enumerate().filter(|&(index, _)| ran(index)) {
+                    match spans.get(index).copied().flatten() {
+                        Some(Span { start, end }) => report.ops.push(OpTiming {
+                            op: *op,
+                            start_ms: since(*origin_ns, start),
+                            end_ms: since(*origin_ns, end),
+                            bytes: moved(index),
+                        }),
+                        None => unrecorded += 1,
+                    }
+                }
+                report.clock = Clock::Engine {
+                    unrecorded,
+                    problem,
+                };
             }
-            let Some((start, end)) = events.marks.get(index) else {
-                continue;
-            };
-            let start_ms = start
-                .elapsed_ms_raw(&events.origin)
-                .map_err(|e| op.error(e))?;
-            let end_ms = end
-                .elapsed_ms_raw(&events.origin)
-                .map_err(|e| op.error(e))?;
-            report.ops.push(OpTiming {
-                op: *op,
-                start_ms: f64::from(start_ms.max(0.0)),
-                end_ms: f64::from(end_ms.max(start_ms).max(0.0)),
-                bytes: events.bytes[index],
-            });
+            OpClock::Events {
+                why, origin, marks, ..
+            } => {
+                // The origin was recorded on the legacy stream, which the
+                // plan did not wait for.
+                if let Err(error) = origin.synchronize() {
+                    let location = error.location();
+                    return Err(error.within(plan, "op timing", location));
+                }
+                for (index, op) in ops.iter().enumerate().filter(|&(index, _)| ran(index)) {
+                    let Some((start, end)) = marks.get(index) else {
+                        continue;
+                    };
+                    let start_ms = start.elapsed_ms_raw(origin).map_err(|e| op.error(e))?;
+                    let end_ms = end.elapsed_ms_raw(origin).map_err(|e| op.error(e))?;
+                    report.ops.push(OpTiming {
+                        op: *op,
+                        start_ms: f64::from(start_ms.max(0.0)),
+                        end_ms: f64::from(end_ms.max(start_ms).max(0.0)),
+                        bytes: moved(index),
+                    });
+                }
+                report.clock = Clock::Events { why: why.clone() };
+            }
         }
         Ok(report)
+    }
+}
+
+/// Milliseconds from `origin_ns` to `ns` on CUPTI's clock (work queued
+/// before the run's start, as a plan's never is, would count from 0).
+fn since(origin_ns: u64, ns: u64) -> f64 {
+    ns.saturating_sub(origin_ns) as f64 / 1e6
+}
+
+fn span(label: &'static str, from: Instant, to: Instant, started: Instant) -> HostSpan {
+    let ms = |at: Instant| at.saturating_duration_since(started).as_secs_f64() * 1e3;
+    HostSpan {
+        label,
+        start_ms: ms(from),
+        end_ms: ms(to),
     }
 }

@@ -131,9 +131,12 @@ const _: () = {
         pub fn host_mut(&mut self) -> ::memplan::HostViewMut<'_, Self> {
             self.0.host_mut()
         }
-        #[doc = r" Times each GPU operation of later runs; off by default, free when off."]
-        pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
-            self.0.set_timing(on)
+        #[doc = r" Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off."]
+        pub fn set_timing(
+            &mut self,
+            timing: impl ::core::convert::Into<::memplan::Timing>,
+        ) -> ::memplan::Result<()> {
+            self.0.set_timing(timing)
         }
     }
     impl ::memplan::Plan for AddOne {

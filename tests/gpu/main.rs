@@ -13,6 +13,7 @@ mod runtime_memory;
 mod runtime_streams;
 mod sealed;
 mod smoke;
+mod timing;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -26,6 +27,7 @@ fn main() {
         kernels::TESTS,
         loops::TESTS,
         batches::TESTS,
+        timing::TESTS,
     ]
     .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();

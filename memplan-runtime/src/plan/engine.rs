@@ -8,6 +8,7 @@ use super::runner::Runner;
 use super::slices::Slice;
 use crate::error::{Fault, Result};
 use crate::report::RunReport;
+use crate::timer::Timing;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 /// What a plan with `run` parameters computes for each run, from its
@@ -165,11 +166,15 @@ impl<P: Plan> Engine<P> {
         P::host_mut(&mut self.state)
     }
 
-    /// Times each GPU op of later runs with CUDA events, so that reports
-    /// list them; off by default, and free when off.
-    pub fn set_timing(&mut self, on: bool) -> Result<()> {
+    /// Times each op of later runs, so that reports list them:
+    /// `set_timing(true)` takes copies and kernels on the device from
+    /// CUPTI where it loads (else from CUDA events, and the report says
+    /// why), and the host's spans; `set_timing(Timing::Events)` uses
+    /// events even where CUPTI loads. Off by default, and free when off:
+    /// CUPTI is not even loaded.
+    pub fn set_timing(&mut self, timing: impl Into<Timing>) -> Result<()> {
         self.runner.settle();
-        self.runner.set_timing(on)
+        self.runner.set_timing(timing.into())
     }
 
     pub(crate) fn runner(&mut self) -> &mut Runner {

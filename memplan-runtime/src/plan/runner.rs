@@ -20,13 +20,17 @@ use crate::kernel::{Kernel, Module, ParamLayout};
 use crate::op::{OpInfo, OpKind, OpResultExt};
 use crate::report::RunReport;
 use crate::stream::{LEGACY, Stream, wait_all};
-use crate::timer::Timer;
+use crate::timer::{Timer, Timing};
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 /// The most ops a plan's loops may unroll into: more would be a run of
 /// hours of driver calls, and gigabytes of steps.
 const MAX_STEPS: usize = 1 << 22;
+
+/// The next plan's number, for reports.
+static NEXT_INSTANCE: AtomicU32 = AtomicU32::new(1);
 
 pub(crate) struct Runner {
     info: &'static PlanInfo,
@@ -62,6 +66,8 @@ pub(crate) struct Runner {
     /// The plan's device memory.
     device: Vec<DeviceBuffer<u8>>,
     timer: Timer,
+    /// This plan's number among the plans of the process, for reports.
+    instance: u32,
     /// Whether a run may still be on the GPU. A `Cell`, because the host
     /// views (`&self`) must settle such a run first.
     in_flight: Cell<bool>,
@@ -100,6 +106,7 @@ impl Runner {
             params: Vec::new(),
             device: Vec::new(),
             timer: Timer::default(),
+            instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
             in_flight: Cell::new(false),
             deferred: RefCell::new(None),
             started: Instant::now(),
@@ -199,16 +206,6 @@ impl Runner {
             self.ops.clear();
             self.dynamic.clear();
             self.unroll()?;
-            if self.timer.is_enabled() {
-                // New events for the new count, and the run's start on them.
-                let count = self.steps.len();
-                self.timer
-                    .enable(&self.context, count)
-                    .map_err(|e| self.within(self.info.site, e))?;
-                self.timer
-                    .begin()
-                    .map_err(|code| self.error_at_plan("start op timing", code.into()))?;
-            }
             return Ok(());
         }
         for (step, index) in self.dynamic.clone() {
@@ -579,7 +576,7 @@ impl Runner {
             .map_err(|e| self.within(self.info.site, e))?;
         self.started = Instant::now();
         self.timer
-            .begin()
+            .begin(self.started)
             .map_err(|code| self.error_at_plan("start op timing", code.into()))
     }
 
@@ -602,8 +599,10 @@ impl Runner {
             scratch,
             params,
             timer,
+            context,
             ..
         } = self;
+        timer.queue(context, ops.len())?;
         let mut on = Resources {
             streams,
             events,
@@ -620,27 +619,47 @@ impl Runner {
             if let Some(stream) = timed {
                 timer.start(index, raw(stream)).at_op(op)?;
             }
+            let host_step = step.runs_on_host().then(|| timer.host_step());
             // SAFETY: every step was resolved from a plan memplan checked
             // (`Engine::new`'s promise), against memory the plan owns or
             // borrows for the run; `finish` waits before any of it is
             // touched by the host or freed.
-            let bytes = unsafe { step.run(&mut on, host) }.at_op(op)?;
-            if let Some(stream) = timed {
-                timer.end(index, raw(stream), bytes).at_op(op)?;
+            let ran = unsafe { step.run(&mut on, host) };
+            if let Some(began) = host_step {
+                timer.host_step_done(op, began);
+            }
+            // The op's mark ends even when it failed: CUPTI's id for it
+            // must not stay on this thread.
+            let ended = timed.map(|stream| {
+                let bytes = *ran.as_ref().unwrap_or(&0);
+                let gave_work = ran.is_ok() && step.gave_work(bytes);
+                timer.end(index, raw(stream), bytes, gave_work)
+            });
+            ran.at_op(op)?;
+            if let Some(ended) = ended {
+                ended.at_op(op)?;
             }
         }
+        timer.queued();
         Ok(())
     }
 
     /// Waits for every stream of the run, then reports on it.
     pub fn finish(&mut self) -> Result<RunReport> {
+        let began = Instant::now();
         let waited = wait_all(&self.streams)
             .map_err(|code| self.error_at_plan("wait for the run", code.into()));
+        self.timer.waited(began);
         self.release_scratch();
         self.in_flight.set(false);
-        let report = self
-            .timer
-            .report(self.info.name(), &self.ops, self.started.elapsed());
+        // A failed run's records may never complete: not waited for.
+        let report = self.timer.report(
+            self.info.name(),
+            self.instance,
+            &self.ops,
+            (self.started, self.started.elapsed()),
+            waited.is_ok(),
+        );
         waited?;
         report
     }
@@ -666,16 +685,17 @@ impl Runner {
         self.deferred.get_mut().get_or_insert(error);
     }
 
-    /// Switches event timing of every op on or off.
-    pub fn set_timing(&mut self, on: bool) -> Result<()> {
-        if on {
-            let count = self.ops.len();
-            self.timer
-                .enable(&self.context, count)
-                .map_err(|e| self.within(self.info.site, e))
-        } else {
-            self.timer.disable();
-            Ok(())
+    /// Switches timing of every op on, by the clock asked for, or off.
+    pub fn set_timing(&mut self, timing: Timing) -> Result<()> {
+        match timing {
+            Timing::Off => {
+                self.timer.disable();
+                Ok(())
+            }
+            on => self
+                .timer
+                .enable(&self.context, on == Timing::Events)
+                .map_err(|e| self.within(self.info.site, e)),
         }
     }
 

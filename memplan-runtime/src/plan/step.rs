@@ -111,16 +111,41 @@ impl Resources<'_> {
 }
 
 impl Step {
-    /// The stream a timed step runs on: `Some(None)` for the legacy
-    /// stream, `None` for steps that are not timed (only copies, fills and
-    /// launches are).
+    /// The stream a step timed on the GPU runs on: `Some(None)` for the
+    /// legacy stream, `None` for steps that are not (only copies, fills
+    /// of device memory and launches are).
     pub fn timed_on(&self) -> Option<Option<u16>> {
         match self {
+            _ if self.runs_on_host() => None,
             Step::Copy { stream, .. } | Step::Fill { stream, .. } | Step::Launch { stream, .. } => {
                 Some(*stream)
             }
-            Step::FillHost { .. } => Some(None),
             _ => None,
+        }
+    }
+
+    /// Whether the step is the host's own work (a host step, a fill of
+    /// host memory, a copy between host buffers), timed on the host.
+    pub fn runs_on_host(&self) -> bool {
+        matches!(
+            self,
+            Step::Host(_)
+                | Step::FillHost { .. }
+                | Step::Copy {
+                    direction: Direction::HostToHost,
+                    stream: None,
+                    ..
+                }
+        )
+    }
+
+    /// Whether running the step, which moved `bytes`, gave the GPU work:
+    /// a copy or fill of no bytes makes no driver call.
+    pub fn gave_work(&self, bytes: usize) -> bool {
+        match self {
+            Step::Launch { .. } => true,
+            Step::Copy { .. } | Step::Fill { .. } => bytes > 0,
+            _ => false,
         }
     }
 

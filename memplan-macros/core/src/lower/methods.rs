@@ -165,9 +165,9 @@ pub fn impl_block(
                 self.0.host_mut()
             }
 
-            /// Times each GPU operation of later runs; off by default, free when off.
-            pub fn set_timing(&mut self, on: bool) -> ::memplan::Result<()> {
-                self.0.set_timing(on)
+            /// Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off.
+            pub fn set_timing(&mut self, timing: impl ::core::convert::Into<::memplan::Timing>) -> ::memplan::Result<()> {
+                self.0.set_timing(timing)
             }
         }
     }

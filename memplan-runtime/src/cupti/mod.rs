@@ -1,0 +1,389 @@
+//! NVIDIA's CUPTI activity API, loaded at run time when a plan is timed:
+//! when each copy and kernel started and ended on the device, rather than
+//! when its stream reached it (what events measure). Nothing here is
+//! loaded, and no call is made, unless a plan asks for timing; where CUPTI
+//! cannot be loaded or started, timing falls back to events and says why.
+//!
+//! How an op is found among CUPTI's records: memplan pushes an id of its
+//! own around the driver call that queues the op; CUPTI writes a record
+//! tying that id to the call's correlation id, and the record of the copy
+//! or kernel carries the same correlation id (see `store.rs`).
+//!
+//! CUPTI has one set of buffer callbacks per process: memplan assumes it
+//! is the only client (beside another, such as a profiler library, time
+//! by events), and turns activity recording off when no plan is timed.
+//!
+//! Getting the records out: CUPTI hands a buffer back when every record in
+//! it is complete, or at once when flushed by force; then a record of work
+//! not yet complete (still running, or its times not yet read, which
+//! happens after a stream's sync too) comes without times and is lost for
+//! good. So a report never forces: it asks for the complete buffers until
+//! its records are in. Small buffers (`RECORDS_PER_BUFFER`) keep a run's
+//! records from sharing one with much of the next run's, which would make
+//! it wait for that run.
+
+mod records;
+mod store;
+
+pub(crate) use records::Span;
+
+use libloading::Library;
+use records::EXTERNAL_KIND;
+use std::ffi::{CStr, c_char, c_void};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+use store::Store;
+
+type Status = u32;
+const SUCCESS: Status = 0;
+/// `CUPTI_ACTIVITY_FLAG_FLUSH_FORCED`: deliver every buffer, now.
+const FLUSH_FORCED: u32 = 1;
+/// Each buffer handed to CUPTI (it asks for more as they fill): room for
+/// `RECORDS_PER_BUFFER` of the largest record memplan enables (216 bytes).
+const BUFFER_BYTES: usize = 8 << 10;
+const RECORDS_PER_BUFFER: usize = 8;
+/// How long a report waits for its records (a buffer it shares with
+/// another run's records waits for those); after that, its ops still
+/// without one are counted as such.
+const PATIENCE: Duration = Duration::from_millis(250);
+
+/// What memplan records: copies, fills, kernels (without serializing
+/// them, as `KIND_KERNEL` would), the driver calls whose records carry
+/// memplan's ids, and those ids.
+const KINDS: [(u32, &str); 5] = [
+    (records::KIND_MEMCPY, "MEMCPY"),
+    (records::KIND_MEMSET, "MEMSET"),
+    (records::KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"),
+    (records::KIND_DRIVER, "DRIVER"),
+    (records::KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"),
+];
+
+type Requested = unsafe extern "C" fn(*mut *mut u8, *mut usize, *mut usize);
+type Completed = unsafe extern "C" fn(*mut c_void, u32, *mut u8, usize, usize);
+
+/// The CUPTI functions memplan calls, and the library that keeps them
+/// valid (never unloaded: CUPTI calls back into this process).
+struct Api {
+    _library: Library,
+    result_string: unsafe extern "C" fn(Status, *mut *const c_char) -> Status,
+    enable: unsafe extern "C" fn(u32) -> Status,
+    disable: unsafe extern "C" fn(u32) -> Status,
+    flush_all: unsafe extern "C" fn(u32) -> Status,
+    next_record: unsafe extern "C" fn(*mut u8, usize, *mut *mut u8) -> Status,
+    push: unsafe extern "C" fn(u32, u64) -> Status,
+    pop: unsafe extern "C" fn(u32, *mut u64) -> Status,
+    timestamp: unsafe extern "C" fn(*mut u64) -> Status,
+}
+
+static API: OnceLock<Result<Api, String>> = OnceLock::new();
+/// What the records say so far.
+static STORE: LazyLock<Mutex<Store>> = LazyLock::new(Mutex::default);
+/// Timers using CUPTI now: activity is recorded while there is one.
+static USERS: Mutex<usize> = Mutex::new(0);
+/// The next op id to hand out (0 is never one).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Activity recording, on while any of these lives; each times one run
+/// at a time.
+pub(crate) struct Tracing {
+    api: &'static Api,
+    /// The ids of the run whose records are awaited.
+    run: Option<Range<u64>>,
+}
+
+impl Tracing {
+    /// Loads CUPTI (once per process) and turns activity recording on;
+    /// the error says why it cannot, for the report.
+    pub fn start() -> Result<Tracing, String> {
+        let api = API.get_or_init(load).as_ref().map_err(Clone::clone)?;
+        let mut users = lock(&USERS);
+        if *users == 0 {
+            for (done, &(kind, name)) in KINDS.iter().enumerate() {
+                // SAFETY: a CUPTI function with a valid kind.
+                let status = unsafe { (api.enable)(kind) };
+                if status != SUCCESS {
+                    for &(kind, _) in &KINDS[..done] {
+                        // SAFETY: as above.
+                        unsafe { (api.disable)(kind) };
+                    }
+                    return Err(format!(
+                        "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_{name}) failed: {}",
+                        api.describe(status)
+                    ));
+                }
+            }
+        }
+        *users += 1;
+        Ok(Tracing { api, run: None })
+    }
+
+    /// Fresh ids for a run of `count` ops, whose records are awaited from
+    /// now until [`take`](Self::take). A run before it that was never
+    /// taken (it failed) is forgotten.
+    pub fn begin_run(&mut self, count: usize) -> Range<u64> {
+        // At least one id, so that no two runs start at the same one.
+        let start = NEXT_ID.fetch_add(count.max(1) as u64, Ordering::Relaxed);
+        let ids = start..start + count as u64;
+        let mut store = lock(&STORE);
+        if let Some(old) = self.run.replace(ids.clone()) {
+            store.end_run(old);
+        }
+        store.begin_run(ids.clone());
+        ids
+    }
+
+    /// CUPTI's clock now, in nanoseconds: the clock of every span.
+    pub fn now(&self) -> u64 {
+        let mut ns = 0;
+        // SAFETY: writes one u64.
+        unsafe { (self.api.timestamp)(&mut ns) };
+        ns
+    }
+
+    /// Driver calls of this thread until [`leave`](Self::leave) carry `id`.
+    #[inline]
+    pub fn enter(&self, id: u64) {
+        // SAFETY: a CUPTI function; a failure leaves the op unrecorded,
+        // which its report counts.
+        unsafe { (self.api.push)(EXTERNAL_KIND, id) };
+    }
+
+    #[inline]
+    pub fn leave(&self) {
+        let mut id = 0;
+        // SAFETY: writes one u64.
+        unsafe { (self.api.pop)(EXTERNAL_KIND, &mut id) };
+    }
+
+    /// The spans of the run's ops (`None` for an op no record came for),
+    /// once those with `expected[i]` have theirs or patience runs out;
+    /// their work has finished. Not `patient`, one look (the run failed,
+    /// and its records may never complete). With them, what went wrong,
+    /// if anything.
+    pub fn take(
+        &mut self,
+        expected: &[bool],
+        patient: bool,
+    ) -> (Vec<Option<Span>>, Option<String>) {
+        let Some(ids) = self.run.take() else {
+            return (Vec::new(), None);
+        };
+        let since = Instant::now();
+        let status = loop {
+            // SAFETY: a CUPTI function; it calls `completed` for each
+            // buffer whose records are complete before returning.
+            let status = unsafe { (self.api.flush_all)(0) };
+            if status != SUCCESS
+                || lock(&STORE).has_all(&ids, expected)
+                || !patient
+                || since.elapsed() > PATIENCE
+            {
+                break status;
+            }
+            std::thread::sleep(Duration::from_micros(20));
+        };
+        let spans = lock(&STORE).end_run(ids);
+        let problem = (status != SUCCESS).then(|| {
+            format!(
+                "cuptiActivityFlushAll failed: {}",
+                self.api.describe(status)
+            )
+        });
+        (spans, problem)
+    }
+}
+
+impl Drop for Tracing {
+    fn drop(&mut self) {
+        if let Some(ids) = self.run.take() {
+            lock(&STORE).end_run(ids);
+        }
+        let mut users = lock(&USERS);
+        *users -= 1;
+        if *users == 0 {
+            for &(kind, _) in &KINDS {
+                // SAFETY: a CUPTI function with a valid kind.
+                unsafe { (self.api.disable)(kind) };
+            }
+            // What is left is no one's now, and is dropped.
+            // SAFETY: as above.
+            unsafe { (self.api.flush_all)(FLUSH_FORCED) };
+        }
+    }
+}
+
+impl Api {
+    fn describe(&self, status: Status) -> String {
+        let mut text: *const c_char = std::ptr::null();
+        // SAFETY: CUPTI writes a pointer to a static string, or nothing.
+        let found = unsafe { (self.result_string)(status, &mut text) } == SUCCESS;
+        if found && !text.is_null() {
+            // SAFETY: a NUL-terminated static string from CUPTI.
+            let name = unsafe { CStr::from_ptr(text) }.to_string_lossy();
+            format!("{name} ({status})")
+        } else {
+            format!("CUPTI error {status}")
+        }
+    }
+}
+
+/// A poisoned lock's data is still whole here (no update panics midway).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Where CUPTI may be: `MEMPLAN_CUPTI` alone if set, else the loader's
+/// search path and the toolkit's usual places.
+fn candidates() -> Vec<String> {
+    if let Some(path) = std::env::var_os("MEMPLAN_CUPTI") {
+        return vec![path.to_string_lossy().into_owned()];
+    }
+    let mut paths = vec!["libcupti.so.13".to_owned(), "libcupti.so".to_owned()];
+    let roots = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|var| std::env::var(var).ok())
+        .chain(["/usr/local/cuda".to_owned()]);
+    for root in roots {
+        for dir in ["extras/CUPTI/lib64", "lib64", "targets/x86_64-linux/lib"] {
+            paths.push(format!("{root}/{dir}/libcupti.so"));
+        }
+    }
+    paths
+}
+
+fn load() -> Result<Api, String> {
+    if !cfg!(target_os = "linux") {
+        return Err("memplan loads CUPTI on Linux only".to_owned());
+    }
+    let tried = candidates();
+    let mut first_error = None;
+    for path in &tried {
+        // SAFETY: CUPTI's initializers only set up the library itself.
+        match unsafe { Library::new(path) } {
+            Ok(library) => return bind(library, path),
+            Err(error) => {
+                first_error.get_or_insert(error.to_string());
+            }
+        }
+    }
+    Err(format!(
+        "CUPTI could not be loaded ({}; tried {}); set MEMPLAN_CUPTI to libcupti.so's path",
+        first_error.unwrap_or_default(),
+        tried.join(", ")
+    ))
+}
+
+/// Finds the functions and registers the buffer callbacks.
+fn bind(library: Library, path: &str) -> Result<Api, String> {
+    macro_rules! function {
+        ($name:literal) => {
+            // SAFETY: the type is the function's in CUPTI 13's headers
+            // (and every CUPTI since 10).
+            *unsafe { library.get(concat!($name, "\0").as_bytes()) }
+                .map_err(|e| format!("{path} has no {}: {e}", $name))?
+        };
+    }
+    let register: unsafe extern "C" fn(Requested, Completed) -> Status =
+        function!("cuptiActivityRegisterCallbacks");
+    let api = Api {
+        result_string: function!("cuptiGetResultString"),
+        enable: function!("cuptiActivityEnable"),
+        disable: function!("cuptiActivityDisable"),
+        flush_all: function!("cuptiActivityFlushAll"),
+        next_record: function!("cuptiActivityGetNextRecord"),
+        push: function!("cuptiActivityPushExternalCorrelationId"),
+        pop: function!("cuptiActivityPopExternalCorrelationId"),
+        timestamp: function!("cuptiGetTimestamp"),
+        _library: library,
+    };
+    // SAFETY: both callbacks have the types CUPTI calls them with.
+    let status = unsafe { register(requested, completed) };
+    if status != SUCCESS {
+        return Err(format!(
+            "cuptiActivityRegisterCallbacks failed: {}",
+            api.describe(status)
+        ));
+    }
+    Ok(api)
+}
+
+/// CUPTI asks for a buffer to fill. `malloc`'s, 16-byte aligned (records
+/// need 8), as CUPTI's own samples do: a buffer may come back to whichever
+/// client registered last, and `free` is what every one of them uses.
+unsafe extern "C" fn requested(buffer: *mut *mut u8, size: *mut usize, max_records: *mut usize) {
+    // SAFETY: a plain allocation; null (no memory) tells CUPTI to drop
+    // records, which reports count.
+    let memory = unsafe { libc::malloc(BUFFER_BYTES) }.cast::<u8>();
+    // SAFETY: CUPTI passes three writable out-parameters.
+    unsafe {
+        *buffer = memory;
+        *size = if memory.is_null() { 0 } else { BUFFER_BYTES };
+        *max_records = RECORDS_PER_BUFFER;
+    }
+}
+
+/// CUPTI hands a buffer back: its records go to the store, and the buffer
+/// is freed. Must not unwind (it is called from C), and does not.
+unsafe extern "C" fn completed(
+    _context: *mut c_void,
+    _stream: u32,
+    buffer: *mut u8,
+    _size: usize,
+    valid: usize,
+) {
+    if buffer.is_null() {
+        return;
+    }
+    let mut found = Vec::new();
+    if let Some(Ok(api)) = API.get() {
+        let end = buffer as usize + valid;
+        let mut record: *mut u8 = std::ptr::null_mut();
+        // SAFETY: `buffer` holds `valid` bytes of records; CUPTI steps
+        // `record` through them.
+        while unsafe { (api.next_record)(buffer, valid, &mut record) } == SUCCESS {
+            let left = end.saturating_sub(record as usize);
+            if left < 4 {
+                break;
+            }
+            // SAFETY: a record starts with its 4-byte kind, and is as long
+            // as its kind's struct (at least `needed_len`), inside the buffer.
+            let kind = unsafe { record.cast::<u32>().read_unaligned() };
+            let len = records::needed_len(kind).min(left);
+            let bytes = unsafe { std::slice::from_raw_parts(record, len) };
+            found.extend(records::parse(bytes));
+        }
+    }
+    // SAFETY: a buffer from `malloc` (see `requested`), not used again.
+    unsafe { libc::free(buffer.cast()) };
+    // The store is locked only once CUPTI's call is done with.
+    let mut store = lock(&STORE);
+    for record in found {
+        store.add(record);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_explicit_path_is_the_only_one_tried() {
+        // The variable is read, not set, here: tests share the process.
+        let paths = candidates();
+        match std::env::var_os("MEMPLAN_CUPTI") {
+            Some(path) => assert_eq!(paths, [path.to_string_lossy()]),
+            None => {
+                assert_eq!(paths[0], "libcupti.so.13");
+                assert!(
+                    paths
+                        .iter()
+                        .any(|p| p.ends_with("extras/CUPTI/lib64/libcupti.so"))
+                );
+            }
+        }
+    }
+}
