@@ -198,6 +198,17 @@ fn init() -> Result<(), Fault> {
     }
 }
 
+impl Context {
+    /// How many GPUs the driver sees (0 without a driver or a GPU).
+    pub fn count() -> usize {
+        init().and_then(|()| device_count()).unwrap_or(0)
+    }
+
+    pub(crate) fn device(&self) -> CUdevice {
+        self.0.device
+    }
+}
+
 fn device_count() -> Result<usize, Fault> {
     let mut count = 0;
     // SAFETY: writes the count.

@@ -105,6 +105,8 @@ pub enum Fault {
     },
     /// The driver is a stub or sees no GPU.
     NoDevice(String),
+    /// NCCL could not be loaded or started, or a call of it failed: why.
+    Nccl(String),
 }
 
 impl fmt::Display for Fault {
@@ -192,6 +194,7 @@ impl fmt::Display for Fault {
                 )
             }
             Fault::NoDevice(why) => write!(f, "no CUDA device: {why}"),
+            Fault::Nccl(why) => write!(f, "NCCL: {why}"),
         }
     }
 }

@@ -10,6 +10,8 @@
 //!   transfers; [`scope`] queues them safely.
 //! - [`Stream`], [`Event`], [`Module`] (from an [`Image`]), [`Kernel`],
 //!   [`Graph`].
+//! - Several GPUs: [`Context::enable_peer_access`], [`copy_peer`] and
+//!   [`copy_peer_async`]; [`nccl`]'s communicators and collectives.
 //! - [`Error`]: every failure names its operation and source location.
 //! - [`Plan`], [`InFlight`], [`PlanGraph`]: what the plan types of
 //!   `memplan!` are built on.
@@ -42,6 +44,7 @@ mod cupti;
 mod declaration;
 mod device;
 mod driver;
+mod dynamic;
 mod error;
 mod event;
 pub mod fill;
@@ -50,7 +53,9 @@ mod host;
 mod image;
 mod kernel;
 mod memory;
+pub mod nccl;
 mod op;
+mod peer;
 mod plan;
 mod report;
 mod scope;
@@ -74,6 +79,7 @@ pub use kernel::{
 };
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
 pub use op::{OpInfo, OpKind};
+pub use peer::{copy_peer, copy_peer_async};
 pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
 pub use report::{Clock, HostSpan, OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};

@@ -13,13 +13,32 @@ pub type GpuTest = fn() -> Result<(), Failed>;
 pub fn trials(tests: &[(&'static str, GpuTest)]) -> Vec<Trial> {
     let missing = memplan::Context::missing_gpu();
     let required = std::env::var_os("MEMPLAN_REQUIRE_GPU").is_some_and(|v| v == "1");
+    wrap(tests, missing, required)
+}
+
+/// Wraps each test so that it runs only where there are `gpus` GPUs;
+/// `MEMPLAN_REQUIRE_GPUS=n` (n at least `gpus`) turns fewer into a failure.
+pub fn trials_on(gpus: usize, tests: &[(&'static str, GpuTest)]) -> Vec<Trial> {
+    let count = memplan::Context::count();
+    let missing = (count < gpus).then(|| match memplan::Context::missing_gpu() {
+        Some(why) => format!("needs {gpus} GPUs, and the driver sees {count} ({why})"),
+        None => format!("needs {gpus} GPUs, and the driver sees {count}"),
+    });
+    let required = std::env::var("MEMPLAN_REQUIRE_GPUS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| n >= gpus);
+    wrap(tests, missing, required)
+}
+
+fn wrap(tests: &[(&'static str, GpuTest)], missing: Option<String>, required: bool) -> Vec<Trial> {
     tests
         .iter()
         .map(|&(name, test)| {
             let missing = missing.clone();
             Trial::ignorable_test(name, move || match missing {
                 None => test().map(|()| Completion::Completed),
-                Some(reason) if required => Err(format!("MEMPLAN_REQUIRE_GPU=1: {reason}").into()),
+                Some(reason) if required => Err(format!("required here: {reason}").into()),
                 Some(reason) => Ok(Completion::ignored_with(reason)),
             })
         })

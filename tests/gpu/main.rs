@@ -7,6 +7,7 @@ mod batches;
 mod data;
 mod kernels;
 mod loops;
+mod multi_gpu;
 mod plans;
 mod runtime_errors;
 mod runtime_memory;
@@ -30,5 +31,7 @@ fn main() {
         timing::TESTS,
     ]
     .concat();
-    libtest_mimic::run(&args, harness::trials(&tests)).exit();
+    let mut trials = harness::trials(&tests);
+    trials.extend(harness::trials_on(2, multi_gpu::TESTS));
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -16,6 +16,14 @@ cd "$(dirname "$0")" || exit 2
 
 # A GPU test that finds no GPU fails here, instead of reporting itself ignored.
 export MEMPLAN_REQUIRE_GPU=1
+# NVLink multicast (NVLink SHARP) stays off in every process: a program
+# that goes wrong with it on can take the host's GPUs out of service.
+export NCCL_NVLS_ENABLE=0
+# NCCL: the loader's, else the one PyTorch's wheels installed.
+if [ -z "$MEMPLAN_NCCL" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl.so.2 '; then
+    found=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)
+    [ -n "$found" ] && [ -f "$found" ] && export MEMPLAN_NCCL="$found"
+fi
 # Timing tests fail where CUPTI cannot time a run, instead of accepting the
 # events fallback; not under the sanitizer, which holds CUPTI itself.
 [ -n "$SANITIZE" ] || export MEMPLAN_REQUIRE_CUPTI=1

@@ -27,6 +27,7 @@ mod store;
 
 pub(crate) use records::Span;
 
+use crate::dynamic;
 use libloading::Library;
 use records::EXTERNAL_KIND;
 use std::ffi::{CStr, c_char, c_void};
@@ -236,12 +237,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Where CUPTI may be: `MEMPLAN_CUPTI` alone if set, else the loader's
-/// search path and the toolkit's usual places.
+/// Where CUPTI may be (unless `MEMPLAN_CUPTI` says): the loader's search
+/// path, then the toolkit's usual places.
 fn candidates() -> Vec<String> {
-    if let Some(path) = std::env::var_os("MEMPLAN_CUPTI") {
-        return vec![path.to_string_lossy().into_owned()];
-    }
     let mut paths = vec!["libcupti.so.13".to_owned(), "libcupti.so".to_owned()];
     let roots = ["CUDA_HOME", "CUDA_PATH"]
         .iter()
@@ -255,50 +253,25 @@ fn candidates() -> Vec<String> {
     paths
 }
 
+/// Loads CUPTI, finds its functions and registers the buffer callbacks.
 fn load() -> Result<Api, String> {
-    if !cfg!(target_os = "linux") {
-        return Err("memplan loads CUPTI on Linux only".to_owned());
-    }
-    let tried = candidates();
-    let mut first_error = None;
-    for path in &tried {
-        // SAFETY: CUPTI's initializers only set up the library itself.
-        match unsafe { Library::new(path) } {
-            Ok(library) => return bind(library, path),
-            Err(error) => {
-                first_error.get_or_insert(error.to_string());
-            }
-        }
-    }
-    Err(format!(
-        "CUPTI could not be loaded ({}; tried {}); set MEMPLAN_CUPTI to libcupti.so's path",
-        first_error.unwrap_or_default(),
-        tried.join(", ")
-    ))
-}
-
-/// Finds the functions and registers the buffer callbacks.
-fn bind(library: Library, path: &str) -> Result<Api, String> {
-    macro_rules! function {
-        ($name:literal) => {
-            // SAFETY: the type is the function's in CUPTI 13's headers
-            // (and every CUPTI since 10).
-            *unsafe { library.get(concat!($name, "\0").as_bytes()) }
-                .map_err(|e| format!("{path} has no {}: {e}", $name))?
-        };
-    }
+    let loaded = dynamic::open("CUPTI", "MEMPLAN_CUPTI", candidates())?;
+    // SAFETY (each lookup): the type is the function's in CUPTI 13's
+    // headers (and every CUPTI since 10).
     let register: unsafe extern "C" fn(Requested, Completed) -> Status =
-        function!("cuptiActivityRegisterCallbacks");
-    let api = Api {
-        result_string: function!("cuptiGetResultString"),
-        enable: function!("cuptiActivityEnable"),
-        disable: function!("cuptiActivityDisable"),
-        flush_all: function!("cuptiActivityFlushAll"),
-        next_record: function!("cuptiActivityGetNextRecord"),
-        push: function!("cuptiActivityPushExternalCorrelationId"),
-        pop: function!("cuptiActivityPopExternalCorrelationId"),
-        timestamp: function!("cuptiGetTimestamp"),
-        _library: library,
+        unsafe { loaded.function("cuptiActivityRegisterCallbacks")? };
+    let api = unsafe {
+        Api {
+            result_string: loaded.function("cuptiGetResultString")?,
+            enable: loaded.function("cuptiActivityEnable")?,
+            disable: loaded.function("cuptiActivityDisable")?,
+            flush_all: loaded.function("cuptiActivityFlushAll")?,
+            next_record: loaded.function("cuptiActivityGetNextRecord")?,
+            push: loaded.function("cuptiActivityPushExternalCorrelationId")?,
+            pop: loaded.function("cuptiActivityPopExternalCorrelationId")?,
+            timestamp: loaded.function("cuptiGetTimestamp")?,
+            _library: loaded.library,
+        }
     };
     // SAFETY: both callbacks have the types CUPTI calls them with.
     let status = unsafe { register(requested, completed) };
@@ -371,19 +344,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_explicit_path_is_the_only_one_tried() {
-        // The variable is read, not set, here: tests share the process.
+    fn the_toolkits_places_are_tried_after_the_loaders() {
         let paths = candidates();
-        match std::env::var_os("MEMPLAN_CUPTI") {
-            Some(path) => assert_eq!(paths, [path.to_string_lossy()]),
-            None => {
-                assert_eq!(paths[0], "libcupti.so.13");
-                assert!(
-                    paths
-                        .iter()
-                        .any(|p| p.ends_with("extras/CUPTI/lib64/libcupti.so"))
-                );
-            }
-        }
+        assert_eq!(paths[0], "libcupti.so.13");
+        assert!(
+            paths
+                .iter()
+                .any(|p| p == "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so")
+        );
     }
 }

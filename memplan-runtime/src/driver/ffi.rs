@@ -110,6 +110,27 @@ unsafe extern "C" {
         ByteCount: usize,
         hStream: CUstream,
     ) -> Status;
+    pub fn cuDeviceCanAccessPeer(
+        canAccessPeer: *mut c_int,
+        dev: CUdevice,
+        peerDev: CUdevice,
+    ) -> Status;
+    pub fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> Status;
+    pub fn cuMemcpyPeer(
+        dstDevice: CUdeviceptr,
+        dstContext: CUcontext,
+        srcDevice: CUdeviceptr,
+        srcContext: CUcontext,
+        ByteCount: usize,
+    ) -> Status;
+    pub fn cuMemcpyPeerAsync(
+        dstDevice: CUdeviceptr,
+        dstContext: CUcontext,
+        srcDevice: CUdeviceptr,
+        srcContext: CUcontext,
+        ByteCount: usize,
+        hStream: CUstream,
+    ) -> Status;
     pub fn cuMemcpyDtoDAsync_v2(
         dstDevice: CUdeviceptr,
         srcDevice: CUdeviceptr,

@@ -33,6 +33,7 @@ impl DriverError {
     pub const NO_DEVICE: Self = Self(100);
     pub const NOT_FOUND: Self = Self(500);
     pub const NOT_READY: Self = Self(600);
+    pub const PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
     pub const HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
 
     /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`: the driver's, or (when
@@ -83,6 +84,7 @@ fn known_name(code: u32) -> Option<&'static str> {
         100 => "CUDA_ERROR_NO_DEVICE",
         500 => "CUDA_ERROR_NOT_FOUND",
         600 => "CUDA_ERROR_NOT_READY",
+        704 => "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
         712 => "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
         _ => return None,
     })
