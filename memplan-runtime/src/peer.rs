@@ -12,7 +12,7 @@ use crate::device::DeviceBuffer;
 use crate::driver::{DriverError, check, cu};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::memory::Element;
-use crate::stream::Stream;
+use crate::stream::{Stream, synchronize_legacy};
 
 impl Context {
     /// Whether this GPU can read and write `other`'s memory directly
@@ -55,9 +55,12 @@ impl Context {
 pub fn copy_peer<T: Element>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
     let at = Location::caller();
     let bytes = same_length(src, dst).at("copy_peer", at)?;
+    if bytes == 0 {
+        return Ok(());
+    }
     src.context().bind_to_thread()?;
     // SAFETY: both buffers hold `bytes` bytes in the contexts named, which
-    // they keep retained; the call returns when the copy is done.
+    // they keep retained.
     check(unsafe {
         cu::cuMemcpyPeer(
             dst.device_ptr().as_raw(),
@@ -67,14 +70,17 @@ pub fn copy_peer<T: Element>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -
             bytes,
         )
     })
-    .at("cuMemcpyPeer", at)
+    .at("cuMemcpyPeer", at)?;
+    // A copy between device memories may return before it is done (as
+    // `cuMemcpyDtoD` may): wait, so that the buffers are free to use.
+    synchronize_legacy().at("cuMemcpyPeer", at)
 }
 
 /// Queues a copy of all of `src` into `dst`, each on its own GPU, on
 /// `stream` (of either GPU) (`cuMemcpyPeerAsync`).
 ///
 /// # Safety
-/// Both buffers stay allocated, and nothing else writes `dst` or writes
+/// Both buffers stay allocated, and nothing else touches `dst` or writes
 /// `src`, until `stream` has finished the copy.
 #[track_caller]
 pub unsafe fn copy_peer_async<T: Element>(
@@ -84,6 +90,9 @@ pub unsafe fn copy_peer_async<T: Element>(
 ) -> Result<()> {
     let at = Location::caller();
     let bytes = same_length(src, dst).at("copy_peer_async", at)?;
+    if bytes == 0 {
+        return Ok(());
+    }
     // SAFETY: forwarded to the caller; the contexts are retained.
     check(unsafe {
         cu::cuMemcpyPeerAsync(

@@ -2,12 +2,12 @@
 //! on a machine without a GPU every test shows as ignored, with the reason.
 
 #[macro_use]
+#[allow(dead_code)] // `trials_on`, which tests/multi_gpu uses
 mod harness;
 mod batches;
 mod data;
 mod kernels;
 mod loops;
-mod multi_gpu;
 mod plans;
 mod runtime_errors;
 mod runtime_memory;
@@ -31,7 +31,5 @@ fn main() {
         timing::TESTS,
     ]
     .concat();
-    let mut trials = harness::trials(&tests);
-    trials.extend(harness::trials_on(2, multi_gpu::TESTS));
-    libtest_mimic::run(&args, trials).exit();
+    libtest_mimic::run(&args, harness::trials(&tests)).exit();
 }

@@ -63,7 +63,7 @@ pub fn bench() -> Result {
     Ok(())
 }
 
-/// Builds the GPU test binary, every example (`own-kernel` too) and every
+/// Builds the GPU test binaries, every example (`own-kernel` too) and every
 /// benchmark.
 fn build_all() -> Result<Vec<Artifact>> {
     let mut artifacts = vec![Artifact {
@@ -73,7 +73,7 @@ fn build_all() -> Result<Vec<Artifact>> {
     }];
     for (args, target_kind, kind) in [
         (
-            &["test", "--release", "--no-run", "--test", "gpu"][..],
+            &["test", "--release", "--no-run", "--test", "gpu", "--test", "multi_gpu"][..],
             "test",
             "tests",
         ),

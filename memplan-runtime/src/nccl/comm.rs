@@ -7,6 +7,7 @@ use crate::error::{Fault, Location, Result, ResultExt};
 use crate::memory::Element;
 use crate::stream::Stream;
 use std::ffi::c_int;
+use std::marker::PhantomData;
 
 /// What a process hands to the others of a job so that they form one
 /// communicator: made once (by rank 0, say) with [`UniqueId::new`], sent
@@ -52,14 +53,19 @@ pub enum ReduceOp {
 }
 
 /// Element types NCCL reduces, with its code for each.
-pub trait NcclElement: Element {
+///
+/// # Safety
+/// `DATATYPE` is the `ncclDataType_t` of a type of exactly `T`'s size:
+/// NCCL reads and writes as many bytes as it says elements of that type.
+pub unsafe trait NcclElement: Element {
     /// `ncclDataType_t`.
     const DATATYPE: u32;
 }
 
 macro_rules! nccl_elements {
     ($($t:ty => $code:literal),* $(,)?) => {
-        $(impl NcclElement for $t { const DATATYPE: u32 = $code; })*
+        // SAFETY: each code is NCCL's type of the same size and kind.
+        $(unsafe impl NcclElement for $t { const DATATYPE: u32 = $code; })*
     };
 }
 
@@ -158,259 +164,295 @@ impl Communicator {
         &self.context
     }
 
-    /// Queues `recv = op over every rank's send` on `stream`. `send` and
-    /// `recv` may be one buffer (in place).
-    ///
-    /// # Safety
-    /// Both buffers stay allocated, and nothing else touches `recv` or
-    /// writes `send`, until `stream` has finished the collective; every
-    /// rank queues the same collectives in the same order.
+    /// `recv = op over every rank's send`, elementwise. `send` and `recv`
+    /// may be one buffer (in place).
     #[track_caller]
-    pub unsafe fn all_reduce<T: NcclElement>(
-        &self,
-        send: &DeviceBuffer<T>,
-        recv: &DeviceBuffer<T>,
+    pub fn all_reduce<'a, T: NcclElement>(
+        &'a self,
+        send: &'a DeviceBuffer<T>,
+        recv: &'a DeviceBuffer<T>,
         op: ReduceOp,
-        stream: &Stream,
-    ) -> Result<()> {
-        let call = "ncclAllReduce";
-        let nccl = self.ready(call, &[send, recv], stream, (send.len(), recv.len()))?;
-        // SAFETY: the caller's promise; buffers and stream are this GPU's.
-        let status = unsafe {
-            (nccl.all_reduce)(
-                pointer(send),
-                pointer(recv),
-                send.len(),
-                T::DATATYPE,
-                op as u32,
-                self.raw,
-                stream.raw().cast(),
-            )
-        };
-        nccl.check(call, status).at(call, Location::caller())
+        stream: &'a Stream,
+    ) -> Result<Collective<'a>> {
+        let part = self.part("ncclAllReduce", Kind::AllReduce(op), stream);
+        part.with::<T>(&[send, recv], (send.len(), recv.len()), send.len())
     }
 
-    /// Queues a copy of `root`'s `send` into every rank's `recv` (only
-    /// `root`'s `send` is read).
-    ///
-    /// # Safety
-    /// As for [`all_reduce`](Self::all_reduce).
+    /// `recv = root's send` on every rank (only `root`'s `send` is read).
     #[track_caller]
-    pub unsafe fn broadcast<T: NcclElement>(
-        &self,
-        send: &DeviceBuffer<T>,
-        recv: &DeviceBuffer<T>,
+    pub fn broadcast<'a, T: NcclElement>(
+        &'a self,
+        send: &'a DeviceBuffer<T>,
+        recv: &'a DeviceBuffer<T>,
         root: usize,
-        stream: &Stream,
-    ) -> Result<()> {
-        let call = "ncclBroadcast";
-        let nccl = self.ready(call, &[send, recv], stream, (send.len(), recv.len()))?;
-        if root >= self.count {
-            return Err(Fault::Element {
-                index: root,
-                count: self.count,
-            })
-            .at(call, Location::caller());
-        }
-        // SAFETY: as in `all_reduce`.
-        let status = unsafe {
-            (nccl.broadcast)(
-                pointer(send),
-                pointer(recv),
-                send.len(),
-                T::DATATYPE,
-                root as c_int,
-                self.raw,
-                stream.raw().cast(),
-            )
-        };
-        nccl.check(call, status).at(call, Location::caller())
+        stream: &'a Stream,
+    ) -> Result<Collective<'a>> {
+        let part = self.part("ncclBroadcast", Kind::Broadcast(root), stream);
+        part.with::<T>(&[send, recv], (send.len(), recv.len()), send.len())
     }
 
-    /// Queues `recv = every rank's send, in rank order`: `recv` holds
-    /// `count()` times `send`'s elements.
-    ///
-    /// # Safety
-    /// As for [`all_reduce`](Self::all_reduce).
+    /// `recv = every rank's send, in rank order`: `recv` holds `count()`
+    /// times `send`'s elements.
     #[track_caller]
-    pub unsafe fn all_gather<T: NcclElement>(
-        &self,
-        send: &DeviceBuffer<T>,
-        recv: &DeviceBuffer<T>,
-        stream: &Stream,
-    ) -> Result<()> {
-        let call = "ncclAllGather";
+    pub fn all_gather<'a, T: NcclElement>(
+        &'a self,
+        send: &'a DeviceBuffer<T>,
+        recv: &'a DeviceBuffer<T>,
+        stream: &'a Stream,
+    ) -> Result<Collective<'a>> {
         let gathered = send.len().saturating_mul(self.count);
-        let nccl = self.ready(call, &[send, recv], stream, (gathered, recv.len()))?;
-        // SAFETY: as in `all_reduce`.
-        let status = unsafe {
-            (nccl.all_gather)(
-                pointer(send),
-                pointer(recv),
-                send.len(),
-                T::DATATYPE,
-                self.raw,
-                stream.raw().cast(),
-            )
-        };
-        nccl.check(call, status).at(call, Location::caller())
+        let part = self.part("ncclAllGather", Kind::AllGather, stream);
+        part.with::<T>(&[send, recv], (gathered, recv.len()), send.len())
     }
 
-    /// Queues `recv = this rank's block of op over every rank's send`:
-    /// `send` holds `count()` blocks of `recv`'s length.
-    ///
-    /// # Safety
-    /// As for [`all_reduce`](Self::all_reduce).
+    /// `recv = this rank's block of op over every rank's send`: `send`
+    /// holds `count()` blocks of `recv`'s length.
     #[track_caller]
-    pub unsafe fn reduce_scatter<T: NcclElement>(
-        &self,
-        send: &DeviceBuffer<T>,
-        recv: &DeviceBuffer<T>,
+    pub fn reduce_scatter<'a, T: NcclElement>(
+        &'a self,
+        send: &'a DeviceBuffer<T>,
+        recv: &'a DeviceBuffer<T>,
         op: ReduceOp,
-        stream: &Stream,
-    ) -> Result<()> {
-        let call = "ncclReduceScatter";
+        stream: &'a Stream,
+    ) -> Result<Collective<'a>> {
         let blocks = recv.len().saturating_mul(self.count);
-        let nccl = self.ready(call, &[send, recv], stream, (send.len(), blocks))?;
-        // SAFETY: as in `all_reduce`.
-        let status = unsafe {
-            (nccl.reduce_scatter)(
-                pointer(send),
-                pointer(recv),
-                recv.len(),
-                T::DATATYPE,
-                op as u32,
-                self.raw,
-                stream.raw().cast(),
-            )
-        };
-        nccl.check(call, status).at(call, Location::caller())
+        let part = self.part("ncclReduceScatter", Kind::ReduceScatter(op), stream);
+        part.with::<T>(&[send, recv], (send.len(), blocks), recv.len())
     }
 
-    /// Queues sending all of `send` to rank `peer`, which must queue a
-    /// [`recv`](Self::recv) of as many elements; pairs that would wait on
-    /// each other go in one [`group`].
-    ///
-    /// # Safety
-    /// `send` stays allocated and unwritten until `stream` has sent it.
+    /// All of `send` to rank `peer`, which receives as many elements.
     #[track_caller]
-    pub unsafe fn send<T: NcclElement>(
-        &self,
-        send: &DeviceBuffer<T>,
+    pub fn send<'a, T: NcclElement>(
+        &'a self,
+        send: &'a DeviceBuffer<T>,
         peer: usize,
-        stream: &Stream,
-    ) -> Result<()> {
-        let call = "ncclSend";
-        let nccl = self.ready(call, &[send], stream, (0, 0))?;
-        self.peer(call, peer)?;
-        // SAFETY: the caller's promise.
-        let status = unsafe {
-            (nccl.send)(
-                pointer(send),
-                send.len(),
-                T::DATATYPE,
-                peer as c_int,
-                self.raw,
-                stream.raw().cast(),
-            )
-        };
-        nccl.check(call, status).at(call, Location::caller())
+        stream: &'a Stream,
+    ) -> Result<Collective<'a>> {
+        let part = self.part("ncclSend", Kind::Send(peer), stream);
+        part.with::<T>(&[send], (0, 0), send.len())
     }
 
-    /// Queues receiving `recv.len()` elements from rank `peer` into `recv`.
-    ///
-    /// # Safety
-    /// `recv` stays allocated, and nothing else touches it, until `stream`
-    /// has received it.
+    /// `recv.len()` elements from rank `peer` into `recv`.
     #[track_caller]
-    pub unsafe fn recv<T: NcclElement>(
-        &self,
-        recv: &DeviceBuffer<T>,
+    pub fn recv<'a, T: NcclElement>(
+        &'a self,
+        recv: &'a DeviceBuffer<T>,
         peer: usize,
-        stream: &Stream,
-    ) -> Result<()> {
-        let call = "ncclRecv";
-        let nccl = self.ready(call, &[recv], stream, (0, 0))?;
-        self.peer(call, peer)?;
-        // SAFETY: the caller's promise.
-        let status = unsafe {
-            (nccl.recv)(
-                pointer(recv),
-                recv.len(),
-                T::DATATYPE,
-                peer as c_int,
-                self.raw,
-                stream.raw().cast(),
-            )
-        };
-        nccl.check(call, status).at(call, Location::caller())
-    }
-
-    /// NCCL, once the buffers and stream are checked to be this GPU's and
-    /// the two lengths to agree.
-    #[track_caller]
-    fn ready<T: NcclElement>(
-        &self,
-        call: &'static str,
-        buffers: &[&DeviceBuffer<T>],
-        stream: &Stream,
-        (expected, actual): (usize, usize),
-    ) -> Result<&'static super::Nccl> {
-        let at = Location::caller();
-        let ours = |context: &Context| context.ordinal() == self.context.ordinal();
-        if !ours(stream.context()) || !buffers.iter().all(|b| ours(b.context())) {
-            let why = "a buffer or stream of another GPU than the communicator's";
-            return Err(Fault::Unsupported(why)).at(call, at);
-        }
-        if expected != actual {
-            return Err(Fault::WrongLength { expected, actual }).at(call, at);
-        }
-        nccl().at(call, at)
+        stream: &'a Stream,
+    ) -> Result<Collective<'a>> {
+        let part = self.part("ncclRecv", Kind::Recv(peer), stream);
+        part.with::<T>(&[recv], (0, 0), recv.len())
     }
 
     #[track_caller]
-    fn peer(&self, call: &'static str, peer: usize) -> Result<()> {
-        if peer >= self.count || peer == self.rank {
-            return Err(Fault::Element {
-                index: peer,
-                count: self.count,
-            })
-            .at(call, Location::caller());
+    fn part<'a>(&'a self, call: &'static str, kind: Kind, stream: &'a Stream) -> Part<'a> {
+        Part {
+            comm: self,
+            call,
+            kind,
+            stream,
+            at: Location::caller(),
         }
-        Ok(())
     }
 }
 
 impl Drop for Communicator {
     fn drop(&mut self) {
         // Loaded, since the communicator was made. ncclCommDestroy
-        // finishes the communicator's work before freeing it.
-        if let Ok(nccl) = nccl() {
-            let _ = self.context.bind_to_thread();
+        // finishes the communicator's work (waiting for the other ranks'
+        // parts of it) and sets its GPU itself.
+        if let Some(Ok(nccl)) = super::NCCL.get() {
             // SAFETY: made by NCCL, destroyed once.
             unsafe { (nccl.destroy)(self.raw) };
         }
     }
 }
 
-/// Runs `queue` between `ncclGroupStart` and `ncclGroupEnd`: the
-/// collectives it queues on several communicators (one thread driving
-/// several GPUs) or the sends and receives that would wait on each other
-/// are started together.
+/// What a collective does, with its own argument.
+#[derive(Clone, Copy)]
+enum Kind {
+    AllReduce(ReduceOp),
+    Broadcast(usize),
+    AllGather,
+    ReduceScatter(ReduceOp),
+    Send(usize),
+    Recv(usize),
+}
+
+/// A collective being checked.
+struct Part<'a> {
+    comm: &'a Communicator,
+    call: &'static str,
+    kind: Kind,
+    stream: &'a Stream,
+    at: Location,
+}
+
+impl<'a> Part<'a> {
+    /// The collective over `buffers` (send first), once each is the
+    /// communicator's GPU's, as is the stream, the two lengths agree, a
+    /// root or peer is a rank, and NCCL can do the reduction.
+    fn with<T: NcclElement>(
+        self,
+        buffers: &[&'a DeviceBuffer<T>],
+        (expected, actual): (usize, usize),
+        elements: usize,
+    ) -> Result<Collective<'a>> {
+        let (call, at) = (self.call, self.at);
+        let nccl = nccl().at(call, at)?;
+        let ours = |context: &Context| context.ordinal() == self.comm.context.ordinal();
+        if !ours(self.stream.context()) || !buffers.iter().all(|b| ours(b.context())) {
+            let why = "a buffer or stream of another GPU than the communicator's";
+            return Err(Fault::Unsupported(why)).at(call, at);
+        }
+        if expected != actual {
+            return Err(Fault::WrongLength { expected, actual }).at(call, at);
+        }
+        let (count, rank) = (self.comm.count, self.comm.rank);
+        let rank_of = |index: usize, itself: bool| {
+            if index >= count || (!itself && index == rank) {
+                Err(Fault::Element { index, count }).at(call, at)
+            } else {
+                Ok(index as c_int)
+            }
+        };
+        let argument = match self.kind {
+            Kind::AllReduce(op) | Kind::ReduceScatter(op) => {
+                // NCCL's version code for 2.10.3, where `ncclAvg` came.
+                if op == ReduceOp::Avg && nccl.version < 21003 {
+                    let why = "ReduceOp::Avg needs NCCL 2.10.3 or later";
+                    return Err(Fault::Nccl(why.to_owned())).at(call, at);
+                }
+                op as c_int
+            }
+            Kind::Broadcast(root) => rank_of(root, true)?,
+            Kind::Send(peer) | Kind::Recv(peer) => rank_of(peer, false)?,
+            Kind::AllGather => 0,
+        };
+        Ok(Collective {
+            nccl,
+            comm: self.comm.raw,
+            call,
+            at,
+            kind: self.kind,
+            argument,
+            send: pointer(buffers[0]),
+            recv: pointer(buffers[buffers.len() - 1]),
+            elements,
+            datatype: T::DATATYPE,
+            stream: self.stream.raw().cast(),
+            _borrows: PhantomData,
+        })
+    }
+}
+
+/// One rank's part of a collective, checked and not yet queued: queue it
+/// with [`queue`](Self::queue), or with the parts of the other ranks this
+/// thread drives with [`queue_together`]. Nothing is queued when any
+/// check fails, so no rank waits for a part that never comes from that.
+#[must_use = "a collective does nothing until it is queued"]
+pub struct Collective<'a> {
+    nccl: &'static super::Nccl,
+    comm: Comm,
+    call: &'static str,
+    at: Location,
+    kind: Kind,
+    /// The op, root or peer.
+    argument: c_int,
+    send: *mut std::ffi::c_void,
+    recv: *mut std::ffi::c_void,
+    elements: usize,
+    datatype: u32,
+    stream: *mut std::ffi::c_void,
+    /// The communicator, buffers and stream, borrowed until it is queued.
+    _borrows: PhantomData<&'a ()>,
+}
+
+impl Collective<'_> {
+    /// Queues this part on its stream.
+    ///
+    /// # Safety
+    /// Until the stream has finished it, its buffers stay allocated, and
+    /// nothing else touches the buffer it writes or writes the one it
+    /// reads. Every rank queues its part of the same collectives in the
+    /// same order (a send's peer a receive of as many elements), or their
+    /// GPUs wait for ever; parts of ranks that one thread drives are
+    /// queued together ([`queue_together`]), or the first waits on the
+    /// host for the others.
+    pub unsafe fn queue(self) -> Result<()> {
+        // SAFETY: the caller's promise; everything else was checked.
+        let status = unsafe { self.issue() };
+        self.nccl.check(self.call, status).at(self.call, self.at)
+    }
+
+    /// The NCCL call, with arguments checked when the part was made.
+    ///
+    /// # Safety
+    /// As for [`queue`](Self::queue).
+    unsafe fn issue(&self) -> u32 {
+        let n = self.nccl;
+        let (send, recv, count, kind, comm, stream) = (
+            self.send,
+            self.recv,
+            self.elements,
+            self.datatype,
+            self.comm,
+            self.stream,
+        );
+        let argument = self.argument;
+        // SAFETY: the caller's promise.
+        unsafe {
+            match self.kind {
+                Kind::AllReduce(_) => {
+                    (n.all_reduce)(send, recv, count, kind, argument as u32, comm, stream)
+                }
+                Kind::Broadcast(_) => {
+                    (n.broadcast)(send, recv, count, kind, argument, comm, stream)
+                }
+                Kind::AllGather => (n.all_gather)(send, recv, count, kind, comm, stream),
+                Kind::ReduceScatter(_) => {
+                    (n.reduce_scatter)(send, recv, count, kind, argument as u32, comm, stream)
+                }
+                Kind::Send(_) => (n.send)(send, count, kind, argument, comm, stream),
+                Kind::Recv(_) => (n.recv)(recv, count, kind, argument, comm, stream),
+            }
+        }
+    }
+}
+
+/// Queues `parts` as one NCCL group (`ncclGroupStart` ... `ncclGroupEnd`):
+/// each rank's part of the collectives that one thread drives for several
+/// GPUs, or sends and receives that would otherwise wait for each other.
+/// Every part was checked when it was made, so the group is never left
+/// half queued by memplan; if NCCL refuses a call, it drops the group.
+///
+/// # Safety
+/// As for [`Collective::queue`], for each part.
 #[track_caller]
-pub fn group<R>(queue: impl FnOnce() -> Result<R>) -> Result<R> {
+pub unsafe fn queue_together<'a>(parts: impl IntoIterator<Item = Collective<'a>>) -> Result<()> {
     let at = Location::caller();
-    let nccl = nccl().at("ncclGroupStart", at)?;
+    let parts: Vec<Collective<'a>> = parts.into_iter().collect();
+    let Some(first) = parts.first() else {
+        return Ok(());
+    };
+    let nccl = first.nccl;
     // SAFETY: no arguments.
     nccl.check("ncclGroupStart", unsafe { (nccl.group_start)() })
         .at("ncclGroupStart", at)?;
-    let queued = queue();
-    // SAFETY: ends the group started above, also when `queue` failed.
+    let mut failed = Ok(());
+    for part in &parts {
+        // SAFETY: the caller's promise.
+        let status = unsafe { part.issue() };
+        if failed.is_ok() {
+            failed = nccl.check(part.call, status).at(part.call, part.at);
+        }
+    }
+    // SAFETY: ends the group started above; after a failed call NCCL
+    // drops the group's work.
     let ended = nccl
         .check("ncclGroupEnd", unsafe { (nccl.group_end)() })
         .at("ncclGroupEnd", at);
-    let result = queued?;
-    ended.map(|()| result)
+    failed.and(ended)
 }
 
 fn pointer<T: Element>(buffer: &DeviceBuffer<T>) -> *mut std::ffi::c_void {

@@ -7,10 +7,34 @@
 //! NVLink SHARP (NCCL's use of multicast memory) can take a host's GPUs
 //! out of service when it goes wrong, so memplan starts NCCL only once the
 //! choice is explicit: `NCCL_NVLS_ENABLE` set, to `0` (off) or `1`.
+//!
+//! A collective is made, checked, by a [`Communicator`] method, then
+//! queued (`unsafe`: the buffers must outlive the GPU's use of them, and
+//! every rank must take part), alone or with the parts of the other ranks
+//! one thread drives:
+//!
+//! ```no_run
+//! # use memplan_runtime::{Context, DeviceBuffer, Stream};
+//! # use memplan_runtime::nccl::{queue_together, Communicator, ReduceOp};
+//! # fn main() -> memplan_runtime::Result<()> {
+//! let gpus = [Context::new(0)?, Context::new(1)?];
+//! let comms = Communicator::all(&gpus)?;
+//! let streams = [Stream::new(&gpus[0])?, Stream::new(&gpus[1])?];
+//! let grads = [DeviceBuffer::<f32>::zeroed(&gpus[0], 1 << 20)?, DeviceBuffer::zeroed(&gpus[1], 1 << 20)?];
+//! let parts = (0..2)
+//!     .map(|i| comms[i].all_reduce(&grads[i], &grads[i], ReduceOp::Sum, &streams[i]))
+//!     .collect::<memplan_runtime::Result<Vec<_>>>()?;
+//! // SAFETY: `grads` outlive the synchronize below, and nothing else uses them.
+//! unsafe { queue_together(parts)? };
+//! for stream in &streams {
+//!     stream.synchronize()?;
+//! }
+//! # Ok(()) }
+//! ```
 
 mod comm;
 
-pub use comm::{Communicator, NcclElement, ReduceOp, UniqueId, group};
+pub use comm::{Collective, Communicator, NcclElement, ReduceOp, UniqueId, queue_together};
 
 use crate::error::Fault;
 use libloading::Library;
@@ -66,7 +90,9 @@ pub fn version() -> crate::Result<(u32, u32, u32)> {
 
 /// NCCL, loaded once; the error says why it cannot be.
 pub(crate) fn nccl() -> Result<&'static Nccl, Fault> {
-    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+    // NCCL reads an empty value as unset, and then its default (on where
+    // the hardware has NVLink SHARP).
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none_or(|value| value.is_empty()) {
         return Err(Fault::Nccl(
             "set NCCL_NVLS_ENABLE (0 turns NVLink SHARP, NCCL's use of multicast memory, off; 1 allows it) before using NCCL: memplan does not start NCCL with that choice left open".to_owned(),
         ));

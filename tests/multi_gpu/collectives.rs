@@ -6,7 +6,7 @@
 
 use crate::harness::GpuTest;
 use libtest_mimic::Failed;
-use memplan::nccl::{Communicator, ReduceOp, UniqueId, group};
+use memplan::nccl::{Collective, Communicator, ReduceOp, UniqueId, queue_together};
 use memplan::{Context, DeviceBuffer, Stream, copy_peer, copy_peer_async};
 
 pub const TESTS: &[(&str, GpuTest)] = &[
@@ -57,6 +57,18 @@ fn each<T>(
     gpus.iter()
         .enumerate()
         .map(|(rank, ctx)| make(rank, ctx))
+        .collect()
+}
+
+/// `make(rank, communicator)` for each rank: the parts of a collective.
+fn each_rank<'a>(
+    comms: &'a [Communicator],
+    make: impl Fn(usize, &'a Communicator) -> memplan::Result<Collective<'a>>,
+) -> memplan::Result<Vec<Collective<'a>>> {
+    comms
+        .iter()
+        .enumerate()
+        .map(|(rank, comm)| make(rank, comm))
         .collect()
 }
 
@@ -123,13 +135,11 @@ fn all_reduce_sums_over_every_gpu() -> Result<(), Failed> {
         DeviceBuffer::from_slice(ctx, &input(rank))
     })?;
     let recvs = each(&gpus, |_, ctx| DeviceBuffer::<f32>::zeroed(ctx, N))?;
-    group(|| {
-        for (((comm, send), recv), stream) in comms.iter().zip(&sends).zip(&recvs).zip(&streams) {
-            // SAFETY: every buffer outlives the synchronize below.
-            unsafe { comm.all_reduce(send, recv, ReduceOp::Sum, stream)? };
-        }
-        Ok(())
+    let parts = each_rank(&comms, |rank, comm| {
+        comm.all_reduce(&sends[rank], &recvs[rank], ReduceOp::Sum, &streams[rank])
     })?;
+    // SAFETY: every buffer outlives the synchronize below.
+    unsafe { queue_together(parts)? };
     for stream in &streams {
         stream.synchronize()?;
     }
@@ -141,13 +151,11 @@ fn all_reduce_sums_over_every_gpu() -> Result<(), Failed> {
         );
     }
     // In place, the maximum: the last rank's input.
-    group(|| {
-        for ((comm, send), stream) in comms.iter().zip(&sends).zip(&streams) {
-            // SAFETY: as above.
-            unsafe { comm.all_reduce(send, send, ReduceOp::Max, stream)? };
-        }
-        Ok(())
+    let parts = each_rank(&comms, |rank, comm| {
+        comm.all_reduce(&sends[rank], &sends[rank], ReduceOp::Max, &streams[rank])
     })?;
+    // SAFETY: as above.
+    unsafe { queue_together(parts)? };
     for stream in &streams {
         stream.synchronize()?;
     }
@@ -172,25 +180,18 @@ fn broadcast_gather_and_scatter() -> Result<(), Failed> {
         DeviceBuffer::from_slice(ctx, &input(rank)[..N / n * n])
     })?;
     for step in 0..3 {
-        group(|| {
-            for rank in 0..n {
-                let (comm, stream) = (&comms[rank], &streams[rank]);
-                // SAFETY: every buffer outlives the synchronize below.
-                unsafe {
-                    match step {
-                        0 => comm.broadcast(&sends[rank], &copies[rank], 1, stream)?,
-                        1 => comm.all_gather(&sends[rank], &gathered[rank], stream)?,
-                        _ => comm.reduce_scatter(
-                            &scattered_from[rank],
-                            &blocks[rank],
-                            ReduceOp::Sum,
-                            stream,
-                        )?,
-                    }
+        let parts = each_rank(&comms, |rank, comm| {
+            let stream = &streams[rank];
+            match step {
+                0 => comm.broadcast(&sends[rank], &copies[rank], 1, stream),
+                1 => comm.all_gather(&sends[rank], &gathered[rank], stream),
+                _ => {
+                    comm.reduce_scatter(&scattered_from[rank], &blocks[rank], ReduceOp::Sum, stream)
                 }
             }
-            Ok(())
         })?;
+        // SAFETY: every buffer outlives the synchronize below.
+        unsafe { queue_together(parts)? };
     }
     for stream in &streams {
         stream.synchronize()?;
@@ -228,17 +229,13 @@ fn sends_and_receives_around_a_ring() -> Result<(), Failed> {
     let recvs = each(&gpus, |_, ctx| DeviceBuffer::<f32>::zeroed(ctx, N))?;
     // Each rank sends to the next and receives from the one before: in one
     // group, or every rank would wait for its receiver.
-    group(|| {
-        for rank in 0..n {
-            let (comm, stream) = (&comms[rank], &streams[rank]);
-            // SAFETY: every buffer outlives the synchronize below.
-            unsafe {
-                comm.send(&sends[rank], (rank + 1) % n, stream)?;
-                comm.recv(&recvs[rank], (rank + n - 1) % n, stream)?;
-            }
-        }
-        Ok(())
-    })?;
+    let mut parts = Vec::new();
+    for (rank, comm) in comms.iter().enumerate() {
+        parts.push(comm.send(&sends[rank], (rank + 1) % n, &streams[rank])?);
+        parts.push(comm.recv(&recvs[rank], (rank + n - 1) % n, &streams[rank])?);
+    }
+    // SAFETY: every buffer outlives the synchronize below.
+    unsafe { queue_together(parts)? };
     for stream in &streams {
         stream.synchronize()?;
     }
@@ -248,8 +245,10 @@ fn sends_and_receives_around_a_ring() -> Result<(), Failed> {
             "rank {rank} did not receive the previous rank's data"
         );
     }
-    // SAFETY: refused before anything is queued.
-    let error = unsafe { comms[0].send(&sends[0], 0, &streams[0]) }.expect_err("to itself");
+    let error = comms[0]
+        .send(&sends[0], 0, &streams[0])
+        .err()
+        .ok_or("a send to itself was accepted")?;
     ensure!(error.to_string().contains("ncclSend"), "{error}");
     Ok(())
 }
@@ -257,6 +256,14 @@ fn sends_and_receives_around_a_ring() -> Result<(), Failed> {
 fn a_thread_per_gpu_joins_by_unique_id() -> Result<(), Failed> {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let n = Context::count();
+    let ready = each(&contexts()?, |rank, ctx| {
+        Ok((
+            ctx.clone(),
+            Stream::new(ctx)?,
+            DeviceBuffer::from_slice(ctx, &input(rank))?,
+        ))
+    })?;
+    let ready = &ready;
     let id = UniqueId::new()?;
     // As a launcher would: the id travels as bytes.
     let bytes = id.to_bytes();
@@ -264,13 +271,14 @@ fn a_thread_per_gpu_joins_by_unique_id() -> Result<(), Failed> {
         let handles: Vec<_> = (0..n)
             .map(|rank| {
                 scope.spawn(move || -> Result<Vec<f32>, String> {
+                    // Everything that can fail is made before joining:
+                    // a rank that never joins leaves the others waiting.
+                    let (ctx, stream, data) = &ready[rank];
                     let run = || -> memplan::Result<Vec<f32>> {
-                        let ctx = Context::new(rank)?;
-                        let comm = Communicator::join(&ctx, &UniqueId::from_bytes(bytes), n, rank)?;
-                        let stream = Stream::new(&ctx)?;
-                        let data = DeviceBuffer::from_slice(&ctx, &input(rank))?;
+                        let comm = Communicator::join(ctx, &UniqueId::from_bytes(bytes), n, rank)?;
+                        let part = comm.all_reduce(data, data, ReduceOp::Sum, stream)?;
                         // SAFETY: `data` outlives the synchronize below.
-                        unsafe { comm.all_reduce(&data, &data, ReduceOp::Sum, &stream)? };
+                        unsafe { part.queue()? };
                         stream.synchronize()?;
                         data.to_vec()
                     };
@@ -299,9 +307,10 @@ fn another_gpus_buffer_is_refused() -> Result<(), Failed> {
     let comms = Communicator::all(&gpus)?;
     let stream = Stream::new(&gpus[0])?;
     let theirs = DeviceBuffer::<f32>::zeroed(&gpus[1], 16)?;
-    // SAFETY: refused before anything is queued.
-    let error = unsafe { comms[0].all_reduce(&theirs, &theirs, ReduceOp::Sum, &stream) }
-        .expect_err("GPU 1's buffer on GPU 0's communicator");
+    let error = comms[0]
+        .all_reduce(&theirs, &theirs, ReduceOp::Sum, &stream)
+        .err()
+        .ok_or("GPU 1's buffer was accepted on GPU 0's communicator")?;
     ensure!(
         error.to_string().contains("ncclAllReduce") && error.to_string().contains("another GPU"),
         "{error}"
