@@ -73,7 +73,15 @@ fn build_all() -> Result<Vec<Artifact>> {
     }];
     for (args, target_kind, kind) in [
         (
-            &["test", "--release", "--no-run", "--test", "gpu", "--test", "multi_gpu"][..],
+            &[
+                "test",
+                "--release",
+                "--no-run",
+                "--test",
+                "gpu",
+                "--test",
+                "multi_gpu",
+            ][..],
             "test",
             "tests",
         ),

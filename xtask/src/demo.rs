@@ -28,12 +28,22 @@ pub fn run() -> Result {
         run_command(
             cargo()
                 .args(["run", "--quiet", "--release", "--example", &example])
-                .env("MEMPLAN_DEMO_DIR", &timelines),
+                .env("MEMPLAN_DEMO_DIR", &timelines)
+                .env("NCCL_NVLS_ENABLE", nvls_choice()),
         )?;
     }
     println!("\n=== examples/own-kernel, built as a crate outside this repository ===");
     crate::own_kernel::run()?;
     report_timelines(&timelines)
+}
+
+/// NCCL's NVLink SHARP (multicast) stays off unless the caller chose:
+/// the multi-GPU examples start NCCL only once the choice is made.
+fn nvls_choice() -> String {
+    std::env::var("NCCL_NVLS_ENABLE")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "0".to_owned())
 }
 
 /// Timelines of an earlier demo go, so that what is there after this one
