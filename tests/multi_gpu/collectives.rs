@@ -117,6 +117,15 @@ fn peer_copies_move_data_between_gpus() -> Result<(), Failed> {
     let mut back = DeviceBuffer::<f32>::zeroed(a, N)?;
     copy_peer(&on_b, &mut back)?;
     ensure!(back.to_vec()? == data, "the copy back differs");
+    // A scope's device-to-device copy between two GPUs' memories (unified
+    // addressing: each pointer names its GPU), ordered like any other;
+    // seen to work with peer access on (2 x H200), not yet tried without.
+    let scoped = DeviceBuffer::<f32>::zeroed(b, N)?;
+    memplan::scope(|s| s.copy(&stream, &on_a, &scoped))?;
+    ensure!(
+        scoped.to_vec()? == data,
+        "a scope's copy between GPUs differs"
+    );
     let mut short = DeviceBuffer::<f32>::zeroed(b, N / 2)?;
     let error = copy_peer(&on_a, &mut short).expect_err("lengths differ");
     ensure!(
