@@ -52,6 +52,7 @@ mod graph;
 mod host;
 mod image;
 mod kernel;
+mod layout;
 mod memory;
 pub mod nccl;
 mod op;

@@ -6,9 +6,9 @@
 //! engine's lane are translucent, so work that overlapped there shows
 //! darker, and gaps show as gaps.
 
+use crate::layout::{Bar, BarKind, LaneKind, Layout};
 use crate::op::OpKind;
 use crate::report::RunReport;
-use crate::timeline::{Bar, BarKind, LaneKind, Layout};
 use std::fmt::Write as _;
 
 const WIDTH: f64 = 1000.0;
@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_timeline_of_two_plans_has_a_host_lane_and_translucent_engines() {
-        let timeline = crate::Timeline::from_runs(crate::timeline::fixtures::two_batches());
+        let timeline = crate::Timeline::from_runs(crate::layout::fixtures::two_batches());
         let svg = timeline.to_svg();
         assert!(svg.contains(">4 runs of Batch</text>"), "{svg}");
         let lanes: Vec<&str> = svg

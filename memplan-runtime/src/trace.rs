@@ -2,8 +2,8 @@
 //! chrome://tracing): the lanes of the picture (`svg.rs`), in its order,
 //! each bar a complete event with its bytes and bandwidth.
 
+use crate::layout::{BarKind, LaneKind, Layout};
 use crate::report::RunReport;
-use crate::timeline::{BarKind, LaneKind, Layout};
 use std::fmt::Write as _;
 
 impl RunReport {
@@ -182,7 +182,7 @@ mod tests {
     /// in microseconds from the first run's start.
     #[test]
     fn a_timeline_is_valid_json_with_the_pictures_lanes() {
-        let timeline = crate::Timeline::from_runs(crate::timeline::fixtures::two_batches());
+        let timeline = crate::Timeline::from_runs(crate::layout::fixtures::two_batches());
         let trace: serde_json::Value = serde_json::from_str(&timeline.to_chrome_trace()).unwrap();
         let events = trace["traceEvents"].as_array().unwrap();
         let lanes: Vec<(u64, &str)> = events
