@@ -14,8 +14,10 @@
 # Test binaries count one per test; examples and benchmarks one per program.
 cd "$(dirname "$0")" || exit 2
 
-# A GPU test that finds no GPU fails here, instead of reporting itself ignored.
+# A GPU test that finds no GPU fails here, instead of reporting itself ignored;
+# so does a multi-GPU test on a host with the GPUs it needs.
 export MEMPLAN_REQUIRE_GPU=1
+[ -n "$MEMPLAN_REQUIRE_GPUS" ] || export MEMPLAN_REQUIRE_GPUS="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
 # NVLink multicast (NVLink SHARP) stays off in every process: a program
 # that goes wrong with it on can take the host's GPUs out of service.
 export NCCL_NVLS_ENABLE=0
