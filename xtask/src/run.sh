@@ -17,7 +17,15 @@ cd "$(dirname "$0")" || exit 2
 # A GPU test that finds no GPU fails here, instead of reporting itself ignored;
 # so does a multi-GPU test on a host with the GPUs it needs.
 export MEMPLAN_REQUIRE_GPU=1
-[ -n "$MEMPLAN_REQUIRE_GPUS" ] || export MEMPLAN_REQUIRE_GPUS="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+if [ -z "$MEMPLAN_REQUIRE_GPUS" ]; then
+    # The GPUs this process may use: CUDA_VISIBLE_DEVICES's, else the host's.
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        MEMPLAN_REQUIRE_GPUS=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+    else
+        MEMPLAN_REQUIRE_GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    fi
+    export MEMPLAN_REQUIRE_GPUS
+fi
 # NVLink multicast (NVLink SHARP) stays off in every process: a program
 # that goes wrong with it on can take the host's GPUs out of service.
 export NCCL_NVLS_ENABLE=0
