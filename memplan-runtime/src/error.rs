@@ -3,7 +3,7 @@
 //! operation it was, and where that operation is in your source.
 
 use crate::driver::DriverError;
-use crate::kernel::ParamSlot;
+use crate::param::ParamSlot;
 use std::fmt;
 
 /// `Result` with [`Error`].

@@ -56,6 +56,7 @@ mod layout;
 mod memory;
 pub mod nccl;
 mod op;
+mod param;
 mod peer;
 mod plan;
 mod report;
@@ -75,11 +76,10 @@ pub use event::Event;
 pub use graph::{Capture, Graph};
 pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
 pub use image::{Aligned, Image};
-pub use kernel::{
-    Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, ParamLayout, ParamSlot, blocks,
-};
+pub use kernel::{Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, blocks};
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
 pub use op::{OpInfo, OpKind};
+pub use param::{ParamLayout, ParamSlot};
 pub use peer::{copy_peer, copy_peer_async};
 pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
 pub use report::{Clock, HostSpan, OpTiming, RunReport};
@@ -120,7 +120,7 @@ pub mod __private {
         promise_kernel_matches,
     };
     pub use crate::host::HostAlloc;
-    pub use crate::kernel::ParamLayout;
+    pub use crate::param::ParamLayout;
     pub use crate::plan::{
         Arg, Array, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, EventInfo, Int,
         KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, RunGiven, Shared, Site, Size,

@@ -7,8 +7,8 @@
 use crate::error::Fault;
 use crate::host::HostAlloc;
 use crate::image::Image;
-use crate::kernel::ParamLayout;
 use crate::memory::Element;
+use crate::param::ParamLayout;
 use crate::stream::Priority;
 use std::any::TypeId;
 
