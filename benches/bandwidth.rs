@@ -6,10 +6,12 @@
 //!
 //! Run it with `cargo xtask bench`, or `benches/bandwidth` in the gpu-bundle.
 
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+use common::median;
 use memplan::sys as cu;
-use memplan::{
-    Context, DeviceBuffer, HostAlloc, HostMemoryMut, PinnedBuffer, ResultExt, Stream, copy,
-};
+use memplan::{DeviceBuffer, HostAlloc, HostMemoryMut, PinnedBuffer, ResultExt, Stream, copy};
 use std::time::Instant;
 
 const MIB: usize = 1 << 20;
@@ -22,16 +24,8 @@ enum Direction {
 }
 
 fn main() -> Result<(), memplan::Error> {
-    let ctx = match Context::new(0) {
-        Ok(ctx) => ctx,
-        Err(error) if error.is_no_device() => {
-            println!(
-                "bandwidth: skipped, {}",
-                Context::missing_gpu().unwrap_or_default()
-            );
-            return Ok(());
-        }
-        Err(error) => return Err(error),
+    let Some(ctx) = common::context_or_skip("bandwidth")? else {
+        return Ok(());
     };
     println!(
         "bandwidth on {}: median of alternating runs, host clock around copy + stream sync",
@@ -178,9 +172,4 @@ fn time(stream: &Stream, copy: impl FnOnce() -> memplan::Result<()>) -> memplan:
     copy()?;
     stream.synchronize()?;
     Ok(start.elapsed().as_secs_f64())
-}
-
-fn median(samples: &mut [f64]) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }

@@ -14,6 +14,10 @@
 //! raw's. Needs two GPUs and `NCCL_NVLS_ENABLE` set (to 0 on shared
 //! machines). Run it with `benches/multi_gpu` in the gpu-bundle.
 
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+use common::median;
 use libloading::Library;
 use memplan::nccl::{Communicator, ReduceOp, queue_together};
 use memplan::sys as cu;
@@ -27,10 +31,10 @@ const SIZES: [usize; 4] = [MIB, 16 * MIB, 256 * MIB, 1024 * MIB];
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let count = Context::count();
     if count < 2 {
-        println!(
-            "multi_gpu: skipped, needs 2 GPUs and the driver sees {count} {}",
-            Context::missing_gpu().unwrap_or_default()
-        );
+        match Context::missing_gpu() {
+            Some(why) => println!("multi_gpu: skipped, needs 2 GPUs: {why}"),
+            None => println!("multi_gpu: skipped, needs 2 GPUs and the driver sees {count}"),
+        }
         return Ok(());
     }
     let gpus: Vec<Context> = (0..count).map(Context::new).collect::<Result<_, _>>()?;
@@ -259,12 +263,7 @@ fn alternate_all(
             our_times.push(o);
         }
     }
-    Ok((median(raw_times), median(our_times)))
-}
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
+    Ok((median(&mut raw_times), median(&mut our_times)))
 }
 
 /// The context handle the raw call needs: the GPU's primary context,

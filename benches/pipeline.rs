@@ -11,8 +11,12 @@
 //!
 //! Run it with `cargo xtask bench`, or `benches/pipeline` in the gpu-bundle.
 
+#[path = "../examples/common/mod.rs"]
+mod common;
 #[path = "../examples/common/pipeline.rs"]
 mod pipeline;
+
+use common::median;
 
 use memplan::sys as cu;
 use memplan::{
@@ -43,16 +47,8 @@ memplan! {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = match Context::new(0) {
-        Ok(ctx) => ctx,
-        Err(error) if error.is_no_device() => {
-            println!(
-                "pipeline: skipped, {}",
-                Context::missing_gpu().unwrap_or_default()
-            );
-            return Ok(());
-        }
-        Err(error) => return Err(error.into()),
+    let Some(ctx) = common::context_or_skip("pipeline")? else {
+        return Ok(());
     };
     let a: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 0.25).collect();
     let b: Vec<f32> = (0..N).map(|i| 1000.0 - (i % 777) as f32).collect();
@@ -411,9 +407,4 @@ fn check(status: cu::CUresult, at: memplan::Location) -> memplan::Result<()> {
     } else {
         Err(memplan::Fault::Driver(memplan::DriverError(status as u32))).at("raw call", at)
     }
-}
-
-fn median(samples: &mut [f64]) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }

@@ -6,8 +6,12 @@
 //!
 //! Run it with `cargo xtask bench`, or `benches/small_ops` in the gpu-bundle.
 
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+use common::median;
 use memplan::sys as cu;
-use memplan::{Context, DeviceBuffer, HostAlloc, PinnedBuffer, ResultExt, Stream, memplan};
+use memplan::{DeviceBuffer, HostAlloc, PinnedBuffer, ResultExt, Stream, memplan};
 use std::time::Instant;
 
 const OPS: usize = 64;
@@ -89,16 +93,8 @@ memplan! {
 }
 
 fn main() -> Result<(), memplan::Error> {
-    let ctx = match Context::new(0) {
-        Ok(ctx) => ctx,
-        Err(error) if error.is_no_device() => {
-            println!(
-                "small_ops: skipped, {}",
-                Context::missing_gpu().unwrap_or_default()
-            );
-            return Ok(());
-        }
-        Err(error) => return Err(error),
+    let Some(ctx) = common::context_or_skip("small_ops")? else {
+        return Ok(());
     };
     let mut plan = SmallOps::new(&ctx)?;
     let mut captured = SmallOps::new(&ctx)?;
@@ -183,9 +179,4 @@ fn raw_ops(
             .at("raw copy", memplan::Location::caller());
     }
     stream.synchronize()
-}
-
-fn median(samples: &mut [f64]) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }

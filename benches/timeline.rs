@@ -22,6 +22,8 @@ mod common;
 #[path = "../examples/common/pipeline.rs"]
 mod pipeline;
 
+use common::median;
+
 use memplan::{
     Clock, Context, DeviceBuffer, OpKind, OpTiming, PinnedBuffer, ResultExt, RunReport, Stream,
     Timeline, Timing, copy,
@@ -35,16 +37,8 @@ const STREAMS: usize = 4;
 const RUNS: usize = 9;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = match Context::new(0) {
-        Ok(ctx) => ctx,
-        Err(error) if error.is_no_device() => {
-            println!(
-                "timeline: skipped, {}",
-                Context::missing_gpu().unwrap_or_default()
-            );
-            return Ok(());
-        }
-        Err(error) => return Err(error.into()),
+    let Some(ctx) = common::context_or_skip("timeline")? else {
+        return Ok(());
     };
     println!("timeline on {}", ctx.device_name()?);
     let m = N / CHUNKS;
@@ -111,7 +105,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if uploads.is_empty() {
         println!("no upload ran alone on its engine");
     } else {
-        let rate = median(uploads.iter().filter_map(|t| t.gb_per_s()).collect());
+        let mut rates: Vec<f64> = uploads.iter().filter_map(|t| t.gb_per_s()).collect();
+        let rate = median(&mut rates);
         println!(
             "{} of {all_uploads} uploads ran alone on the H2D engine: median {rate:.2} GB/s = {:.3}x the upload alone ({}), {:.3}x 256 MiB",
             uploads.len(),
@@ -125,20 +120,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "H2D engine busy {:.1}% of the time from the first upload's start to the last's end",
         busy * 100.0
     );
-    let event_rate = median(
-        events
-            .ops
-            .iter()
-            .filter(|t| t.op.kind == OpKind::CopyHostToDevice)
-            .filter_map(|t| t.gb_per_s())
-            .collect(),
-    );
+    let mut event_rates: Vec<f64> = events
+        .ops
+        .iter()
+        .filter(|t| t.op.kind == OpKind::CopyHostToDevice)
+        .filter_map(|t| t.gb_per_s())
+        .collect();
+    let event_rate = median(&mut event_rates);
     println!(
         "the same uploads timed by events (queued time included): median {event_rate:.2} GB/s"
     );
 
     // 3, printed.
-    let [plain, engine_ms, events_ms] = walls.map(median);
+    let [plain, engine_ms, events_ms] = walls.map(|mut ms| median(&mut ms));
     println!("run time, median of {RUNS} runs in turns:");
     println!("  untimed            {plain:8.3} ms");
     println!(
@@ -184,7 +178,7 @@ fn upload_alone(ctx: &Context, bytes: usize) -> Result<f64, memplan::Error> {
             times.push(start.elapsed().as_secs_f64());
         }
     }
-    Ok(bytes as f64 / median(times) / 1e9)
+    Ok(bytes as f64 / median(&mut times) / 1e9)
 }
 
 /// The ops of `kind` that no other op of that kind overlapped.
@@ -200,12 +194,4 @@ fn alone_on_engine(report: &RunReport, kind: OpKind) -> Vec<&OpTiming> {
         })
         .copied()
         .collect()
-}
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    if samples.is_empty() {
-        return f64::NAN;
-    }
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }

@@ -12,6 +12,8 @@
 //
 // By hand, with the runtime, for now: plans across GPUs are to come.
 
+#[path = "common/mod.rs"]
+mod common;
 #[path = "common/ranks.rs"]
 mod ranks;
 
@@ -35,8 +37,7 @@ fn launch() -> Result<(), Box<dyn std::error::Error>> {
         println!("no CUDA device found ({why}): nothing to run");
         return Ok(());
     }
-    let id = UniqueId::new()?;
-    let id: String = id.to_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    let id = UniqueId::new()?.to_string();
     let nvls = std::env::var("NCCL_NVLS_ENABLE")
         .ok()
         .filter(|v| !v.is_empty())
@@ -88,12 +89,7 @@ fn launch() -> Result<(), Box<dyn std::error::Error>> {
 /// One rank: its GPU, its shard, the all-reduce with the others.
 fn run_rank(rank: usize) -> Result<(), Box<dyn std::error::Error>> {
     let count: usize = std::env::var("MEMPLAN_RANKS")?.parse()?;
-    let hex = std::env::var("MEMPLAN_NCCL_ID")?;
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16))
-        .collect::<Result<_, _>>()?;
-    let id = UniqueId::from_bytes(bytes.try_into().map_err(|_| "the id is not 128 bytes")?);
+    let id = UniqueId::from_hex(&std::env::var("MEMPLAN_NCCL_ID")?)?;
 
     let ctx = Context::new(rank)?;
     let batch = batch(count);
@@ -106,18 +102,11 @@ fn run_rank(rank: usize) -> Result<(), Box<dyn std::error::Error>> {
     unsafe { sum.queue()? };
     part.stream.synchronize()?;
 
-    let got = part.gradient.to_vec()?;
-    let expected = expected(&batch, count);
-    if let Some(i) = got.iter().zip(&expected).position(|(g, e)| g != e) {
-        return Err(format!(
-            "rank {rank}: element {i} is {}, the CPU says {}",
-            got[i], expected[i]
-        )
-        .into());
-    }
-    println!(
-        "rank {rank} of {count} on {}: the summed gradient, all {SHARD} elements as the CPU computes them",
-        ctx.device_name()?
-    );
+    common::verify(
+        &format!("rank {rank}'s summed gradient"),
+        &part.gradient.to_vec()?,
+        &expected(&batch, count),
+    )?;
+    println!("rank {rank} of {count} ran on {}", ctx.device_name()?);
     Ok(())
 }

@@ -10,6 +10,8 @@
 #[path = "common/mod.rs"]
 mod common;
 
+use common::median;
+
 use memplan::prelude::*;
 
 memplan! {
@@ -116,9 +118,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     plan.set_timing(true)?;
     common::save_timeline("out_of_core", &Timeline::from(plan.run()?))?;
     Ok(())
-}
-
-fn median(samples: &mut [f64]) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }

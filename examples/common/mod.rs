@@ -25,6 +25,21 @@ pub fn context_or_explain(summary: &str, diagram: &str) -> Result<Option<Context
     }
 }
 
+/// GPU 0's context for benchmark `name`; without a GPU, says it is
+/// skipped and why, and returns `None`.
+#[allow(dead_code)]
+pub fn context_or_skip(name: &str) -> Result<Option<Context>, Error> {
+    match Context::new(0) {
+        Ok(context) => Ok(Some(context)),
+        Err(error) if error.is_no_device() => {
+            let why = Context::missing_gpu().unwrap_or_else(|| error.to_string());
+            println!("{name}: skipped, {why}");
+            Ok(None)
+        }
+        Err(error) => Err(error),
+    }
+}
+
 /// Fails with the first element that differs from what the CPU computes.
 #[allow(dead_code)]
 pub fn verify<T: PartialEq + std::fmt::Debug>(
@@ -82,8 +97,14 @@ pub fn median_ms(
     for _ in 0..runs {
         times.push(run()?.wall.as_secs_f64() * 1e3);
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[runs / 2])
+    Ok(median(&mut times))
+}
+
+/// The median of `samples` (the upper one of an even count), NaN for none.
+#[allow(dead_code)]
+pub fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Writes `timeline` as `<name>.svg` (a picture) and `<name>.trace.json`

@@ -3,11 +3,13 @@
 use super::{Comm, nccl};
 use crate::context::Context;
 use crate::device::DeviceBuffer;
-use crate::error::{Fault, Location, Result, ResultExt};
+use crate::error::{Error, Fault, Location, Result, ResultExt};
 use crate::memory::Element;
 use crate::stream::Stream;
 use std::ffi::c_int;
+use std::fmt;
 use std::marker::PhantomData;
+use std::str::FromStr;
 
 /// What a process hands to the others of a job so that they form one
 /// communicator: made once (by rank 0, say) with [`UniqueId::new`], sent
@@ -39,6 +41,48 @@ impl UniqueId {
     pub fn from_bytes(bytes: [u8; 128]) -> UniqueId {
         UniqueId { internal: bytes }
     }
+
+    /// The id its [`Display`](fmt::Display) wrote: 256 hexadecimal digits
+    /// (surrounding white space ignored); anything else is an error.
+    #[track_caller]
+    pub fn from_hex(text: &str) -> Result<UniqueId> {
+        let at = Location::caller();
+        let digit = |c: u8| (c as char).to_digit(16);
+        let text = text.trim().as_bytes();
+        let mut internal = [0; 128];
+        if text.len() != 2 * internal.len() {
+            return Err(not_an_id()).at("UniqueId::from_hex", at);
+        }
+        for (byte, pair) in internal.iter_mut().zip(text.chunks(2)) {
+            let (Some(high), Some(low)) = (digit(pair[0]), digit(pair[1])) else {
+                return Err(not_an_id()).at("UniqueId::from_hex", at);
+            };
+            *byte = (high * 16 + low) as u8;
+        }
+        Ok(UniqueId { internal })
+    }
+}
+
+/// The id as 256 hexadecimal digits, for an environment variable or a
+/// command line; [`str::parse`] reads it back.
+impl fmt::Display for UniqueId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.internal.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+/// The same as [`UniqueId::from_hex`] (whose errors name the caller's line,
+/// where `parse`'s name the standard library's).
+impl FromStr for UniqueId {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<UniqueId> {
+        UniqueId::from_hex(text)
+    }
+}
+
+fn not_an_id() -> Fault {
+    Fault::Nccl("a UniqueId is 256 hexadecimal digits, as it displays".to_owned())
 }
 
 /// How a reduction combines the ranks' elements.
@@ -457,4 +501,43 @@ pub unsafe fn queue_together<'a>(parts: impl IntoIterator<Item = Collective<'a>>
 
 fn pointer<T: Element>(buffer: &DeviceBuffer<T>) -> *mut std::ffi::c_void {
     buffer.device_ptr().as_raw() as *mut std::ffi::c_void
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_goes_through_text_and_back() {
+        let mut bytes = [0u8; 128];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = (i * 37) as u8;
+        }
+        let id = UniqueId::from_bytes(bytes);
+        let text = id.to_string();
+        assert_eq!(text.len(), 256);
+        assert!(text.starts_with("00254a6f"), "{text}");
+        assert_eq!(text.parse::<UniqueId>().unwrap(), id);
+        assert_eq!(format!(" {text}\n").parse::<UniqueId>().unwrap(), id);
+    }
+
+    #[test]
+    fn text_that_is_not_an_id_is_an_error_not_a_panic() {
+        let good = UniqueId::from_bytes([7; 128]).to_string();
+        let wrong = [
+            String::new(),
+            good[..255].to_owned(),
+            format!("{good}0"),
+            good.replacen('0', "g", 1),
+            good.replacen("07", "é", 1),
+            "é".repeat(128),
+        ];
+        for text in wrong {
+            let error = text.parse::<UniqueId>().unwrap_err();
+            assert!(
+                error.to_string().contains("256 hexadecimal digits"),
+                "{error}"
+            );
+        }
+    }
 }
