@@ -114,32 +114,13 @@ impl Runner {
         };
         runner.place_buffers(&host)?;
         runner.load_kernels()?;
-        for stream in info.streams {
-            let (start, count) = runner.members(stream.site, stream.array, runner.streams.len())?;
-            runner.stream_starts.push(start);
-            for _ in 0..count {
-                let made = Stream::with_priority(&runner.context, stream.priority);
-                runner
-                    .streams
-                    .push(made.map_err(|e| runner.within(stream.site, e))?);
-            }
-        }
-        runner
-            .stream_starts
-            .push(runner.start(info.site, runner.streams.len())?);
-        for event in info.events {
-            let (start, count) = runner.members(event.site, event.array, runner.events.len())?;
-            runner.event_starts.push(start);
-            for _ in 0..count {
-                let made = Event::new(&runner.context);
-                runner
-                    .events
-                    .push(made.map_err(|e| runner.within(event.site, e))?);
-            }
-        }
-        runner
-            .event_starts
-            .push(runner.start(info.site, runner.events.len())?);
+        let streams = info.streams.iter().map(|s| (s.site, s.array));
+        (runner.streams, runner.stream_starts) = runner.make_members(streams, |context, i| {
+            Stream::with_priority(context, info.streams[i].priority)
+        })?;
+        let events = info.events.iter().map(|e| (e.site, e.array));
+        (runner.events, runner.event_starts) =
+            runner.make_members(events, |context, _| Event::new(context))?;
         runner.unroll_each_run = info.loops.iter().any(|l| {
             runner.sizes.is_dynamic(l.count)
                 || (l.first..l.end).any(|op| runner.is_dynamic(usize::from(op)))
@@ -227,6 +208,27 @@ impl Runner {
         let count = self.count(site, array)?;
         self.start(site, made.saturating_add(count))?;
         Ok((self.start(site, made)?, count))
+    }
+
+    /// Makes the members of each declaration (`(site, set)`: a set's
+    /// count of them, else one) with `make(context, declaration)`; returns
+    /// them, and where each declaration's start, then their count. What
+    /// was made before a failure is dropped with it.
+    fn make_members<T>(
+        &mut self,
+        declarations: impl Iterator<Item = (Site, Option<super::info::Array>)>,
+        make: impl Fn(&Context, usize) -> Result<T>,
+    ) -> Result<(Vec<T>, Vec<u16>)> {
+        let (mut made, mut starts) = (Vec::new(), Vec::new());
+        for (declaration, (site, array)) in declarations.enumerate() {
+            let (start, count) = self.members(site, array, made.len())?;
+            starts.push(start);
+            for _ in 0..count {
+                made.push(make(&self.context, declaration).map_err(|e| self.within(site, e))?);
+            }
+        }
+        starts.push(self.start(self.info.site, made.len())?);
+        Ok((made, starts))
     }
 
     /// How many streams, events or buffers a declaration makes.
