@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
     }
     println!(
-        "one step on {count} GPUs: {ms:.2} ms for upload, kernel and all-reduce (a first step: NCCL's connection set-up included)"
+        "one step on {count} GPU(s): {ms:.2} ms for upload, kernel and all-reduce (a first step: NCCL's connection set-up included)"
     );
     Ok(())
 }

@@ -42,7 +42,7 @@ fn launch() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "0".to_owned());
-    println!("launcher: {count} processes, one per GPU, NCCL_NVLS_ENABLE={nvls}");
+    println!("launcher: {count} process(es), one per GPU, NCCL_NVLS_ENABLE={nvls}");
     let me = std::env::current_exe()?;
     let children = (0..count)
         .map(|rank| {
