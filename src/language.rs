@@ -399,7 +399,8 @@
 //!   (`c * m..min(c * m + m, n)` and the same of `c′` are apart) or be
 //!   ordered; the error names both iterations and says how;
 //! - a set's element is shared by iterations whose index is equal (`c %
-//!   r` and `c′ % r`). Two such iterations are ordered if they run on one
+//!   r` and `c′ % r`; an index that differs for every `c`, such as `c`,
+//!   `c + 1` or `2 * c`, is never shared). Two such iterations are ordered if they run on one
 //!   stream of a set indexed the same way, or if the later one waits for
 //!   an event of a set indexed the same way that the body waits for
 //!   *before* recording it (as `freed` above: iteration `c′` then waits
@@ -453,6 +454,75 @@
 //!     }
 //! }
 //! ```
+//!
+//! ## Several GPUs
+//!
+//! `gpus gpu[g];` makes a plan run on `g` GPUs: `new` takes a slice of
+//! contexts instead of one (`gpu[i]` is the `i`th, and their count must
+//! be `g`, a size `new` takes), and every device buffer and stream says
+//! which GPU it is on: `on gpu[e]` (GPU `e`, a size), or for a set, `on
+//! gpu` (element `i` on GPU `i`; `new` refuses a set longer than the
+//! GPUs, naming it). Host memory is on no GPU: pinned memory of such a
+//! plan is made portable, so every GPU reaches it, and mapped memory is
+//! reached by kernels on every GPU. Stream-ordered memory is on the GPU
+//! of the stream that allocates it.
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     /// `y = 2x`, shard `i` on GPU `i`.
+//!     plan Spread(n: usize, g: usize) {
+//!         gpus   gpu[g];
+//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
+//!         device part[g]: [f32; n] on gpu, doubled[g]: [f32; n] on gpu;
+//!         stream s[g] on gpu;
+//!         for i in 0..g {
+//!             on s[i] {
+//!                 copy x[i * n..i * n + n] -> part[i];
+//!                 launch scale_by_two<<<blocks(n, 256), 256>>>(part[i], doubled[i], n as i32);
+//!                 copy doubled[i] -> y[i * n..i * n + n];
+//!             }
+//!         }
+//!     }
+//! }
+//! # fn use_it() -> memplan::Result<()> {
+//! let gpus = (0..Context::count()).map(Context::new).collect::<memplan::Result<Vec<_>>>()?;
+//! let mut plan = Spread::new(&gpus, 1 << 20, gpus.len())?;
+//! plan.run()?;
+//! # Ok(()) }
+//! ```
+//!
+//! **What is checked.**
+//!
+//! - *Reach.* A kernel reaches the memory of its stream's GPU, and host
+//!   memory that is mapped. Given another GPU's buffer it does not
+//!   compile, unless the plan declares `peer gpu;`: then `new` turns on
+//!   peer access between every two of the GPUs (`cuCtxEnablePeerAccess`),
+//!   and fails, naming the declaration, where the hardware cannot. A
+//!   kernel has no slower path to fall back on, so the plan must ask.
+//! - *Copies and fills* touch device memory of their stream's GPU, except
+//!   that a copy between two GPUs' memories (`copy a -> b`, `a` on one,
+//!   `b` on another) may be queued on either GPU's stream. Such a copy is
+//!   `cuMemcpyPeerAsync`: over NVLink or PCIe with peer access on, and
+//!   staged through host memory by the driver without it, so it needs no
+//!   `peer`.
+//! - *Which GPU* is decided from the placements as written: `part[i]` on
+//!   stream `s[i]` is one GPU when both are placed `on gpu`; where the
+//!   checks cannot show two indices equal (`part[i]` on `s[i + 1]`), they
+//!   refuse, saying so.
+//! - *Order.* Streams of different GPUs are ordered by events as any two
+//!   streams are (a `wait` on one GPU for an event recorded on another is
+//!   `cuStreamWaitEvent`, which the driver allows), so every race and
+//!   lifetime check holds across GPUs unchanged.
+//! - Launches run in stream blocks: outside, no stream names the GPU.
+//!
+//! **At run time.** Each op is queued in its GPU's context. An event is
+//! made once for each GPU, since the driver records an event only on a
+//! stream of its own GPU: a `record` uses its stream's GPU's, a `wait`
+//! the one last recorded. Kernels are loaded on every GPU. Timing is by
+//! CUPTI only, which sees every GPU (events would time one GPU's streams);
+//! [`graph()`](crate::PlanGraph) refuses plans on several GPUs.
 //!
 //! ## Sizes
 //!
@@ -687,6 +757,7 @@
 //! | in a loop, a range that some `k` takes past its buffer's end | every iteration's ranges must provably fit |
 //! | stream-ordered memory used on a stream not ordered after its `alloc` (or before its `free`) | |
 //! | a host step or synchronous op touching memory a stream may still use | with the `sync` to add |
+//! | in a plan on several GPUs: a device buffer or stream not placed on one, a kernel given another GPU's memory without `peer gpu;`, a copy or fill on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so |
 //!
 //! Declared and unused buffers, streams, events and kernels are warnings.
 //!

@@ -14,6 +14,7 @@
 //! range outside its buffer, two ranges of different lengths, or a source
 //! and destination that share memory is a [`Fault`], never a panic.
 
+use crate::context::Context;
 use crate::driver::{DriverError, check, cu};
 use crate::error::Fault;
 use crate::memory::{
@@ -414,6 +415,44 @@ pub(crate) unsafe fn now(
         }
     }
     Ok(())
+}
+
+/// Copies `bytes` from `src`, device memory of `from`'s GPU, to `dst`,
+/// device memory of `to`'s: queued on `stream` (`cuMemcpyPeerAsync`), or
+/// done before returning (`cuMemcpyPeer`, then waited for: it may return
+/// early, as `cuMemcpyDtoD` may). No driver call for 0 bytes.
+///
+/// # Safety
+/// Both ranges are device memory of the GPUs named, do not overlap, and
+/// stay allocated (and untouched by other work) until the copy is done.
+pub(crate) unsafe fn between_gpus(
+    src: u64,
+    from: &Context,
+    dst: u64,
+    to: &Context,
+    bytes: usize,
+    stream: Option<CUstream>,
+) -> Result<(), DriverError> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: forwarded to the caller; the contexts are retained.
+    unsafe {
+        match stream {
+            Some(stream) => check(cu::cuMemcpyPeerAsync(
+                dst,
+                to.raw(),
+                src,
+                from.raw(),
+                bytes,
+                stream,
+            )),
+            None => {
+                check(cu::cuMemcpyPeer(dst, to.raw(), src, from.raw(), bytes))?;
+                synchronize_legacy()
+            }
+        }
+    }
 }
 
 /// `Ok` if `bytes` from `from` and from `to` (addresses in one address

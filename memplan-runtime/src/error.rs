@@ -107,6 +107,12 @@ pub enum Fault {
     NoDevice(String),
     /// NCCL could not be loaded or started, or a call of it failed: why.
     Nccl(String),
+    /// A plan declaring `gpus gpu[g]` given another number of GPUs.
+    GpuCount { declared: usize, given: usize },
+    /// A declaration placed on a GPU the plan was not given.
+    NoSuchGpu { gpu: usize, count: usize },
+    /// Timing cannot be turned on, and why.
+    Timing(String),
 }
 
 impl fmt::Display for Fault {
@@ -195,6 +201,18 @@ impl fmt::Display for Fault {
             }
             Fault::NoDevice(why) => write!(f, "no CUDA device: {why}"),
             Fault::Nccl(why) => write!(f, "NCCL: {why}"),
+            Fault::GpuCount { declared, given } => write!(
+                f,
+                "the plan runs on {declared} GPU{}, and `new` was given {given} context{}",
+                if *declared == 1 { "" } else { "s" },
+                if *given == 1 { "" } else { "s" }
+            ),
+            Fault::Timing(why) => write!(f, "{why}"),
+            Fault::NoSuchGpu { gpu, count } => write!(
+                f,
+                "this is placed on GPU {gpu}, and the plan runs on {count} (GPUs 0 to {})",
+                count.saturating_sub(1)
+            ),
         }
     }
 }

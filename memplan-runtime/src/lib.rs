@@ -122,9 +122,9 @@ pub mod __private {
     pub use crate::host::HostAlloc;
     pub use crate::param::ParamLayout;
     pub use crate::plan::{
-        Arg, Array, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, EventInfo, Int,
-        KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, RunGiven, Shared, Site, Size,
-        Slice, StreamInfo, Term, copied, elem, launch, pick,
+        Arg, Array, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, EventInfo, Gpu, GpusInfo,
+        Int, KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, RunGiven, Shared, Site,
+        Size, Slice, StreamInfo, Term, copied, elem, launch, pick,
     };
     pub use crate::stream::Priority;
     pub use crate::{Fault, Result};

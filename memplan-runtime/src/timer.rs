@@ -6,7 +6,7 @@
 use crate::context::Context;
 use crate::cupti::{Span, Tracing};
 use crate::driver::DriverError;
-use crate::error::Result;
+use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::op::OpInfo;
 use crate::report::{Clock, HostSpan, OpTiming, RunReport};
@@ -76,11 +76,22 @@ impl Timer {
     /// Times later runs: by CUPTI where it starts, unless `by_events`, and
     /// by events otherwise.
     #[track_caller]
-    pub fn enable(&mut self, context: &Context, by_events: bool) -> Result<()> {
+    pub fn enable(&mut self, contexts: &[Context], by_events: bool) -> Result<()> {
         let engine = if by_events {
             Err("event timing was asked for".to_owned())
         } else {
             Tracing::start()
+        };
+        // An event is recorded on streams of its own GPU: the marks, made
+        // on one, cannot time another's ops. CUPTI sees every GPU.
+        let context = match (&engine, contexts) {
+            (Ok(_), _) | (_, [_]) => &contexts[0],
+            (Err(why), _) => {
+                let why = format!(
+                    "a plan on several GPUs is timed by CUPTI only, and CUPTI cannot time it: {why}"
+                );
+                return Err(Fault::Timing(why)).at("set_timing", Location::caller());
+            }
         };
         let clock = match engine {
             Ok(tracing) => OpClock::Engine {

@@ -81,6 +81,7 @@ const _: () = {
             loops: &[],
             run_inputs: &[],
             per_run: &[],
+            gpus: None,
         }
     };
     impl AddOne {
@@ -90,7 +91,7 @@ const _: () = {
         pub const DIAGRAM: &'static str = "flowchart TB\n  subgraph lane1[\"stream work\"]\n    op0[\"copy data -> on_gpu\"]\n    op1[\"launch process_data\"]\n    op2[\"copy on_gpu -> data\"]\n    op0 --> op1\n    op1 --> op2\n  end\n";
         #[doc = r" Makes the plan's memory, kernels, streams and events, and checks its sizes."]
         pub fn new(context: &::memplan::Context, n: usize) -> ::memplan::Result<Self> {
-            let mut plan = __memplan::Builder::new(context, &__MEMPLAN_PLAN, &[n]);
+            let mut plan = ::memplan::__private::Builder::new(context, &__MEMPLAN_PLAN, &[n]);
             let state = __MemplanState {
                 data: plan.pinned(0)?,
             };

@@ -8,6 +8,7 @@ mod batches;
 mod data;
 mod kernels;
 mod loops;
+mod placed;
 mod plans;
 mod runtime_errors;
 mod runtime_memory;
@@ -24,6 +25,7 @@ fn main() {
         runtime_streams::TESTS,
         runtime_errors::TESTS,
         plans::TESTS,
+        placed::TESTS,
         sealed::TESTS,
         kernels::TESTS,
         loops::TESTS,

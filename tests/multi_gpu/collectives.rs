@@ -41,7 +41,7 @@ const N: usize = 1 << 20;
 /// Held by each test while it runs: NCCL's kernels of two communicators
 /// queued in different orders on two GPUs wait for each other forever, so
 /// tests with communicators of their own must not run at once.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn contexts() -> Result<Vec<Context>, Failed> {
     (0..Context::count())

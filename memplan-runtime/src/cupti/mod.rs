@@ -50,11 +50,12 @@ const RECORDS_PER_BUFFER: usize = 8;
 /// without one are counted as such.
 const PATIENCE: Duration = Duration::from_millis(250);
 
-/// What memplan records: copies, fills, kernels (without serializing
-/// them, as `KIND_KERNEL` would), the driver calls whose records carry
-/// memplan's ids, and those ids.
-const KINDS: [(u32, &str); 5] = [
+/// What memplan records: copies (between GPUs too), fills, kernels
+/// (without serializing them, as `KIND_KERNEL` would), the driver calls
+/// whose records carry memplan's ids, and those ids.
+const KINDS: [(u32, &str); 6] = [
     (records::KIND_MEMCPY, "MEMCPY"),
+    (records::KIND_MEMCPY2, "MEMCPY2"),
     (records::KIND_MEMSET, "MEMSET"),
     (records::KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"),
     (records::KIND_DRIVER, "DRIVER"),

@@ -8,6 +8,9 @@ pub const KIND_MEMCPY: u32 = 1;
 pub const KIND_MEMSET: u32 = 2;
 pub const KIND_DRIVER: u32 = 4;
 pub const KIND_CONCURRENT_KERNEL: u32 = 10;
+/// Copies between two GPUs' memories (`cuMemcpyPeerAsync`), which CUPTI
+/// reports apart from other copies.
+pub const KIND_MEMCPY2: u32 = 22;
 pub const KIND_EXTERNAL_CORRELATION: u32 = 39;
 
 /// `CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2`: the first two custom kinds
@@ -54,6 +57,13 @@ const COPY: Layout = Layout {
     end: 24,
     correlation: 44,
 };
+/// `CUpti_ActivityMemcpyPtoP4`: device and context ids of both ends come
+/// before its correlation id.
+const PEER_COPY: Layout = Layout {
+    start: 16,
+    end: 24,
+    correlation: 60,
+};
 /// `CUpti_ActivityKernel10`.
 const KERNEL: Layout = Layout {
     start: 16,
@@ -69,6 +79,7 @@ pub fn needed_len(kind: u32) -> usize {
     match kind {
         KIND_CONCURRENT_KERNEL => KERNEL.correlation + 4,
         KIND_MEMCPY | KIND_MEMSET => COPY.correlation + 4,
+        KIND_MEMCPY2 => PEER_COPY.correlation + 4,
         KIND_EXTERNAL_CORRELATION => EXTERNAL_CORRELATION + 4,
         _ => 4,
     }
@@ -81,6 +92,7 @@ pub fn parse(record: &[u8]) -> Option<Record> {
     let kind = u32_at(record, 0)?;
     let layout = match kind {
         KIND_MEMCPY | KIND_MEMSET => COPY,
+        KIND_MEMCPY2 => PEER_COPY,
         KIND_CONCURRENT_KERNEL => KERNEL,
         KIND_EXTERNAL_CORRELATION => {
             return (u32_at(record, 4)? == EXTERNAL_KIND).then_some(Record::Called {
@@ -146,6 +158,27 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_between_gpus_keeps_its_correlation_after_both_ends() {
+        let copy = record(
+            96,
+            &[
+                (0, &KIND_MEMCPY2.to_ne_bytes()),
+                (16, &10u64.to_ne_bytes()),
+                (24, &20u64.to_ne_bytes()),
+                (44, &1u32.to_ne_bytes()), // the source's device
+                (60, &31u32.to_ne_bytes()),
+            ],
+        );
+        assert_eq!(
+            parse(&copy),
+            Some(Record::Ran {
+                correlation: 31,
+                span: Span { start: 10, end: 20 }
+            })
+        );
+    }
+
+    #[test]
     fn a_kernel_keeps_its_correlation_further_on() {
         let kernel = record(
             216,
@@ -203,6 +236,7 @@ mod tests {
         assert_eq!(parse(&record(64, &[(0, &KIND_DRIVER.to_ne_bytes())])), None);
         for kind in [
             KIND_MEMCPY,
+            KIND_MEMCPY2,
             KIND_MEMSET,
             KIND_CONCURRENT_KERNEL,
             KIND_EXTERNAL_CORRELATION,

@@ -10,6 +10,22 @@ pub(crate) enum Base {
     Param(u16),
     /// Stream-ordered allocation `i`.
     Scratch(u16),
+    /// A set placed one element on each GPU: element `e`'s address is
+    /// the runner's element base `i + e`.
+    Elements(u16),
+}
+
+/// Which GPU a buffer's device memory is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Home {
+    /// Host memory, which every GPU of the plan reaches where it is
+    /// mapped (pinned memory of a plan on several GPUs is portable).
+    Host,
+    Gpu(u16),
+    /// A set placed one element on each GPU (`on gpu`): element `e` on GPU `e`.
+    EachElement,
+    /// Stream-ordered allocation `i`: on the GPU of its `alloc`'s stream.
+    Scratch(u16),
 }
 
 /// An address: a base and a byte offset from it.
@@ -27,4 +43,5 @@ pub(crate) struct Placed {
     pub page_locked: bool,
     /// False for a caller's read-only slice.
     pub writable: bool,
+    pub home: Home,
 }

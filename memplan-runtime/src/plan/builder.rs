@@ -6,11 +6,11 @@
 //! code, and handed over here as plain values: nothing of the user's is
 //! ever inside an `unsafe` block.
 
-use super::info::{BufferKind, Elem, PlanInfo, Site};
+use super::info::{BufferKind, Elem, MALFORMED, PlanInfo, Site};
 use super::sizes::Sizes;
 use crate::context::Context;
 use crate::error::{Error, Fault, Location, Result};
-use crate::host::PinnedBuffer;
+use crate::host::{HostAlloc, PinnedBuffer};
 use crate::kernel::{Dim3, KernelValue};
 use crate::memory::{Element, HostMemory, HostMemoryMut, byte_len};
 use bytemuck::NoUninit;
@@ -18,7 +18,8 @@ use std::mem::MaybeUninit;
 
 /// The plan being built; `Engine::new` finishes it.
 pub struct Builder {
-    pub(crate) context: Context,
+    /// The GPUs the plan runs on, by number: one, unless it declares `gpus`.
+    pub(crate) contexts: Vec<Context>,
     pub(crate) info: &'static PlanInfo,
     pub(crate) sizes: Sizes,
     /// The host buffers made so far, by buffer.
@@ -152,12 +153,43 @@ impl Builder {
     /// (the plan's `usize` parameters and constants, in `info`'s order).
     pub fn new(context: &Context, info: &'static PlanInfo, sizes: &[usize]) -> Builder {
         Builder {
-            context: context.clone(),
+            contexts: vec![context.clone()],
             info,
             sizes: Sizes::new(info, sizes),
             host: info.buffers.iter().map(|_| None).collect(),
             given: Givens::default(),
         }
+    }
+
+    /// Starts building a plan that declares `gpus gpu[g]`, on the GPUs of
+    /// `contexts` (`gpu[i]` is `contexts[i]`): as many as `g`.
+    pub fn on_gpus(
+        contexts: &[Context],
+        info: &'static PlanInfo,
+        sizes: &[usize],
+    ) -> Result<Builder> {
+        let mut builder = Builder {
+            contexts: contexts.to_vec(),
+            info,
+            sizes: Sizes::new(info, sizes),
+            host: info.buffers.iter().map(|_| None).collect(),
+            given: Givens::default(),
+        };
+        let Some(gpus) = info.gpus else {
+            return Err(builder.error(info.site, MALFORMED));
+        };
+        let declared = builder
+            .sizes
+            .get(gpus.count)
+            .map_err(|fault| builder.error(gpus.site, fault))?;
+        if declared != contexts.len() || declared == 0 {
+            let fault = Fault::GpuCount {
+                declared,
+                given: contexts.len(),
+            };
+            return Err(builder.error(gpus.site, fault));
+        }
+        Ok(builder)
     }
 
     /// Allocates pinned host buffer `buffer`, zeroed.
@@ -166,7 +198,13 @@ impl Builder {
         let BufferKind::Pinned(flags) = self.info.buffers[usize::from(buffer)].kind else {
             return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         };
-        let mut memory = PinnedBuffer::with_flags(&self.context, len, flags)
+        // Pinned for every GPU of the plan, not only the first.
+        let flags = if self.contexts.len() > 1 {
+            flags.with(HostAlloc::PORTABLE)
+        } else {
+            flags
+        };
+        let mut memory = PinnedBuffer::with_flags(&self.contexts[0], len, flags)
             .map_err(|e| e.within(self.info.name(), site.0, self.location(site)))?;
         let device = memory.device_ptr().map(|ptr| ptr.as_raw());
         self.host[usize::from(buffer)] = Some(HostBuffer {

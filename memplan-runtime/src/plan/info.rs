@@ -37,6 +37,29 @@ pub struct PlanInfo {
     pub run_inputs: &'static [u16],
     /// The ops whose values each run gives (`run` value parameters).
     pub per_run: &'static [u16],
+    /// `gpus gpu[g];`: the plan runs on the GPUs `new` is given; `None`
+    /// for a plan on the one GPU of its context.
+    pub gpus: Option<GpusInfo>,
+}
+
+/// `gpus gpu[g];`, and `peer gpu;` if the plan declares it.
+#[derive(Clone, Copy, Debug)]
+pub struct GpusInfo {
+    pub site: Site,
+    /// How many GPUs, a size: `new` must be given as many contexts.
+    pub count: u16,
+    /// `peer gpu;`: `new` turns peer access on between every two of them.
+    pub peer: Option<Site>,
+}
+
+/// Which GPU a device buffer or a stream is on, in a plan that declares
+/// `gpus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gpu {
+    /// `on gpu`, for a set: element `i` on GPU `i`.
+    Each,
+    /// `on gpu[e]`: on GPU `e`, a size.
+    One(u16),
 }
 
 impl PlanInfo {
@@ -123,6 +146,7 @@ impl Site {
             len,
             kind,
             array: None,
+            gpu: None,
         }
     }
 
@@ -169,6 +193,7 @@ impl Site {
             name,
             priority,
             array: None,
+            gpu: None,
         }
     }
 
@@ -231,6 +256,8 @@ pub struct BufferInfo {
     pub kind: BufferKind,
     /// For `device ring[r]: [f32; m];`: a set of buffers.
     pub array: Option<Array>,
+    /// The GPU a device buffer is on, in a plan on several.
+    pub gpu: Option<Gpu>,
 }
 
 impl BufferInfo {
@@ -238,6 +265,14 @@ impl BufferInfo {
     pub const fn array(self, array: Array) -> BufferInfo {
         BufferInfo {
             array: Some(array),
+            ..self
+        }
+    }
+
+    /// The same declaration, on `gpu`.
+    pub const fn on(self, gpu: Gpu) -> BufferInfo {
+        BufferInfo {
+            gpu: Some(gpu),
             ..self
         }
     }
@@ -307,12 +342,22 @@ pub struct StreamInfo {
     pub priority: Priority,
     /// For `stream lanes[s];`: a set of streams.
     pub array: Option<Array>,
+    /// The GPU the stream is on, in a plan on several.
+    pub gpu: Option<Gpu>,
 }
 
 impl StreamInfo {
     pub const fn array(self, array: Array) -> StreamInfo {
         StreamInfo {
             array: Some(array),
+            ..self
+        }
+    }
+
+    /// The same declaration, on `gpu`.
+    pub const fn on(self, gpu: Gpu) -> StreamInfo {
+        StreamInfo {
+            gpu: Some(gpu),
             ..self
         }
     }

@@ -24,8 +24,9 @@ pub use engine::Engine;
 pub use graph::PlanGraph;
 pub use in_flight::InFlight;
 pub use info::{
-    Arg, Array, BufferInfo, BufferKind, Dims, Elem, EventInfo, Int, KernelInfo, LaunchInfo,
-    LoopInfo, Op, OpDef, Place, PlanInfo, Shared, Site, Size, StreamInfo, Term, elem, launch,
+    Arg, Array, BufferInfo, BufferKind, Dims, Elem, EventInfo, Gpu, GpusInfo, Int, KernelInfo,
+    LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, Shared, Site, Size, StreamInfo, Term, elem,
+    launch,
 };
 pub use slices::{Slice, copied, pick};
 

@@ -6,7 +6,7 @@
 //! ranges lie inside their buffers, copies have equal lengths, and no size
 //! wraps.
 
-use super::address::{Addr, Base, Placed};
+use super::address::{Addr, Base, Home, Placed};
 use super::builder::{Givens, Value, Which};
 use super::info::{
     Arg, Array, BufferKind, Dims, Int, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared, Size,
@@ -35,38 +35,54 @@ struct Span {
     elements: usize,
     buffer: u16,
     placed: Placed,
+    /// The GPU its device memory is on; `None` for host memory.
+    gpu: Option<u16>,
 }
 
 /// What resolving an op reads: the plan's description and sizes, where its
 /// buffers are, what `new` gave, and its kernels.
 pub(crate) struct Resolver<'a> {
     pub info: &'static PlanInfo,
-    pub context: &'a Context,
+    /// The plan's GPUs, by number.
+    pub contexts: &'a [Context],
     pub sizes: &'a mut Sizes,
     pub placed: &'a [Placed],
+    /// The addresses of the elements of sets placed on each GPU.
+    pub element_bases: &'a [u64],
+    /// The GPU of each stream-ordered allocation, once known.
+    pub scratch_gpus: &'a [Option<u16>],
     pub given: &'a Givens,
+    /// Each kernel on each GPU (kernel `k` on GPU `g` at `k * gpus + g`).
     pub kernels: &'a [Kernel],
     /// By stream declaration: its first stream among the plan's streams
     /// (a set of streams has several), then the total.
     pub streams: &'a [u16],
+    /// The GPU of each stream.
+    pub stream_gpus: &'a [u16],
     /// The same for events.
     pub events: &'a [u16],
 }
 
 impl Resolver<'_> {
-    /// Op `index`, resolved.
-    pub(crate) fn resolve(&mut self, index: usize) -> Result<Step, Fault> {
+    /// Op `index`, resolved, and the GPU whose context it is queued in:
+    /// its stream's, or for a synchronous copy or fill, its device
+    /// memory's.
+    pub(crate) fn resolve(&mut self, index: usize) -> Result<(Step, u16), Fault> {
         let info = self.info;
         let def = info.ops.get(index).ok_or(MALFORMED)?;
         let stream = match def.stream {
             Some(stream) => Some(self.stream(stream)?),
             None => None,
         };
+        let mut gpu = match stream {
+            Some(stream) => *self.stream_gpus.get(usize::from(stream)).ok_or(MALFORMED)?,
+            None => 0,
+        };
         let on_stream = || stream.ok_or(MALFORMED);
-        Ok(match &def.op {
-            &Op::Copy(src, dst) => self.copy(src, dst, stream)?,
-            &Op::Fill(dst) => self.fill(index, dst, stream)?,
-            Op::Launch(launch) => self.launch(index, launch, stream)?,
+        let step = match &def.op {
+            &Op::Copy(src, dst) => self.copy(src, dst, stream, &mut gpu)?,
+            &Op::Fill(dst) => self.fill(index, dst, stream, &mut gpu)?,
+            Op::Launch(launch) => self.launch(index, launch, stream, gpu)?,
             &Op::Record(event) => Step::Record {
                 event: self.event(event)?,
                 stream: on_stream()?,
@@ -104,7 +120,8 @@ impl Resolver<'_> {
             },
             &Op::Host(step) if stream.is_none() => Step::Host(step),
             Op::Host(_) => return Err(MALFORMED),
-        })
+        };
+        Ok((step, gpu))
     }
 }
 
@@ -168,7 +185,15 @@ pub(crate) fn sizes_of(info: &PlanInfo, index: usize) -> Vec<u16> {
 }
 
 impl Resolver<'_> {
-    fn copy(&mut self, src: Place, dst: Place, stream: Option<u16>) -> Result<Step, Fault> {
+    /// A copy; `gpu` is its stream's GPU, or set to its device memory's
+    /// for a synchronous copy.
+    fn copy(
+        &mut self,
+        src: Place,
+        dst: Place,
+        stream: Option<u16>,
+        gpu: &mut u16,
+    ) -> Result<Step, Fault> {
         let (from_host, to_host) = (self.is_host(src.buffer())?, self.is_host(dst.buffer())?);
         let side = |host: bool| if host { Side::Host } else { Side::Device };
         let (from, to) = (
@@ -192,6 +217,32 @@ impl Resolver<'_> {
             (false, false) => Direction::DeviceToDevice,
             (true, true) => Direction::HostToHost,
         };
+        // Device memory on the stream's GPU: a copy between GPUs at one
+        // end of it (the checks refuse the rest at compile time).
+        let device = [from.gpu, to.gpu].into_iter().flatten();
+        match stream {
+            Some(_) if !device.clone().any(|on| on == *gpu) && device.clone().next().is_some() => {
+                return Err(Fault::Unsupported(ANOTHER_GPUS));
+            }
+            Some(_) => {}
+            None => *gpu = device.clone().next().unwrap_or(0),
+        }
+        if matches!(direction, Direction::HostToDevice | Direction::DeviceToHost)
+            && device.clone().any(|on| on != *gpu)
+        {
+            return Err(Fault::Unsupported(ANOTHER_GPUS));
+        }
+        if let (Some(src_gpu), Some(dst_gpu)) = (from.gpu, to.gpu)
+            && src_gpu != dst_gpu
+        {
+            return Ok(Step::CopyBetweenGpus {
+                src: from.addr,
+                dst: to.addr,
+                bytes: from.bytes,
+                stream,
+                gpus: (src_gpu, dst_gpu),
+            });
+        }
         Ok(Step::Copy {
             direction,
             src: from.addr,
@@ -202,9 +253,20 @@ impl Resolver<'_> {
         })
     }
 
-    fn fill(&mut self, index: usize, dst: Place, stream: Option<u16>) -> Result<Step, Fault> {
+    fn fill(
+        &mut self,
+        index: usize,
+        dst: Place,
+        stream: Option<u16>,
+        gpu: &mut u16,
+    ) -> Result<Step, Fault> {
         let host = self.is_host(dst.buffer())?;
         let to = self.span(dst, if host { Side::Host } else { Side::Device })?;
+        match (stream, to.gpu) {
+            (Some(_), Some(on)) if on != *gpu => return Err(Fault::Unsupported(ANOTHER_GPUS)),
+            (None, Some(on)) => *gpu = on,
+            _ => {}
+        }
         writable(&to)?;
         let value = self
             .given
@@ -244,12 +306,18 @@ impl Resolver<'_> {
         index: usize,
         launch: &LaunchInfo,
         stream: Option<u16>,
+        gpu: u16,
     ) -> Result<Step, Fault> {
-        let kernel = self
-            .kernels
-            .get(usize::from(launch.kernel))
-            .ok_or(MALFORMED)?
-            .clone();
+        let gpus = self.contexts.len();
+        if stream.is_none() && gpus > 1 {
+            return Err(Fault::Unsupported(
+                "a launch outside stream blocks in a plan on several GPUs: launch in a stream block, whose stream names the GPU",
+            ));
+        }
+        let on_gpu = usize::from(launch.kernel) * gpus + usize::from(gpu);
+        let kernel = self.kernels.get(on_gpu).ok_or(MALFORMED)?.clone();
+        let context = self.contexts.get(usize::from(gpu)).ok_or(MALFORMED)?;
+        let peer = self.info.gpus.is_some_and(|gpus| gpus.peer.is_some());
         let config = LaunchConfig {
             grid: self.dims(index, launch.grid, Which::Grid)?,
             block: self.dims(index, launch.block, Which::Block)?,
@@ -266,7 +334,7 @@ impl Resolver<'_> {
                 }
             },
         };
-        check_limits(self.context, &kernel, &config)?;
+        check_limits(context, &kernel, &config)?;
         // The values extents name first: a cast that changed one is the
         // cause of any extent that then looks wrong.
         for (position, arg) in launch.args.iter().enumerate() {
@@ -289,6 +357,11 @@ impl Resolver<'_> {
             match arg {
                 &(Arg::Buffer(place) | Arg::Extent(place, ..) | Arg::Measured(place, ..)) => {
                     let span = self.span(place, Side::Device)?;
+                    if span.gpu.is_some_and(|on| on != gpu) && !peer {
+                        return Err(Fault::Unsupported(
+                            "a kernel given another GPU's memory, in a plan without `peer`",
+                        ));
+                    }
                     let extent = match *arg {
                         Arg::Extent(_, extent, param) => Some((self.sizes.get(extent)?, param)),
                         Arg::Measured(_, extent, param) => {
@@ -343,7 +416,9 @@ impl Resolver<'_> {
             }
         }
         Ok(Step::Launch {
-            launch: Box::new(arguments.finish(launch.kernel, config)),
+            launch: Box::new(
+                arguments.finish(u16::try_from(on_gpu).map_err(|_| MALFORMED)?, config),
+            ),
             stream,
         })
     }
@@ -439,13 +514,31 @@ impl Resolver<'_> {
             Side::Host => placed.host,
             Side::Device => placed.device,
         };
-        let base = base.ok_or(match side {
+        let mut base = base.ok_or(match side {
             Side::Host => MALFORMED,
             Side::Device => Fault::Unsupported(
                 "a kernel cannot reach this buffer: it is host memory that is not mapped",
             ),
         })?;
-        let first = slot
+        // Each element its own allocation: the element's, from its start.
+        let mut slot_in_base = slot;
+        if let Base::Elements(first) = base {
+            let at = usize::from(first) + slot;
+            base = Base::Fixed(*self.element_bases.get(at).ok_or(MALFORMED)?);
+            slot_in_base = 0;
+        }
+        let gpu = match (side, placed.home) {
+            (Side::Host, _) | (_, Home::Host) => None,
+            (_, Home::Gpu(gpu)) => Some(gpu),
+            (_, Home::EachElement) => Some(u16::try_from(slot).map_err(|_| MALFORMED)?),
+            // Unknown only to its own `alloc`, which comes first.
+            (_, Home::Scratch(scratch)) => self
+                .scratch_gpus
+                .get(usize::from(scratch))
+                .copied()
+                .flatten(),
+        };
+        let first = slot_in_base
             .checked_mul(len)
             .and_then(|skip| skip.checked_add(start));
         let first = first.ok_or(Fault::SizeOverflow {
@@ -461,6 +554,7 @@ impl Resolver<'_> {
             elements: end - start,
             buffer: place.buffer(),
             placed,
+            gpu,
         })
     }
 
@@ -542,6 +636,11 @@ impl Resolver<'_> {
         Ok((slot, span.bytes))
     }
 }
+
+/// An op given memory of a GPU other than its stream's, which the checks
+/// refuse at compile time; checked again here, as every promise is.
+const ANOTHER_GPUS: &str = "this op's stream is on one GPU and its device memory on another: \
+     copies and fills touch memory of their stream's GPU (a copy between GPUs, at one end)";
 
 fn writable(span: &Span) -> Result<(), Fault> {
     if span.placed.writable {

@@ -2,9 +2,9 @@
 //! and events, every op resolved to a step, and the state of its runs.
 //! [`Engine`](super::Engine) adds the typed host buffers.
 
-use super::address::{Base, Placed};
+use super::address::{Base, Home, Placed};
 use super::builder::{Builder, Givens};
-use super::info::{BufferKind, MALFORMED, Op, PlanInfo, Site};
+use super::info::{BufferKind, Gpu, MALFORMED, Op, PlanInfo, Site};
 use super::resolve::{Resolver, sizes_of};
 use super::sizes::Sizes;
 use super::slices::{Lock, Registrations, Slice};
@@ -35,14 +35,26 @@ static NEXT_INSTANCE: AtomicU32 = AtomicU32::new(1);
 
 pub(crate) struct Runner {
     info: &'static PlanInfo,
-    context: Context,
+    /// The GPUs the plan runs on, by number (one, unless it declares
+    /// `gpus`); the first is bound while a run is queued, and each op binds
+    /// its own where it is on another.
+    contexts: Vec<Context>,
     sizes: Sizes,
     /// Where each buffer's memory is.
     placed: Vec<Placed>,
+    /// The device addresses of the elements of sets placed one element on
+    /// each GPU (`on gpu`), each set's after the last's.
+    element_bases: Vec<u64>,
     /// The values `new` gave (kept: ops resolved at each run need them).
     given: Givens,
+    /// Each kernel on each GPU: kernel `k` on GPU `g` at `k * gpus + g`.
     kernels: Vec<Kernel>,
     streams: Vec<Stream>,
+    /// The GPU each stream is on.
+    stream_gpus: Vec<u16>,
+    /// Each event once for each GPU (event `e`'s on GPU `g` at `e * gpus
+    /// + g`), since an event is recorded on streams of its own GPU only:
+    /// a `record` uses its stream's GPU's, a `wait` the one last recorded.
     events: Vec<Event>,
     /// By stream declaration, its first stream in `streams`; then the
     /// count (a set of streams is several).
@@ -53,6 +65,8 @@ pub(crate) struct Runner {
     ops: Vec<OpInfo>,
     /// The ops in the order they run, loops unrolled.
     steps: Vec<Step>,
+    /// The GPU whose context each step is queued in.
+    step_gpus: Vec<u16>,
     /// Steps resolved at each run, since they read sizes or values the
     /// run gives, and their ops.
     dynamic: Vec<(usize, usize)>,
@@ -62,6 +76,9 @@ pub(crate) struct Runner {
 
     /// Stream-ordered allocations during a run; 0 when not allocated.
     scratch: Vec<u64>,
+    /// The GPU each stream-ordered allocation is made on (its `alloc`'s
+    /// stream's), once an `alloc` of it is resolved.
+    scratch_gpus: Vec<Option<u16>>,
     /// The caller slices' addresses during a run.
     params: Vec<u64>,
     /// The plan's device memory.
@@ -82,7 +99,7 @@ impl Runner {
     /// resolves every op; a failure frees what was made before it.
     pub fn new(builder: Builder) -> Result<Runner> {
         let Builder {
-            context,
+            contexts,
             info,
             sizes,
             host,
@@ -90,20 +107,24 @@ impl Runner {
         } = builder;
         let mut runner = Runner {
             info,
-            context,
+            contexts,
             sizes,
             placed: Vec::with_capacity(info.buffers.len()),
+            element_bases: Vec::new(),
             given,
             kernels: Vec::new(),
             streams: Vec::new(),
+            stream_gpus: Vec::new(),
             events: Vec::new(),
             stream_starts: Vec::new(),
             event_starts: Vec::new(),
             ops: Vec::new(),
             steps: Vec::new(),
+            step_gpus: Vec::new(),
             dynamic: Vec::new(),
             unroll_each_run: false,
             scratch: Vec::new(),
+            scratch_gpus: Vec::new(),
             params: Vec::new(),
             device: Vec::new(),
             timer: Timer::default(),
@@ -112,15 +133,21 @@ impl Runner {
             deferred: RefCell::new(None),
             started: Instant::now(),
         };
+        runner.enable_peers()?;
         runner.place_buffers(&host)?;
         runner.load_kernels()?;
-        let streams = info.streams.iter().map(|s| (s.site, s.array));
-        (runner.streams, runner.stream_starts) = runner.make_members(streams, |context, i| {
-            Stream::with_priority(context, info.streams[i].priority)
+        let streams = info.streams.iter().map(|s| (s.site, s.array, s.gpu));
+        (runner.streams, runner.stream_starts, runner.stream_gpus) = runner
+            .make_members(streams, |contexts, gpu, i| {
+                Stream::with_priority(&contexts[gpu], info.streams[i].priority)
+            })?;
+        // Each event on every GPU: a `record`'s stream picks one.
+        let events = info.events.iter().map(|e| (e.site, e.array, None));
+        let (events, event_starts, _) = runner.make_members(events, |contexts, _, _| {
+            contexts.iter().map(Event::new).collect::<Result<Vec<_>>>()
         })?;
-        let events = info.events.iter().map(|e| (e.site, e.array));
         (runner.events, runner.event_starts) =
-            runner.make_members(events, |context, _| Event::new(context))?;
+            (events.into_iter().flatten().collect(), event_starts);
         runner.unroll_each_run = info.loops.iter().any(|l| {
             runner.sizes.is_dynamic(l.count)
                 || (l.first..l.end).any(|op| runner.is_dynamic(usize::from(op)))
@@ -185,13 +212,27 @@ impl Runner {
     pub fn resolve_for_run(&mut self) -> Result<()> {
         if self.unroll_each_run {
             self.steps.clear();
+            self.step_gpus.clear();
             self.ops.clear();
             self.dynamic.clear();
             self.unroll()?;
             return Ok(());
         }
         for (step, index) in self.dynamic.clone() {
-            self.steps[step] = self.resolver().resolve(index).at_op(&self.ops[step])?;
+            let (resolved, gpu) = self.resolver().resolve(index).at_op(&self.ops[step])?;
+            match resolved {
+                // Events are resolved once, in program order: they read no
+                // size a run gives.
+                Step::Record { .. } | Step::Wait { .. } => {
+                    return Err(self.ops[step].error(MALFORMED));
+                }
+                Step::Alloc { scratch, .. } => {
+                    let slot = self.scratch_gpus.get_mut(usize::from(scratch));
+                    *slot.ok_or_else(|| self.ops[step].error(MALFORMED))? = Some(gpu);
+                }
+                _ => {}
+            }
+            (self.steps[step], self.step_gpus[step]) = (resolved, gpu);
         }
         Ok(())
     }
@@ -210,25 +251,64 @@ impl Runner {
         Ok((self.start(site, made)?, count))
     }
 
-    /// Makes the members of each declaration (`(site, set)`: a set's
-    /// count of them, else one) with `make(context, declaration)`; returns
-    /// them, and where each declaration's start, then their count. What
-    /// was made before a failure is dropped with it.
+    /// Makes the members of each declaration (`(site, set, gpu)`: a set's
+    /// count of them, else one) with `make(contexts, gpu, declaration)`;
+    /// returns them, where each declaration's start (then their count),
+    /// and the GPU of each. What was made before a failure is dropped
+    /// with it.
     fn make_members<T>(
         &mut self,
-        declarations: impl Iterator<Item = (Site, Option<super::info::Array>)>,
-        make: impl Fn(&Context, usize) -> Result<T>,
-    ) -> Result<(Vec<T>, Vec<u16>)> {
-        let (mut made, mut starts) = (Vec::new(), Vec::new());
-        for (declaration, (site, array)) in declarations.enumerate() {
+        declarations: impl Iterator<Item = (Site, Option<super::info::Array>, Option<Gpu>)>,
+        make: impl Fn(&[Context], usize, usize) -> Result<T>,
+    ) -> Result<(Vec<T>, Vec<u16>, Vec<u16>)> {
+        let (mut made, mut starts, mut gpus) = (Vec::new(), Vec::new(), Vec::new());
+        for (declaration, (site, array, gpu)) in declarations.enumerate() {
             let (start, count) = self.members(site, array, made.len())?;
             starts.push(start);
-            for _ in 0..count {
-                made.push(make(&self.context, declaration).map_err(|e| self.within(site, e))?);
+            for member in 0..count {
+                let gpu = self.gpu_of(site, gpu, member)?;
+                let one = make(&self.contexts, usize::from(gpu), declaration);
+                made.push(one.map_err(|e| self.within(site, e))?);
+                gpus.push(gpu);
             }
         }
         starts.push(self.start(self.info.site, made.len())?);
-        Ok((made, starts))
+        Ok((made, starts, gpus))
+    }
+
+    /// The GPU of element `member` of a declaration placed on `gpu`
+    /// (`None`: the first), checked to be one the plan runs on.
+    fn gpu_of(&mut self, site: Site, gpu: Option<Gpu>, member: usize) -> Result<u16> {
+        let gpu = match gpu {
+            None => 0,
+            Some(Gpu::Each) => member,
+            Some(Gpu::One(size)) => self.sizes.get(size).map_err(|f| self.error(site, f))?,
+        };
+        let count = self.contexts.len();
+        match u16::try_from(gpu) {
+            Ok(number) if gpu < count => Ok(number),
+            _ => Err(self.error(site, Fault::NoSuchGpu { gpu, count })),
+        }
+    }
+
+    /// `peer gpu;`: lets every GPU of the plan reach every other's memory,
+    /// or says, at the declaration, why it cannot.
+    fn enable_peers(&mut self) -> Result<()> {
+        let Some(site) = self.info.gpus.and_then(|gpus| gpus.peer) else {
+            return Ok(());
+        };
+        for (a, one) in self.contexts.iter().enumerate() {
+            for (b, other) in self.contexts.iter().enumerate() {
+                // The same GPU twice (two contexts of one device) reaches itself.
+                if a != b && one.ordinal() != other.ordinal() {
+                    one.enable_peer_access(other)
+                        .map_err(|e| self.within(site, e))?;
+                }
+            }
+        }
+        self.contexts[0]
+            .bind_to_thread()
+            .map_err(|e| self.within(site, e))
     }
 
     /// How many streams, events or buffers a declaration makes.
@@ -254,7 +334,12 @@ impl Runner {
     /// a graph capture refuses waits for events recorded outside it).
     fn unroll(&mut self) -> Result<()> {
         let info = self.info;
-        let mut recorded = vec![false; self.events.len()];
+        // By event, the GPU whose copy of it was last recorded.
+        let events = self
+            .event_starts
+            .last()
+            .map_or(0, |&count| usize::from(count));
+        let mut recorded = vec![None; events];
         let mut index = 0;
         while index < info.ops.len() {
             let Some(repeat) = info.loops.iter().find(|l| usize::from(l.first) == index) else {
@@ -294,7 +379,7 @@ impl Runner {
         &mut self,
         index: usize,
         iteration: Option<usize>,
-        recorded: &mut [bool],
+        recorded: &mut [Option<u16>],
     ) -> Result<()> {
         let mut op = self.op_info(&self.info.ops[index]);
         // Reports put an op on its stream of a set: `lanes[2]`.
@@ -308,27 +393,50 @@ impl Runner {
         }
         // Unrolled at each run, the run's sizes and values are given.
         let dynamic = self.is_dynamic(index) && !self.unroll_each_run;
-        let step = match (dynamic, iteration) {
+        let (mut step, gpu) = match (dynamic, iteration) {
             (false, _) => self.resolver().resolve(index).at_op(&op)?,
             (true, None) => {
                 self.dynamic.push((self.steps.len(), index));
-                Step::Pending
+                (Step::Pending, 0)
             }
             (true, Some(_)) => return Err(op.error(MALFORMED)),
         };
-        let recorded = recorded.get_mut(match step {
-            Step::Record { event, .. } | Step::Wait { event, .. } => usize::from(event),
-            _ => 0,
-        });
-        match (&step, recorded) {
-            (Step::Record { .. }, Some(recorded)) => *recorded = true,
-            (Step::Wait { .. }, Some(false)) => return Ok(()),
-            (Step::Record { .. } | Step::Wait { .. }, None) => return Err(op.error(MALFORMED)),
+        let gpus = self.contexts.len();
+        match &mut step {
+            // The event's copy on the stream's GPU.
+            Step::Record { event, .. } => {
+                let last = recorded.get_mut(usize::from(*event));
+                *last.ok_or_else(|| op.error(MALFORMED))? = Some(gpu);
+                *event = self.event_on(*event, gpu).at_op(&op)?;
+            }
+            // The copy last recorded; none yet: nothing to wait for.
+            Step::Wait { event, .. } => {
+                let last = recorded.get(usize::from(*event));
+                let Some(on) = *last.ok_or_else(|| op.error(MALFORMED))? else {
+                    return Ok(());
+                };
+                *event = self.event_on(*event, on).at_op(&op)?;
+            }
+            &mut Step::Alloc { scratch, .. } => {
+                let slot = self.scratch_gpus.get_mut(usize::from(scratch));
+                *slot.ok_or_else(|| op.error(MALFORMED))? = Some(gpu);
+            }
             _ => {}
         }
+        debug_assert!(usize::from(gpu) < gpus);
         self.steps.push(step);
+        self.step_gpus.push(gpu);
         self.ops.push(op);
         Ok(())
+    }
+
+    /// Where event `event`'s copy on GPU `gpu` is among the plan's events.
+    fn event_on(&self, event: u16, gpu: u16) -> Result<u16, Fault> {
+        let at = usize::from(event) * self.contexts.len() + usize::from(gpu);
+        u16::try_from(at)
+            .ok()
+            .filter(|&at| usize::from(at) < self.events.len())
+            .ok_or(MALFORMED)
     }
 
     fn place_buffers(&mut self, host: &[Option<super::builder::HostBuffer>]) -> Result<()> {
@@ -347,6 +455,7 @@ impl Runner {
                         device: made.device.map(Base::Fixed),
                         page_locked: made.page_locked,
                         writable: true,
+                        home: Home::Host,
                     }
                 }
                 BufferKind::Device => {
@@ -355,30 +464,53 @@ impl Runner {
                         .sizes
                         .get(buffer.len)
                         .map_err(|f| self.error(buffer.site, f))?;
-                    // A set of buffers is one allocation, element after element.
-                    let len = len.checked_mul(count).ok_or_else(|| {
-                        let fault = Fault::SizeOverflow {
-                            len,
-                            element_size: count,
-                        };
-                        self.error(buffer.site, fault)
-                    })?;
-                    let bytes = len.checked_mul(buffer.elem.size()).ok_or_else(|| {
-                        let fault = Fault::SizeOverflow {
-                            len,
-                            element_size: buffer.elem.size(),
-                        };
-                        self.error(buffer.site, fault)
-                    })?;
-                    let memory = DeviceBuffer::<u8>::new(&self.context, bytes)
-                        .map_err(|e| self.within(buffer.site, e))?;
-                    let address = memory.device_ptr().as_raw();
-                    self.device.push(memory);
-                    Placed {
-                        host: None,
-                        device: Some(Base::Fixed(address)),
-                        page_locked: false,
-                        writable: true,
+                    let bytes = |len: usize| {
+                        len.checked_mul(buffer.elem.size()).ok_or_else(|| {
+                            let fault = Fault::SizeOverflow {
+                                len,
+                                element_size: buffer.elem.size(),
+                            };
+                            self.error(buffer.site, fault)
+                        })
+                    };
+                    if buffer.gpu == Some(Gpu::Each) {
+                        // Element `e` on GPU `e`: an allocation each.
+                        let (first, bytes) = (self.element_bases.len(), bytes(len)?);
+                        let first = u16::try_from(first).map_err(|_| {
+                            let why = "a plan may place at most 65535 elements on GPUs one by one";
+                            self.error(buffer.site, Fault::Unsupported(why))
+                        })?;
+                        for element in 0..count {
+                            let gpu = self.gpu_of(buffer.site, buffer.gpu, element)?;
+                            let address = self.allocate(buffer.site, gpu, bytes)?;
+                            self.element_bases.push(address);
+                        }
+                        Placed {
+                            host: None,
+                            device: Some(Base::Elements(first)),
+                            page_locked: false,
+                            writable: true,
+                            home: Home::EachElement,
+                        }
+                    } else {
+                        // A set of buffers is one allocation, element after element.
+                        let len = len.checked_mul(count).ok_or_else(|| {
+                            let fault = Fault::SizeOverflow {
+                                len,
+                                element_size: count,
+                            };
+                            self.error(buffer.site, fault)
+                        })?;
+                        let bytes = bytes(len)?;
+                        let gpu = self.gpu_of(buffer.site, buffer.gpu, 0)?;
+                        let address = self.allocate(buffer.site, gpu, bytes)?;
+                        Placed {
+                            host: None,
+                            device: Some(Base::Fixed(address)),
+                            page_locked: false,
+                            writable: true,
+                            home: Home::Gpu(gpu),
+                        }
                     }
                 }
                 BufferKind::StreamOrdered => {
@@ -388,6 +520,7 @@ impl Runner {
                         device: Some(Base::Scratch(scratch - 1)),
                         page_locked: false,
                         writable: true,
+                        home: Home::Scratch(scratch - 1),
                     }
                 }
                 BufferKind::Param {
@@ -401,38 +534,53 @@ impl Runner {
                         device: None,
                         page_locked: registered,
                         writable: mutable,
+                        home: Home::Host,
                     }
                 }
             };
             self.placed.push(placed);
         }
         self.scratch = vec![0; usize::from(scratch)];
+        self.scratch_gpus = vec![None; usize::from(scratch)];
         self.params = vec![0; usize::from(params)];
         Ok(())
     }
 
-    /// Loads each module once, at its first kernel, and finds every kernel.
+    /// `bytes` of device memory on GPU `gpu`, for the plan's lifetime.
+    fn allocate(&mut self, site: Site, gpu: u16, bytes: usize) -> Result<u64> {
+        let memory = DeviceBuffer::<u8>::new(&self.contexts[usize::from(gpu)], bytes)
+            .map_err(|e| self.within(site, e))?;
+        let address = memory.device_ptr().as_raw();
+        self.device.push(memory);
+        Ok(address)
+    }
+
+    /// Loads each module once on each GPU, at its first kernel, and finds
+    /// every kernel on every GPU.
     fn load_kernels(&mut self) -> Result<()> {
-        let mut modules: Vec<(&'static Image, Module)> = Vec::new();
+        let mut modules: Vec<(&'static Image, usize, Module)> = Vec::new();
+        let mut kernels = Vec::with_capacity(self.info.kernels.len() * self.contexts.len());
         for kernel in self.info.kernels {
-            let loaded = modules
-                .iter()
-                .find(|(image, _)| std::ptr::eq(*image, kernel.module));
-            let module = match loaded {
-                Some((_, module)) => module.clone(),
-                None => {
-                    let module = Module::from_image(&self.context, kernel.module)
-                        .map_err(|e| self.within(kernel.site, e))?;
-                    modules.push((kernel.module, module.clone()));
-                    module
-                }
-            };
-            let found = module
-                .kernel(kernel.entry)
-                .and_then(|found| check_parameters(&found, kernel.params).map(|()| found));
-            self.kernels
-                .push(found.map_err(|e| self.within(kernel.site, e))?);
+            for (gpu, context) in self.contexts.iter().enumerate() {
+                let loaded = modules
+                    .iter()
+                    .find(|(image, on, _)| std::ptr::eq(*image, kernel.module) && *on == gpu);
+                let module = match loaded {
+                    Some((.., module)) => module.clone(),
+                    None => {
+                        let module = Module::from_image(context, kernel.module)
+                            .map_err(|e| self.within(kernel.site, e))?;
+                        modules.push((kernel.module, gpu, module.clone()));
+                        module
+                    }
+                };
+                let found = module
+                    .kernel(kernel.entry)
+                    .and_then(|found| check_parameters(&found, kernel.params).map(|()| found));
+                kernels.push(found.map_err(|e| self.within(kernel.site, e))?);
+            }
         }
+        self.kernels = kernels;
         Ok(())
     }
 
@@ -536,15 +684,18 @@ impl Runner {
                 });
             }
         }
-        let registrations =
-            Registrations::lock(&self.context, &locks).map_err(|(param, fault)| {
+        // Pinned for every GPU of the plan, not only the first.
+        let portable = self.contexts.len() > 1;
+        let registrations = Registrations::lock(&self.contexts[0], &locks, portable).map_err(
+            |(param, fault)| {
                 let site = declared[param].1.site;
                 Error::new(fault, "cuMemHostRegister", self.location(site)).within(
                     info.name(),
                     site.0,
                     self.location(site),
                 )
-            })?;
+            },
+        )?;
         Ok(registrations)
     }
 
@@ -552,12 +703,15 @@ impl Runner {
     fn resolver(&mut self) -> Resolver<'_> {
         Resolver {
             info: self.info,
-            context: &self.context,
+            contexts: &self.contexts,
             sizes: &mut self.sizes,
             placed: &self.placed,
+            element_bases: &self.element_bases,
+            scratch_gpus: &self.scratch_gpus,
             given: &self.given,
             kernels: &self.kernels,
             streams: &self.stream_starts,
+            stream_gpus: &self.stream_gpus,
             events: &self.event_starts,
         }
     }
@@ -574,7 +728,7 @@ impl Runner {
         if let Some(error) = self.deferred.get_mut().take() {
             return Err(error);
         }
-        self.context
+        self.contexts[0]
             .bind_to_thread()
             .map_err(|e| self.within(self.info.site, e))?;
         self.started = Instant::now();
@@ -596,17 +750,19 @@ impl Runner {
         let Runner {
             ops,
             steps,
+            step_gpus,
             streams,
             events,
             kernels,
             scratch,
             params,
             timer,
-            context,
+            contexts,
             ..
         } = self;
-        timer.queue(context, ops.len())?;
+        timer.queue(&contexts[0], ops.len())?;
         let mut on = Resources {
+            contexts,
             streams,
             events,
             kernels,
@@ -617,7 +773,25 @@ impl Runner {
             Some(index) => streams.get(usize::from(index)).map_or(LEGACY, Stream::raw),
             None => LEGACY,
         };
-        for ((index, step), op) in steps.iter_mut().enumerate().zip(ops.iter()) {
+        // `begin` bound the first GPU's context.
+        let mut bound = 0;
+        for (((index, step), op), &gpu) in steps
+            .iter_mut()
+            .enumerate()
+            .zip(ops.iter())
+            .zip(step_gpus.iter())
+        {
+            // Each op in its GPU's context: launches, synchronous copies
+            // and events need the current context to be theirs.
+            if gpu != bound && !step.runs_on_host() {
+                let context = contexts
+                    .get(usize::from(gpu))
+                    .ok_or_else(|| op.error(MALFORMED))?;
+                context
+                    .bind_to_thread()
+                    .map_err(|e| e.within(op.plan, op.label, op.location))?;
+                bound = gpu;
+            }
             let timed = step.timed_on();
             if let Some(stream) = timed {
                 timer.start(index, raw(stream)).at_op(op)?;
@@ -697,7 +871,7 @@ impl Runner {
             }
             on => self
                 .timer
-                .enable(&self.context, on == Timing::Events)
+                .enable(&self.contexts, on == Timing::Events)
                 .map_err(|e| self.within(self.info.site, e)),
         }
     }
@@ -731,7 +905,9 @@ impl Runner {
 
     /// Why the plan cannot be captured as a CUDA graph, if it cannot.
     fn graph_obstacle(&self) -> Option<&'static str> {
-        if self.has_caller_slices() {
+        if self.contexts.len() > 1 {
+            Some("this plan runs on several GPUs, and memplan captures plans on one GPU only")
+        } else if self.has_caller_slices() {
             Some(
                 "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
             )
@@ -764,12 +940,13 @@ impl Runner {
         if self.scratch.iter().all(|&slot| slot == 0) {
             return;
         }
-        let synchronized = self.context.synchronize().is_ok();
-        for slot in &mut self.scratch {
+        let synchronized = self.contexts.iter().all(|c| c.synchronize().is_ok());
+        for (slot, gpu) in self.scratch.iter_mut().zip(&self.scratch_gpus) {
             let address = std::mem::take(slot);
+            let context = &self.contexts[usize::from(gpu.unwrap_or(0))];
             if address != 0 && synchronized {
                 // SAFETY: allocated by the run, whose work is done.
-                release_in(&self.context, || unsafe { cu::cuMemFree_v2(address) });
+                release_in(context, || unsafe { cu::cuMemFree_v2(address) });
             }
         }
     }

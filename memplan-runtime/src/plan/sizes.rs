@@ -221,6 +221,7 @@ mod tests {
         loops: &[],
         run_inputs: &[],
         per_run: &[],
+        gpus: None,
     };
 
     fn problem(sizes: &mut Sizes, index: u16) -> String {

@@ -122,11 +122,20 @@ pub(crate) struct Lock {
 impl Registrations {
     /// Page-locks the ranges of `locks` (merged where they share a page);
     /// on failure, the parameter whose range failed.
-    pub fn lock(context: &Context, locks: &[Lock]) -> Result<Registrations, (usize, Fault)> {
+    pub fn lock(
+        context: &Context,
+        locks: &[Lock],
+        portable: bool,
+    ) -> Result<Registrations, (usize, Fault)> {
+        let flags = if portable {
+            cust::sys::CU_MEMHOSTREGISTER_PORTABLE
+        } else {
+            0
+        };
         let mut holds = Vec::new();
         for range in merged(locks, page_size()) {
             // The slices are borrowed for the run, which outlives the holds.
-            let hold = registry::lock(context, range.start, range.end, 0)
+            let hold = registry::lock(context, range.start, range.end, flags)
                 .map_err(|fault| (range.param, fault))?;
             holds.push(hold);
         }

@@ -4,6 +4,7 @@
 
 use super::address::{Addr, Base};
 use super::launch::LaunchStep;
+use crate::context::Context;
 use crate::copy::{self, Direction};
 use crate::driver::check;
 use crate::driver::cu;
@@ -25,6 +26,17 @@ pub(crate) enum Step {
         /// `None`: synchronous, on the host's turn.
         stream: Option<u16>,
         src_page_locked: bool,
+    },
+    /// A copy from one GPU's memory to another's (`cuMemcpyPeerAsync`, or
+    /// `cuMemcpyPeer` on the host's turn): direct with peer access, else
+    /// staged by the driver through host memory.
+    CopyBetweenGpus {
+        src: Addr,
+        dst: Addr,
+        bytes: usize,
+        stream: Option<u16>,
+        /// The source's GPU, then the destination's.
+        gpus: (u16, u16),
     },
     /// Device memory set to a repeated pattern.
     Fill {
@@ -67,6 +79,8 @@ pub(crate) enum Step {
 
 /// What steps act on during a run.
 pub(crate) struct Resources<'a> {
+    /// The plan's GPUs, by number.
+    pub contexts: &'a [Context],
     pub streams: &'a [Stream],
     pub events: &'a [Event],
     pub kernels: &'a [Kernel],
@@ -93,6 +107,8 @@ impl Resources<'_> {
                 .copied()
                 .filter(|&base| base != 0),
             Base::Scratch(slot) => self.scratch.get(usize::from(slot)).copied(),
+            // Resolved to the element's own base when the op was.
+            Base::Elements(_) => None,
         };
         base.and_then(|base| base.checked_add(addr.offset))
             .ok_or(UNRESOLVED)
@@ -117,9 +133,10 @@ impl Step {
     pub fn timed_on(&self) -> Option<Option<u16>> {
         match self {
             _ if self.runs_on_host() => None,
-            Step::Copy { stream, .. } | Step::Fill { stream, .. } | Step::Launch { stream, .. } => {
-                Some(*stream)
-            }
+            Step::Copy { stream, .. }
+            | Step::CopyBetweenGpus { stream, .. }
+            | Step::Fill { stream, .. }
+            | Step::Launch { stream, .. } => Some(*stream),
             _ => None,
         }
     }
@@ -144,7 +161,7 @@ impl Step {
     pub fn gave_work(&self, bytes: usize) -> bool {
         match self {
             Step::Launch { .. } => true,
-            Step::Copy { .. } | Step::Fill { .. } => bytes > 0,
+            Step::Copy { .. } | Step::CopyBetweenGpus { .. } | Step::Fill { .. } => bytes > 0,
             _ => false,
         }
     }
@@ -183,6 +200,26 @@ impl Step {
                     },
                     None => unsafe { copy::now(direction, src, dst, bytes, src_page_locked)? },
                 }
+                Ok(bytes)
+            }
+            &mut Step::CopyBetweenGpus {
+                src,
+                dst,
+                bytes,
+                stream,
+                gpus: (src_gpu, dst_gpu),
+            } => {
+                if bytes == 0 {
+                    return Ok(0);
+                }
+                let context = |gpu: u16| on.contexts.get(usize::from(gpu)).ok_or(UNRESOLVED);
+                let (from, to) = (context(src_gpu)?, context(dst_gpu)?);
+                let (src, dst) = (on.address(src)?, on.address(dst)?);
+                let stream = match stream {
+                    Some(_) => Some(on.stream(stream)?),
+                    None => None,
+                };
+                unsafe { copy::between_gpus(src, from, dst, to, bytes, stream)? };
                 Ok(bytes)
             }
             &mut Step::Fill {

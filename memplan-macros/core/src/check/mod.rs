@@ -7,6 +7,7 @@
 //! | `bounds.rs` | ranges that provably leave their buffer or run backwards |
 //! | `copies.rs` | element types, symbolic lengths, overlapping source and destination, writes to read-only slices |
 //! | `host_steps.rs` | host steps that list a buffer twice, or borrow a read-only slice `&mut` |
+//! | `gpus.rs` | memory of another GPU than the op's stream's: kernels without `peer`, copies and fills |
 //! | `reach.rs` | memory a kernel cannot reach, async copies of pageable memory, write-combined memory read by the host, host steps on device memory |
 //! | `launch.rs` | launch arguments against the kernel's declaration, and kernels with too many parameters |
 //! | `lifetime.rs` | reads of memory nothing wrote, use after `free`, double `free`, `alloc` without `free` |
@@ -19,6 +20,7 @@
 
 mod bounds;
 mod copies;
+mod gpus;
 mod host_steps;
 mod iterations;
 mod launch;
@@ -59,6 +61,7 @@ pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
     copies::check(plan, errors);
     host_steps::check(plan, errors);
     reach::check(plan, errors);
+    gpus::check(plan, errors);
     launch::check(plan, errors);
     lifetime::check(plan, &accesses, errors);
     let order = Order::compute(plan, errors);

@@ -47,12 +47,15 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
             ops: Vec::new(),
             loops: Vec::new(),
             atoms: Default::default(),
+            gpus: None,
         },
     };
     builder.reserve(&def.name);
     for param in &def.params {
         builder.param(param);
     }
+    // The GPUs first: declarations placed on them may come before.
+    builder.gpus(&def.items);
     for item in &def.items {
         builder.declaration(item);
     }
@@ -76,6 +79,7 @@ enum Name {
     Kernel(KernelId),
     Stream(StreamId),
     Event(EventId),
+    Gpus,
 }
 
 impl Name {
@@ -86,6 +90,7 @@ impl Name {
             Name::Kernel(_) => "a kernel",
             Name::Stream(_) => "a stream",
             Name::Event(_) => "an event",
+            Name::Gpus => "the plan's GPUs",
         }
     }
 }
@@ -296,6 +301,7 @@ impl Builder<'_> {
                         registered: param.registered.is_some(),
                     },
                     array: None,
+                    gpu: None,
                 });
                 self.declare(&param.name, Name::Buffer(buffer));
                 ParamKind::Slice(buffer)
@@ -366,10 +372,12 @@ impl Builder<'_> {
                     };
                     let id = self.plan.streams.len();
                     let array = self.array(&def.count);
+                    let gpu = self.placement(&def.gpu, &def.name, &array, true);
                     self.plan.streams.push(Stream {
                         name: def.name.clone(),
                         priority,
                         array,
+                        gpu,
                     });
                     self.declare(&def.name, Name::Stream(id));
                 }
@@ -383,7 +391,172 @@ impl Builder<'_> {
                     self.declare(event, Name::Event(id));
                 }
             }
-            ItemDef::On(_) | ItemDef::Op(_) | ItemDef::Loop(_) => {}
+            ItemDef::Gpus(_)
+            | ItemDef::Peer(_)
+            | ItemDef::On(_)
+            | ItemDef::Op(_)
+            | ItemDef::Loop(_) => {}
+        }
+    }
+
+    /// `gpus gpu[g];` (at most one) and `peer gpu;`.
+    fn gpus(&mut self, items: &[ItemDef]) {
+        for item in items {
+            let ItemDef::Gpus(decl) = item else {
+                continue;
+            };
+            if let Some(first) = &self.plan.gpus {
+                self.errors.at(
+                    decl.name.span(),
+                    format!(
+                        "the plan's GPUs are declared already, as `{}` (line {})",
+                        first.name,
+                        first.span.start().line
+                    ),
+                    "declare the GPUs once, `gpus gpu[g];`, and place each buffer and stream on one of them",
+                );
+                continue;
+            }
+            let Some(count) = &decl.count else {
+                self.errors.at(
+                    decl.name.span(),
+                    format!("say how many GPUs `{}` are", decl.name),
+                    format!(
+                        "write `gpus {}[g];`, with `g` a size `new` takes; `new` is then given as many contexts",
+                        decl.name
+                    ),
+                );
+                continue;
+            };
+            self.array(&Some(count.clone()));
+            self.plan.gpus = Some(Gpus {
+                name: decl.name.clone(),
+                count: count.clone(),
+                span: decl
+                    .gpus_token
+                    .span
+                    .join(decl.name.span())
+                    .unwrap_or(decl.name.span()),
+                peer: None,
+            });
+            self.declare(&decl.name, Name::Gpus);
+        }
+        for item in items {
+            let ItemDef::Peer(decl) = item else {
+                continue;
+            };
+            let span = decl.peer_token.span;
+            match &mut self.plan.gpus {
+                Some(gpus) if gpus.name == decl.gpus && gpus.peer.is_none() => {
+                    gpus.peer = Some(span);
+                }
+                Some(gpus) if gpus.name == decl.gpus => self.errors.at(
+                    span,
+                    format!("`peer {}` is declared twice", gpus.name),
+                    "declare it once",
+                ),
+                Some(gpus) => {
+                    let name = gpus.name.clone();
+                    self.errors.at(
+                        decl.gpus.span(),
+                        format!("`{}` is not the plan's GPUs, which are `{name}`", decl.gpus),
+                        format!("write `peer {name};`"),
+                    );
+                }
+                None => self.errors.at(
+                    span,
+                    "`peer` lets the plan's GPUs reach each other's memory, and this plan declares none",
+                    format!(
+                        "declare the GPUs first: `gpus {}[g];`",
+                        decl.gpus
+                    ),
+                ),
+            }
+        }
+    }
+
+    /// The GPU of device buffer or stream `name` (a set if `array`), as
+    /// `def` places it; every one must be placed in a plan on several
+    /// GPUs (`device`: whether it is device memory, which alone is on a
+    /// GPU).
+    fn placement(
+        &mut self,
+        def: &Option<syntax::PlacementDef>,
+        name: &Ident,
+        array: &Option<Array>,
+        device: bool,
+    ) -> Option<Placement> {
+        let gpus = self.plan.gpus.as_ref().map(|gpus| gpus.name.clone());
+        let (def, gpus) = match (def, gpus) {
+            (None, None) => return None,
+            (None, Some(gpus)) if device => {
+                let (what, example) = match array {
+                    Some(_) => (
+                        "set",
+                        format!("`{name}[...] ... on {gpus}` (element i on GPU i)"),
+                    ),
+                    None => ("declaration", format!("`{name} ... on {gpus}[0]`")),
+                };
+                self.errors.at(
+                    name.span(),
+                    format!("in a plan on several GPUs, say which GPU `{name}` is on"),
+                    format!("place the {what} on one: {example}"),
+                );
+                return None;
+            }
+            (None, Some(_)) => return None,
+            (Some(def), _) if !device => {
+                self.errors.at(
+                    def.span(),
+                    format!("`{name}` is host memory, which is on no GPU"),
+                    "every GPU of the plan reaches pinned host memory (it is made portable); place device buffers and streams",
+                );
+                return None;
+            }
+            (Some(def), None) => {
+                self.errors.at(
+                    def.span(),
+                    format!(
+                        "`{name}` is placed on `{}`, and this plan declares no GPUs",
+                        def.gpus
+                    ),
+                    format!(
+                        "declare them: `gpus {}[g];`, and `new` takes as many contexts; or drop `on ...` for a plan on one GPU",
+                        def.gpus
+                    ),
+                );
+                return None;
+            }
+            (Some(def), Some(gpus)) => (def, gpus),
+        };
+        if def.gpus != gpus {
+            self.errors.at(
+                def.gpus.span(),
+                format!("`{}` is not the plan's GPUs, which are `{gpus}`", def.gpus),
+                format!("write `on {gpus}[...]`"),
+            );
+            return None;
+        }
+        match (&def.index, array) {
+            (None, Some(_)) => Some(Placement::Each(def.span())),
+            (None, None) => {
+                self.errors.at(
+                    def.span(),
+                    format!("`{name}` is one, and `on {gpus}` places a set, element i on GPU i"),
+                    format!("say which GPU: `on {gpus}[0]`"),
+                );
+                None
+            }
+            (Some(index), _) => {
+                // A size `new` takes, as a set's count is.
+                let value = self.array(&Some(index.clone()))?.count;
+                let value = self.read(&value).value;
+                Some(Placement::One {
+                    index: index.clone(),
+                    value,
+                    span: def.span(),
+                })
+            }
         }
     }
 
@@ -750,6 +923,7 @@ impl Builder<'_> {
             BufferKind::Device => self.array(&def.count),
             _ => None,
         };
+        let gpu = self.placement(&def.gpu, &def.name, &array, kind == BufferKind::Device);
         let id = self.plan.buffers.len();
         self.plan.buffers.push(Buffer {
             name: def.name.clone(),
@@ -759,6 +933,7 @@ impl Builder<'_> {
             len_expr: Some(def.len.clone()),
             kind,
             array,
+            gpu,
         });
         self.declare(&def.name, Name::Buffer(id));
         id

@@ -42,6 +42,37 @@ pub struct Plan {
     /// The `for` loops, each a run of consecutive ops.
     pub loops: Vec<Loop>,
     pub atoms: Atoms,
+    /// `gpus gpu[g];`: the plan runs on the GPUs `new` is given.
+    pub gpus: Option<Gpus>,
+}
+
+/// `gpus gpu[g];`, and `peer gpu;`.
+#[derive(Clone)]
+pub struct Gpus {
+    pub name: Ident,
+    /// `g`, as written.
+    pub count: Expr,
+    pub span: Span,
+    /// Where `peer gpu;` is written, if it is: kernels may then reach
+    /// every GPU's memory.
+    pub peer: Option<Span>,
+}
+
+/// Which GPU a device buffer or a stream is on.
+#[derive(Clone)]
+pub enum Placement {
+    /// `on gpu`, for a set: element `i` on GPU `i`.
+    Each(Span),
+    /// `on gpu[e]`: on GPU `e`, a size.
+    One { index: Expr, value: Sym, span: Span },
+}
+
+impl Placement {
+    pub fn span(&self) -> Span {
+        match self {
+            Placement::Each(span) | Placement::One { span, .. } => *span,
+        }
+    }
 }
 
 /// `for c in 0..k { ... }`: its ops, `ops`, are the body for one iteration
@@ -178,6 +209,8 @@ pub struct Buffer {
     pub kind: BufferKind,
     /// A set of buffers of `len` elements each (a ring).
     pub array: Option<Array>,
+    /// The GPU of device memory, in a plan that declares `gpus`.
+    pub gpu: Option<Placement>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,6 +277,8 @@ pub struct Stream {
     pub name: Ident,
     pub priority: Priority,
     pub array: Option<Array>,
+    /// Its GPU, in a plan that declares `gpus`.
+    pub gpu: Option<Placement>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,8 @@ use super::diagram::buffer_kind;
 use super::names::number;
 use super::sizes::{Sizes, is_blocks};
 use crate::ir::{
-    Arg, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, ParamKind, Place, Plan, Priority,
+    Arg, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, ParamKind, Place, Placement,
+    Plan, Priority,
 };
 use crate::text::text;
 use proc_macro2::{Span, TokenStream};
@@ -111,6 +112,18 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
     }
     for repeat in &plan.loops {
         sizes.length(&repeat.count, plan)?;
+    }
+    if let Some(gpus) = &plan.gpus {
+        sizes.length(&gpus.count, plan)?;
+    }
+    let placements = plan.buffers.iter().map(|b| &b.gpu);
+    for placement in placements
+        .chain(plan.streams.iter().map(|s| &s.gpu))
+        .flatten()
+    {
+        if let Placement::One { index, .. } = placement {
+            sizes.length(index, plan)?;
+        }
     }
 
     let mut ops = Vec::new();
@@ -323,7 +336,8 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
         let elem = &buffer.elem;
         let elem = quote_spanned!(elem.span()=> elem::<#elem>());
         let array = array_tokens(&buffer.array, plan, &mut sizes)?;
-        Ok(quote!(#site.buffer(#elem, #len, #kind)#array))
+        let gpu = placement_tokens(&buffer.gpu, plan, &mut sizes)?;
+        Ok(quote!(#site.buffer(#elem, #len, #kind)#array #gpu))
     });
     let buffers: Vec<TokenStream> = buffers.collect::<syn::Result<_>>()?;
 
@@ -353,7 +367,8 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                 }
             };
             let array = array_tokens(&stream.array, plan, &mut sizes)?;
-            Ok(quote!(#site.stream(#name, #priority)#array))
+            let gpu = placement_tokens(&stream.gpu, plan, &mut sizes)?;
+            Ok(quote!(#site.stream(#name, #priority)#array #gpu))
         });
     let streams: Vec<TokenStream> = streams.collect::<syn::Result<_>>()?;
     let mut events = Vec::new();
@@ -384,6 +399,24 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             "distinct sizes (lengths, range bounds, launch dimensions)",
         ));
     }
+    let gpus = match &plan.gpus {
+        None => quote!(None),
+        Some(gpus) => {
+            let gpus_site = site(
+                &format!("gpus {}[{}]", gpus.name, text(&gpus.count)),
+                gpus.span,
+            );
+            let count = number(sizes.length(&gpus.count, plan)?);
+            let peer = match gpus.peer {
+                None => quote!(None),
+                Some(span) => {
+                    let peer_site = site(&format!("peer {}", gpus.name), span);
+                    quote!(Some(#peer_site))
+                }
+            };
+            quote!(Some(GpusInfo { site: #gpus_site, count: #count, peer: #peer }))
+        }
+    };
     let plan_site = site(&plan.name.to_string(), plan.name.span());
     let inputs = sizes.input_names();
     if inputs.len() > MOST {
@@ -407,6 +440,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             loops: &[#(#loops),*],
             run_inputs: &[#(#run_inputs),*],
             per_run: &[#(#per_run),*],
+            gpus: #gpus,
         }
     }};
     Ok(Description {
@@ -530,6 +564,22 @@ fn array_tokens(
     };
     let index = number(index);
     Ok(quote!(.array(Array { count: #count, index: #index })))
+}
+
+/// `.on(Gpu::..)`: the GPU of a device buffer or stream, if placed.
+fn placement_tokens(
+    placement: &Option<Placement>,
+    plan: &Plan,
+    sizes: &mut Sizes,
+) -> syn::Result<TokenStream> {
+    Ok(match placement {
+        None => TokenStream::new(),
+        Some(Placement::Each(_)) => quote!(.on(Gpu::Each)),
+        Some(Placement::One { index, .. }) => {
+            let index = number(sizes.length(index, plan)?);
+            quote!(.on(Gpu::One(#index)))
+        }
+    })
 }
 
 /// `Sizes(&[..])` when every dimension is written in the size arithmetic;

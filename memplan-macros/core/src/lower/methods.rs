@@ -216,14 +216,34 @@ fn run_closure(plan: &Plan, run_given: &[Given], bodies: Bodies) -> TokenStream 
 fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> TokenStream {
     let (context, builder, state_local) = (local("context"), local("plan"), local("state"));
     let params = scalar_params(plan).map(|(name, ty)| quote!(#name: #ty));
-    let doc = quote! {
-        /// Makes the plan's memory, kernels, streams and events, and checks its sizes.
+    let (doc, context_type) = match &plan.gpus {
+        None => (
+            quote! {
+                /// Makes the plan's memory, kernels, streams and events, and checks its sizes.
+            },
+            quote!(&::memplan::Context),
+        ),
+        Some(gpus) => {
+            let doc = format!(
+                " Makes the plan's memory, kernels, streams and events on the GPUs of                  the contexts given (`{0}[i]` is the `i`th), as many as `{0}` declares,                  and checks its sizes.",
+                gpus.name
+            );
+            (quote!(#[doc = #doc]), quote!(&[::memplan::Context]))
+        }
+    };
+    let start = match plan.gpus {
+        None => quote!(::memplan::__private::Builder::new),
+        Some(_) => quote!(::memplan::__private::Builder::on_gpus),
+    };
+    let started = match plan.gpus {
+        None => quote!(),
+        Some(_) => quote!(?),
     };
     if bodies == Bodies::Placeholder {
         let names = scalar_params(plan).map(|(name, _)| name);
         return quote! {
             #doc
-            pub fn new(#context: &::memplan::Context, #(#params),*) -> ::memplan::Result<Self> {
+            pub fn new(#context: #context_type, #(#params),*) -> ::memplan::Result<Self> {
                 let _ = (#context, #(#names),*);
                 ::core::unreachable!("memplan: this plan has errors")
             }
@@ -259,9 +279,9 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
     let givens = given.iter().map(|given| given_call(&builder, given));
     quote! {
         #doc
-        pub fn new(#context: &::memplan::Context, #(#params),*) -> ::memplan::Result<Self> {
+        pub fn new(#context: #context_type, #(#params),*) -> ::memplan::Result<Self> {
             #(#copy_checks)*
-            let mut #builder = #private::Builder::new(#context, &#info, &[#(#inputs),*]);
+            let mut #builder = #start(#context, &#info, &[#(#inputs),*])#started;
             let #state_local = #state { #(#buffers,)* #(#scalars,)* };
             #(#givens)*
             // SAFETY: memplan! checked the plan, and the state holds what the builder allocated.

@@ -143,6 +143,36 @@ impl Atoms {
         atom
     }
 
+    /// Whether `sym` takes a different value for every value of variable
+    /// `var`, the rest fixed: it is `a·var + rest`, with `a != 0` and
+    /// nothing in `rest` reading `var` (not even inside a quotient).
+    pub fn is_injective_in(&self, sym: &Sym, var: &str) -> bool {
+        let Some(&var) = self.index.get(var) else {
+            return false;
+        };
+        let mut linear = false;
+        for (monomial, coefficient) in sym.terms() {
+            match monomial.atoms() {
+                [only] if *only == var => linear |= *coefficient != 0,
+                atoms if atoms.iter().any(|&atom| self.reads(atom, var)) => return false,
+                _ => {}
+            }
+        }
+        linear
+    }
+
+    /// Whether `atom` is `var`, or a quotient whose terms read it.
+    fn reads(&self, atom: Atom, var: Atom) -> bool {
+        atom == var
+            || match self.def(atom) {
+                AtomDef::Opaque => false,
+                AtomDef::Quotient { numerator, divisor } => [numerator, divisor]
+                    .into_iter()
+                    .flat_map(|sym| sym.atoms())
+                    .any(|inner| self.reads(inner, var)),
+            }
+    }
+
     pub fn name(&self, atom: Atom) -> &str {
         &self.names[atom.0 as usize]
     }

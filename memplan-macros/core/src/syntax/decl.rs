@@ -161,6 +161,74 @@ pub struct BufferDef {
     pub elem: Type,
     pub len: Expr,
     pub host_kind: Option<HostKindDef>,
+    /// `on gpu[1]`, `on gpu`: the GPU of device memory.
+    pub gpu: Option<PlacementDef>,
+}
+
+/// `on gpu[e]` (on GPU `e`), or `on gpu` (a set, element `i` on GPU `i`),
+/// after a device buffer or a stream in a plan that declares `gpus gpu[g]`.
+pub struct PlacementDef {
+    pub on_token: kw::on,
+    pub gpus: Ident,
+    pub index: Option<Expr>,
+}
+
+impl PlacementDef {
+    /// `on gpu...` if it comes next.
+    pub fn parse_if_next(input: ParseStream) -> syn::Result<Option<PlacementDef>> {
+        if !input.peek(kw::on) {
+            return Ok(None);
+        }
+        Ok(Some(PlacementDef {
+            on_token: input.parse()?,
+            gpus: input.parse()?,
+            index: parse_count(input)?,
+        }))
+    }
+
+    pub fn span(&self) -> proc_macro2::Span {
+        let end = match &self.index {
+            Some(index) => syn::spanned::Spanned::span(index),
+            None => self.gpus.span(),
+        };
+        self.on_token.span.join(end).unwrap_or(self.on_token.span)
+    }
+}
+
+/// `gpus gpu[g];`: the plan runs on `g` GPUs, which `new` is given.
+pub struct GpusDecl {
+    pub gpus_token: kw::gpus,
+    pub name: Ident,
+    pub count: Option<Expr>,
+}
+
+impl Parse for GpusDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let gpus_token = input.parse()?;
+        let name = input.parse()?;
+        let count = parse_count(input)?;
+        input.parse::<Token![;]>()?;
+        Ok(GpusDecl {
+            gpus_token,
+            name,
+            count,
+        })
+    }
+}
+
+/// `peer gpu;`: kernels may reach every GPU's memory of the plan.
+pub struct PeerDecl {
+    pub peer_token: kw::peer,
+    pub gpus: Ident,
+}
+
+impl Parse for PeerDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let peer_token = input.parse()?;
+        let gpus = input.parse()?;
+        input.parse::<Token![;]>()?;
+        Ok(PeerDecl { peer_token, gpus })
+    }
 }
 
 /// How host memory is allocated: `pageable`, `pinned`, `pinned(mapped,
@@ -200,17 +268,22 @@ impl BufferDef {
         let count = parse_count(input)?;
         input.parse::<Token![:]>()?;
         let (elem, len) = parse_array(input)?;
-        let host_kind = if host && !input.peek(Token![,]) && !input.peek(Token![;]) {
+        let ends = |input: ParseStream| {
+            input.peek(Token![,]) || input.peek(Token![;]) || input.peek(kw::on)
+        };
+        let host_kind = if host && !ends(input) {
             Some(input.parse()?)
         } else {
             None
         };
+        let gpu = PlacementDef::parse_if_next(input)?;
         Ok(BufferDef {
             name,
             count,
             elem,
             len,
             host_kind,
+            gpu,
         })
     }
 }
@@ -298,6 +371,8 @@ pub struct StreamDef {
     /// `stream lanes[s];`: a set of `s` streams.
     pub count: Option<Expr>,
     pub priority: Option<PriorityDef>,
+    /// `on gpu[1]`, `on gpu`: the GPU the stream queues work on.
+    pub gpu: Option<PlacementDef>,
 }
 
 /// `high`, `normal`, or a CUDA priority number (`-2`).
@@ -314,15 +389,20 @@ impl Parse for StreamDecl {
         loop {
             let name = input.parse()?;
             let count = parse_count(input)?;
-            let priority = if input.parse::<Option<kw::priority>>()?.is_some() {
-                Some(input.parse()?)
-            } else {
-                None
-            };
+            // `priority high` and `on gpu[1]`, in either order.
+            let (mut priority, mut gpu) = (None, None);
+            for _ in 0..2 {
+                if priority.is_none() && input.parse::<Option<kw::priority>>()?.is_some() {
+                    priority = Some(input.parse()?);
+                } else if gpu.is_none() {
+                    gpu = PlacementDef::parse_if_next(input)?;
+                }
+            }
             streams.push(StreamDef {
                 name,
                 count,
                 priority,
+                gpu,
             });
             if input.parse::<Option<Token![,]>>()?.is_none() {
                 break;

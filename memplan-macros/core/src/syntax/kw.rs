@@ -29,3 +29,5 @@ syn::custom_keyword!(priority);
 syn::custom_keyword!(high);
 syn::custom_keyword!(normal);
 syn::custom_keyword!(run);
+syn::custom_keyword!(gpus);
+syn::custom_keyword!(peer);

@@ -10,8 +10,9 @@ mod op;
 mod plan;
 
 pub use decl::{
-    BufferDecl, BufferDef, BufferSpace, EventDecl, HostKindDef, KernelDecl, KernelParamDef,
-    KernelParamTy, PriorityDef, SliceAccess, StreamDecl, StreamDef,
+    BufferDecl, BufferDef, BufferSpace, EventDecl, GpusDecl, HostKindDef, KernelDecl,
+    KernelParamDef, KernelParamTy, PeerDecl, PlacementDef, PriorityDef, SliceAccess, StreamDecl,
+    StreamDef,
 };
 pub use for_loop::LoopDef;
 pub use op::{HostParamDef, HostStepDef, LaunchDef, OnBlock, OpDef, Place};

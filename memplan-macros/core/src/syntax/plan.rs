@@ -1,7 +1,7 @@
 //! `plan Name(params) { items }` and its parameters.
 
 use super::attrs::skip_doc_comments;
-use super::decl::{BufferDecl, EventDecl, KernelDecl, StreamDecl};
+use super::decl::{BufferDecl, EventDecl, GpusDecl, KernelDecl, PeerDecl, StreamDecl};
 use super::kw;
 use super::op::{OnBlock, OpDef};
 use syn::parse::discouraged::Speculative;
@@ -142,6 +142,8 @@ pub enum ItemDef {
     Buffers(BufferDecl),
     Streams(StreamDecl),
     Events(EventDecl),
+    Gpus(GpusDecl),
+    Peer(PeerDecl),
     On(OnBlock),
     Loop(super::for_loop::LoopDef),
     Op(OpDef),
@@ -160,6 +162,10 @@ impl Parse for ItemDef {
             input.parse().map(ItemDef::Streams)
         } else if input.peek(kw::event) {
             input.parse().map(ItemDef::Events)
+        } else if input.peek(kw::gpus) {
+            input.parse().map(ItemDef::Gpus)
+        } else if input.peek(kw::peer) {
+            input.parse().map(ItemDef::Peer)
         } else if input.peek(kw::on) {
             input.parse().map(ItemDef::On)
         } else if input.peek(Token![for]) {
@@ -169,7 +175,7 @@ impl Parse for ItemDef {
         } else {
             Err(input.error(
                 "expected a declaration, a stream block or an operation\n\n\
-                 help: declarations are `kernel`, `host`, `device`, `stream` and `event`; \
+                 help: declarations are `kernel`, `host`, `device`, `stream`, `event`, `gpus` and `peer`; \
                  stream blocks are `on s { ... }`, repeated with `for c in 0..k { ... }`; operations are `copy`, `fill`, `launch`, \
                  `record`, `wait`, `sync`, `alloc`, `free` and `host(...) { ... }`",
             ))

@@ -1,0 +1,257 @@
+//! Plans on several GPUs (`gpus gpu[g]`): a shard on each, work passed from
+//! GPU to GPU with a copy between their memories and an event waited for
+//! across them, stream-ordered memory on the second GPU, a kernel reaching
+//! another GPU's memory with `peer`, and the errors of `new`.
+//!
+//! Each check takes the contexts to run on. The single-GPU suite runs them
+//! on two contexts of GPU 0, which exercises everything but the hardware
+//! between GPUs; `tests/multi_gpu` runs them on every GPU.
+
+use crate::harness::GpuTest;
+use libtest_mimic::Failed;
+use memplan::{Context, Fault, Timing, memplan};
+
+/// A check, run on the contexts given.
+pub type Check = fn(&[Context]) -> Result<(), Failed>;
+
+/// The checks, by name.
+pub const CHECKS: &[(&str, Check)] = &[
+    ("a_shard_on_each_gpu", a_shard_on_each_gpu),
+    ("work_passes_from_gpu_to_gpu", work_passes_from_gpu_to_gpu),
+    (
+        "a_kernel_reaches_another_gpus_memory_with_peer",
+        a_kernel_reaches_another_gpus_memory_with_peer,
+    ),
+    (
+        "new_checks_the_gpus_it_is_given",
+        new_checks_the_gpus_it_is_given,
+    ),
+    (
+        "timing_a_plan_on_several_gpus",
+        timing_a_plan_on_several_gpus,
+    ),
+];
+
+/// The single-GPU suite's: each check on two contexts of GPU 0.
+pub const TESTS: &[(&str, GpuTest)] = &[
+    ("placed::a_shard_on_each_gpu", || twice_gpu_0(0)),
+    ("placed::work_passes_from_gpu_to_gpu", || twice_gpu_0(1)),
+    (
+        "placed::a_kernel_reaches_another_gpus_memory_with_peer",
+        || twice_gpu_0(2),
+    ),
+    ("placed::new_checks_the_gpus_it_is_given", || twice_gpu_0(3)),
+    ("placed::timing_a_plan_on_several_gpus", || twice_gpu_0(4)),
+];
+
+fn twice_gpu_0(check: usize) -> Result<(), Failed> {
+    let context = Context::new(0)?;
+    (CHECKS[check].1)(&[context.clone(), context])
+}
+
+memplan! {
+    /// `x * 2` in `g` shards of `n`, shard `i` on GPU `i`.
+    plan Spread(n: usize, g: usize) {
+        gpus   gpu[g];
+        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
+        device part[g]: [f32; n] on gpu, doubled[g]: [f32; n] on gpu;
+        stream s[g] on gpu;
+        for i in 0..g {
+            on s[i] {
+                copy x[i * n..i * n + n] -> part[i];
+                launch scale_by_two<<<blocks(n, 256), 256>>>(part[i], doubled[i], n as i32);
+                copy doubled[i] -> y[i * n..i * n + n];
+            }
+        }
+    }
+
+    /// `x + 2`: one added on GPU 0, copied to GPU 1's memory, one added
+    /// there in stream-ordered memory.
+    plan Relay(n: usize) {
+        gpus   gpu[2];
+        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        host   x: [f32; n] pinned, y: [f32; n] pinned;
+        device a: [f32; n] on gpu[0], b: [f32; n] on gpu[1];
+        stream first on gpu[0], second on gpu[1];
+        event  passed;
+        on first {
+            copy x -> a;
+            launch process_data<<<blocks(n, 256), 256>>>(a, n as i32);
+            copy a -> b;
+            record passed;
+        }
+        on second {
+            wait passed;
+            alloc t: [f32; n];
+            copy b -> t;
+            launch process_data<<<blocks(n, 256), 256>>>(t, n as i32);
+            copy t -> y;
+            free t;
+        }
+    }
+
+    /// `c = a + b` by a kernel on GPU 1, `a` in GPU 0's memory.
+    plan Reach(n: usize) {
+        gpus   gpu[2];
+        peer   gpu;
+        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
+        device da: [f32; n] on gpu[0], db: [f32; n] on gpu[1], dc: [f32; n] on gpu[1];
+        stream zero on gpu[0], one on gpu[1];
+        event  uploaded;
+        on zero { copy a -> da; record uploaded; }
+        on one {
+            copy b -> db;
+            wait uploaded;
+            launch vadd<<<blocks(n, 256), 256>>>(da, db, dc, n as i32);
+            copy dc -> c;
+        }
+    }
+
+    /// A stream on GPU `k`.
+    plan OnGpu(n: usize, g: usize, k: usize) {
+        gpus   gpu[g];
+        host   x: [f32; n] pinned;
+        device d: [f32; n] on gpu[k];
+        stream s on gpu[k];
+        on s { copy x -> d; copy d -> x; }
+    }
+}
+
+fn input(n: usize) -> Vec<f32> {
+    (0..n).map(|i| (i % 1021) as f32 - 500.0).collect()
+}
+
+fn a_shard_on_each_gpu(gpus: &[Context]) -> Result<(), Failed> {
+    let n = 1 << 16;
+    let mut plan = Spread::new(gpus, n, gpus.len())?;
+    let x = input(n * gpus.len());
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.run()?;
+    let y = &plan.host().y;
+    let wrong = (0..x.len()).find(|&i| y[i] != 2.0 * x[i]);
+    ensure!(
+        wrong.is_none(),
+        "element {:?} of y is not twice x's",
+        wrong.map(|i| (i, x[i], y[i]))
+    );
+    Ok(())
+}
+
+fn work_passes_from_gpu_to_gpu(gpus: &[Context]) -> Result<(), Failed> {
+    let n = 1 << 18;
+    let mut plan = Relay::new(&gpus[..2], n)?;
+    let x = input(n);
+    plan.host_mut().x.copy_from_slice(&x);
+    // Twice: the second run reuses the events and the pools of the first.
+    for _ in 0..2 {
+        plan.run()?;
+        let y = &plan.host().y;
+        let wrong = (0..n).find(|&i| y[i] != x[i] + 2.0);
+        ensure!(wrong.is_none(), "y[{:?}] is not x + 2", wrong);
+    }
+    Ok(())
+}
+
+fn a_kernel_reaches_another_gpus_memory_with_peer(gpus: &[Context]) -> Result<(), Failed> {
+    let n = 100_003;
+    let mut plan = match Reach::new(&gpus[..2], n) {
+        Err(e)
+            if matches!(e.fault(), Fault::Unsupported(_))
+                && gpus[0].ordinal() != gpus[1].ordinal() =>
+        {
+            // These two GPUs cannot reach each other: `new` says so, at `peer`.
+            ensure!(
+                e.to_string().contains("peer gpu"),
+                "the error does not name `peer gpu`: {e}"
+            );
+            return Ok(());
+        }
+        made => made?,
+    };
+    let (a, b) = (
+        input(n),
+        input(n).iter().map(|v| v * 3.0).collect::<Vec<f32>>(),
+    );
+    let host = plan.host_mut();
+    host.a.copy_from_slice(&a);
+    host.b.copy_from_slice(&b);
+    plan.run()?;
+    let c = &plan.host().c;
+    let wrong = (0..n).find(|&i| c[i] != a[i] + b[i]);
+    ensure!(wrong.is_none(), "c[{:?}] is not a + b", wrong);
+    Ok(())
+}
+
+fn new_checks_the_gpus_it_is_given(gpus: &[Context]) -> Result<(), Failed> {
+    // Fewer contexts than the plan declares GPUs.
+    let error = match Spread::new(&gpus[..1], 256, 2) {
+        Ok(_) => return Err("a plan on 2 GPUs was made with one context".into()),
+        Err(error) => error,
+    };
+    ensure!(
+        matches!(
+            error.fault(),
+            Fault::GpuCount {
+                declared: 2,
+                given: 1
+            }
+        ),
+        "wrong error: {error}"
+    );
+    ensure!(
+        error.to_string().contains("gpus gpu[g]"),
+        "the error does not name the declaration: {error}"
+    );
+    // No context at all.
+    ensure!(
+        Spread::new(&[], 256, 0).is_err(),
+        "a plan on no GPU was made"
+    );
+    // A stream placed past the GPUs given.
+    let error = match OnGpu::new(gpus, 256, gpus.len(), gpus.len()) {
+        Ok(_) => return Err("a stream was placed on a GPU the plan was not given".into()),
+        Err(error) => error,
+    };
+    ensure!(
+        matches!(error.fault(), Fault::NoSuchGpu { .. }),
+        "wrong error: {error}"
+    );
+    // And on the last one, it runs.
+    let mut plan = OnGpu::new(gpus, 256, gpus.len(), gpus.len() - 1)?;
+    plan.host_mut().x.fill(7.0);
+    plan.run()?;
+    ensure!(
+        plan.host().x.iter().all(|&v| v == 7.0),
+        "the round trip changed x"
+    );
+    Ok(())
+}
+
+fn timing_a_plan_on_several_gpus(gpus: &[Context]) -> Result<(), Failed> {
+    let mut plan = Relay::new(&gpus[..2], 4096)?;
+    // Events time one GPU's streams only.
+    let error = match plan.set_timing(Timing::Events) {
+        Ok(()) => return Err("events timed a plan on several GPUs".into()),
+        Err(error) => error,
+    };
+    ensure!(
+        error.to_string().contains("CUPTI"),
+        "the error does not say why: {error}"
+    );
+    if std::env::var_os("MEMPLAN_REQUIRE_CUPTI").is_none() {
+        return Ok(());
+    }
+    plan.set_timing(true)?;
+    let report = plan.run()?;
+    // Every copy and launch of both GPUs: 3 + 3 (the copy into `t`
+    // included), each once.
+    let timed = report.ops.len();
+    ensure!(
+        timed == 6 && matches!(report.clock, memplan::Clock::Engine { .. }),
+        "{timed} of 6 ops timed, by {:?}:\n{report}",
+        report.clock
+    );
+    Ok(())
+}
