@@ -501,6 +501,9 @@
 //!   peer access between every two of the GPUs (`cuCtxEnablePeerAccess`),
 //!   and fails, naming the declaration, where the hardware cannot. A
 //!   kernel has no slower path to fall back on, so the plan must ask.
+//!   Stream-ordered memory stays on its GPU, `peer` or not (peer access
+//!   does not open a pool's memory to other GPUs), and is freed on a
+//!   stream of that GPU.
 //! - *Copies and fills* touch device memory of their stream's GPU, except
 //!   that a copy between two GPUs' memories (`copy a -> b`, `a` on one,
 //!   `b` on another) may be queued on either GPU's stream. Such a copy is

@@ -357,7 +357,9 @@ impl Resolver<'_> {
             match arg {
                 &(Arg::Buffer(place) | Arg::Extent(place, ..) | Arg::Measured(place, ..)) => {
                     let span = self.span(place, Side::Device)?;
-                    if span.gpu.is_some_and(|on| on != gpu) && !peer {
+                    // Peer access does not open a pool's memory to other GPUs.
+                    let pooled = matches!(span.placed.home, Home::Scratch(_));
+                    if span.gpu.is_some_and(|on| on != gpu) && (!peer || pooled) {
                         return Err(Fault::Unsupported(
                             "a kernel given another GPU's memory, in a plan without `peer`",
                         ));

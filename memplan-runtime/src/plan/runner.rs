@@ -805,6 +805,11 @@ impl Runner {
             if let Some(began) = host_step {
                 timer.host_step_done(op, began);
             }
+            // A host step's code may bind another context (another plan's
+            // run): bind again before the next op.
+            if step.runs_on_host() {
+                bound = u16::MAX;
+            }
             // The op's mark ends even when it failed: CUPTI's id for it
             // must not stay on this thread.
             let ended = timed.map(|stream| {

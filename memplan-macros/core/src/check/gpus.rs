@@ -59,7 +59,61 @@ pub fn check(plan: &Plan, errors: &Errors) {
                 }
             }
             (OpKind::Fill { dst, .. }, Lane::Stream(_)) => on.reached(op, dst, "this fill", errors),
+            // Freed on a stream of the GPU whose pool it came from.
+            (OpKind::Free(buffer), Lane::Stream(_)) => {
+                let whole = plan.ops[id].span;
+                let at = Place {
+                    buffer: *buffer,
+                    range: crate::sym::SymRange {
+                        start: Sym::constant(0),
+                        end: Sym::constant(0),
+                    },
+                    facts: Vec::new(),
+                    computed: 0,
+                    range_expr: None,
+                    span: whole,
+                };
+                on.reached(op, &at, "this free", errors);
+            }
             _ => {}
+        }
+        // Stream-ordered memory stays on its GPU: peer access
+        // (`cuCtxEnablePeerAccess`) does not open a pool's memory to other
+        // GPUs, so neither kernels nor copies of another GPU may touch it.
+        if gpus.peer.is_some()
+            && let OpKind::Launch(launch) = &op.kind
+            && let Lane::Stream(_) = op.lane
+        {
+            for arg in &launch.args {
+                if let Arg::Buffer(place) = arg
+                    && matches!(
+                        plan.buffers[place.buffer].kind,
+                        BufferKind::StreamOrdered { .. }
+                    )
+                {
+                    on.reached(
+                        op,
+                        place,
+                        "this launch (stream-ordered memory stays on its GPU, `peer` or not)",
+                        errors,
+                    );
+                }
+            }
+        }
+        if let (OpKind::Copy { src, dst }, Lane::Stream(_)) = (&op.kind, op.lane) {
+            for place in [src, dst] {
+                if matches!(
+                    plan.buffers[place.buffer].kind,
+                    BufferKind::StreamOrdered { .. }
+                ) {
+                    on.reached(
+                        op,
+                        place,
+                        "this copy (stream-ordered memory stays on its GPU)",
+                        errors,
+                    );
+                }
+            }
         }
     }
 }

@@ -161,11 +161,16 @@ impl Atoms {
         linear
     }
 
-    /// Whether `atom` is `var`, or a quotient whose terms read it.
+    /// Whether `atom` is `var`, a quotient whose terms read it, or an
+    /// opaque term whose text names it (`min(c, 1)`).
     fn reads(&self, atom: Atom, var: Atom) -> bool {
+        let var_name = self.name(var);
         atom == var
             || match self.def(atom) {
-                AtomDef::Opaque => false,
+                AtomDef::Opaque => self
+                    .name(atom)
+                    .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '′'))
+                    .any(|word| word == var_name),
                 AtomDef::Quotient { numerator, divisor } => [numerator, divisor]
                     .into_iter()
                     .flat_map(|sym| sym.atoms())
