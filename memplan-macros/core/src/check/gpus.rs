@@ -9,8 +9,9 @@
 //! another GPU's event), so the race checks hold across GPUs unchanged.
 
 use crate::errors::Errors;
-use crate::ir::{Arg, BufferKind, Lane, Op, OpKind, Place, Placement, Plan};
+use crate::ir::{Arg, BufferId, BufferKind, Lane, Op, OpKind, Place, Placement, Plan};
 use crate::sym::Sym;
+use proc_macro2::Span;
 
 pub fn check(plan: &Plan, errors: &Errors) {
     let Some(gpus) = &plan.gpus else {
@@ -27,6 +28,15 @@ pub fn check(plan: &Plan, errors: &Errors) {
             name: &name,
             facts: &facts,
         };
+        // Stream-ordered memory stays on its GPU: peer access
+        // (`cuCtxEnablePeerAccess`) does not open a pool's memory to other
+        // GPUs, so neither kernels nor copies of another GPU may touch it.
+        let pooled = |place: &Place| {
+            matches!(
+                plan.buffers[place.buffer].kind,
+                BufferKind::StreamOrdered { .. }
+            )
+        };
         match (&op.kind, op.lane) {
             (OpKind::Launch(_), Lane::Host) => errors.at(
                 op.span,
@@ -36,84 +46,44 @@ pub fn check(plan: &Plan, errors: &Errors) {
                 ),
                 format!("launch in a stream block, on a stream placed on one of `{name}`"),
             ),
-            (OpKind::Launch(launch), Lane::Stream(_)) if gpus.peer.is_none() => {
+            (OpKind::Launch(launch), Lane::Stream(_)) => {
                 let kernel = &plan.kernels[launch.kernel].name;
+                let who = match gpus.peer {
+                    None => format!("kernel `{kernel}`"),
+                    Some(_) => format!("kernel `{kernel}` (stream-ordered memory stays on its GPU, `peer` or not)"),
+                };
                 for arg in &launch.args {
-                    if let Arg::Buffer(place) = arg {
-                        on.reached(op, place, &format!("kernel `{kernel}`"), errors);
+                    if let Arg::Buffer(place) = arg
+                        && (gpus.peer.is_none() || pooled(place))
+                    {
+                        on.reached(op, place.buffer, place.span, &who, errors);
                     }
                 }
             }
             (OpKind::Copy { src, dst }, Lane::Stream(_)) => {
-                let device = |place: &Place| on.device_gpu(place).is_some();
-                if device(src) && device(dst) {
-                    // Between GPUs: one end on the stream's GPU.
-                    let near = |place: &Place| on.same(on.lane_gpu(op), on.device_gpu(place));
-                    if !near(src) && !near(dst) {
-                        on.reached(op, dst, "this copy", errors);
-                    }
-                } else {
-                    for place in [src, dst] {
-                        on.reached(op, place, "this copy", errors);
+                let device = |place: &Place| on.device_gpu(place.buffer).is_some();
+                let near =
+                    |place: &Place| on.same(on.lane_gpu(op), on.device_gpu(place.buffer));
+                // Between GPUs: one end on the stream's GPU, and memory
+                // from a pool only there.
+                let between = device(src) && device(dst);
+                if between && !near(src) && !near(dst) {
+                    on.reached(op, dst.buffer, dst.span, "this copy", errors);
+                }
+                for place in [src, dst] {
+                    if !between || pooled(place) {
+                        on.reached(op, place.buffer, place.span, "this copy", errors);
                     }
                 }
             }
-            (OpKind::Fill { dst, .. }, Lane::Stream(_)) => on.reached(op, dst, "this fill", errors),
+            (OpKind::Fill { dst, .. }, Lane::Stream(_)) => {
+                on.reached(op, dst.buffer, dst.span, "this fill", errors)
+            }
             // Freed on a stream of the GPU whose pool it came from.
-            (OpKind::Free(buffer), Lane::Stream(_)) => {
-                let whole = plan.ops[id].span;
-                let at = Place {
-                    buffer: *buffer,
-                    range: crate::sym::SymRange {
-                        start: Sym::constant(0),
-                        end: Sym::constant(0),
-                    },
-                    facts: Vec::new(),
-                    computed: 0,
-                    range_expr: None,
-                    span: whole,
-                };
-                on.reached(op, &at, "this free", errors);
+            (&OpKind::Free(buffer), Lane::Stream(_)) => {
+                on.reached(op, buffer, op.span, "this free", errors)
             }
             _ => {}
-        }
-        // Stream-ordered memory stays on its GPU: peer access
-        // (`cuCtxEnablePeerAccess`) does not open a pool's memory to other
-        // GPUs, so neither kernels nor copies of another GPU may touch it.
-        if gpus.peer.is_some()
-            && let OpKind::Launch(launch) = &op.kind
-            && let Lane::Stream(_) = op.lane
-        {
-            for arg in &launch.args {
-                if let Arg::Buffer(place) = arg
-                    && matches!(
-                        plan.buffers[place.buffer].kind,
-                        BufferKind::StreamOrdered { .. }
-                    )
-                {
-                    on.reached(
-                        op,
-                        place,
-                        "this launch (stream-ordered memory stays on its GPU, `peer` or not)",
-                        errors,
-                    );
-                }
-            }
-        }
-        if let (OpKind::Copy { src, dst }, Lane::Stream(_)) = (&op.kind, op.lane) {
-            for place in [src, dst] {
-                if matches!(
-                    plan.buffers[place.buffer].kind,
-                    BufferKind::StreamOrdered { .. }
-                ) {
-                    on.reached(
-                        op,
-                        place,
-                        "this copy (stream-ordered memory stays on its GPU)",
-                        errors,
-                    );
-                }
-            }
         }
     }
 }
@@ -143,10 +113,10 @@ impl Gpus<'_> {
         self.placed(stream.gpu.as_ref()?, stream.array.as_ref())
     }
 
-    /// The GPU of the device memory `place` names; `None` for host memory,
+    /// The GPU of `buffer`'s device memory; `None` for host memory,
     /// which mapped is reached from every GPU.
-    fn device_gpu(&self, place: &Place) -> Option<At> {
-        let buffer = &self.plan.buffers[place.buffer];
+    fn device_gpu(&self, buffer: BufferId) -> Option<At> {
+        let buffer = &self.plan.buffers[buffer];
         match buffer.kind {
             BufferKind::Device => self.placed(buffer.gpu.as_ref()?, buffer.array.as_ref()),
             // On the GPU of the stream that allocates it.
@@ -181,10 +151,10 @@ impl Gpus<'_> {
                 && self.plan.atoms.provably_le(&b.value, &a.value, facts))
     }
 
-    /// Reports `place` if it is device memory that `who`, on the op's
-    /// stream, cannot be shown to be on the GPU of.
-    fn reached(&self, op: &Op, place: &Place, who: &str, errors: &Errors) {
-        let Some(memory) = self.device_gpu(place) else {
+    /// Reports `buffer` (written at `span`) if it is device memory that
+    /// `who`, on the op's stream, cannot be shown to be on the GPU of.
+    fn reached(&self, op: &Op, buffer_id: BufferId, span: Span, who: &str, errors: &Errors) {
+        let Some(memory) = self.device_gpu(buffer_id) else {
             return;
         };
         let Some(stream) = self.lane_gpu(op) else {
@@ -192,7 +162,7 @@ impl Gpus<'_> {
             return;
         };
         let (memory_text, stream_text) = (memory.text.clone(), stream.text.clone());
-        let buffer = self.plan.buffer_name(place.buffer);
+        let buffer = self.plan.buffer_name(buffer_id);
         let lane = self.plan.lane_name(op.lane);
         let constants = (memory.value.as_constant(), stream.value.as_constant());
         if self.same(Some(memory), Some(stream)) {
@@ -206,14 +176,18 @@ impl Gpus<'_> {
                 "{who} runs on {stream_text} ({lane}), and memplan cannot show that `{buffer}`, on {memory_text}, is on the same GPU"
             ),
         };
-        let help = if who.starts_with("kernel") {
-            format!(
+        let pooled = matches!(
+            self.plan.buffers[buffer_id].kind,
+            BufferKind::StreamOrdered { .. }
+        );
+        let help = match (matches!(op.kind, OpKind::Launch(_)), pooled) {
+            (true, false) => format!(
                 "give the kernel memory of its own GPU (copy it over first), or declare `peer {};` to let kernels reach every GPU's memory (`new` fails where the hardware cannot)",
                 self.name
-            )
-        } else {
-            "queue it on a stream of the memory's GPU; a copy between two GPUs' memories may be queued on either GPU's stream".to_owned()
+            ),
+            (true, true) => "allocate it on a stream of the kernel's GPU, or copy it into that GPU's memory first".to_owned(),
+            (false, _) => "queue it on a stream of the memory's GPU; a copy between two GPUs' memories may be queued on either GPU's stream".to_owned(),
         };
-        errors.at(place.span, what, help);
+        errors.at(span, what, help);
     }
 }
