@@ -4,7 +4,6 @@
 // is checked against the CPU's. `data_parallel_ranks` does the same with a
 // process per GPU.
 //
-// By hand, with the runtime, for now: plans across GPUs are to come.
 // Needs NCCL (`libnccl.so.2`, or `MEMPLAN_NCCL`) and `NCCL_NVLS_ENABLE`
 // set (0 on shared machines; `cargo xtask demo` sets it).
 
@@ -14,8 +13,7 @@ mod common;
 mod ranks;
 
 use memplan::Context;
-use memplan::nccl::{Communicator, ReduceOp, queue_together};
-use ranks::{Rank, SHARD, batch, expected};
+use ranks::{DataParallel, SHARD, batch, expected};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,40 +31,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         count * SHARD
     );
     let batch = batch(count);
-    let comms = Communicator::all(&gpus)?;
+    let mut plan = DataParallel::new(&gpus, SHARD, count)?;
+    plan.host_mut().batch.copy_from_slice(&batch);
 
+    // The first run sets up NCCL's connections; the second is a step.
     let started = Instant::now();
-    let ranks: Vec<Rank> = gpus
-        .iter()
-        .enumerate()
-        .map(|(r, ctx)| Rank::start(ctx, &batch[r * SHARD..(r + 1) * SHARD]))
-        .collect::<Result<_, _>>()?;
-    // Each GPU's part of the all-reduce, after its kernel on its stream.
-    let parts = ranks
-        .iter()
-        .zip(&comms)
-        .map(|(rank, comm)| {
-            comm.all_reduce(&rank.gradient, &rank.gradient, ReduceOp::Sum, &rank.stream)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    // SAFETY: each gradient is only read and written by its stream's
-    // kernel and collective until the synchronize below; the ranks outlive it.
-    unsafe { queue_together(parts)? };
-    for rank in &ranks {
-        rank.stream.synchronize()?;
-    }
+    plan.run()?;
+    let first = started.elapsed().as_secs_f64() * 1e3;
+    let started = Instant::now();
+    plan.run()?;
     let ms = started.elapsed().as_secs_f64() * 1e3;
 
     let expected = expected(&batch, count);
-    for (r, rank) in ranks.iter().enumerate() {
+    let sums = &plan.host().sums;
+    for r in 0..count {
         common::verify(
             &format!("GPU {r}'s summed gradient"),
-            &rank.gradient.to_vec()?,
+            &sums[r * SHARD..(r + 1) * SHARD],
             &expected,
         )?;
     }
     println!(
-        "one step on {count} GPU(s): {ms:.2} ms for upload, kernel and all-reduce (a first step: NCCL's connection set-up included)"
+        "one step on {count} GPU(s), as a plan: {ms:.2} ms for upload, kernel, all-reduce and download ({first:.2} ms the first time, with NCCL's set-up)"
     );
     Ok(())
 }

@@ -10,7 +10,8 @@
 // a key-value store or MPI. `NCCL_NVLS_ENABLE` is passed to every process
 // explicitly (0 unless it was set), since NCCL reads it in each.
 //
-// By hand, with the runtime, for now: plans across GPUs are to come.
+// Each rank's step is a plan that declares `ranks world;`: its `new` takes
+// the rank, the rank count and the id, and joins the job's communicator.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -18,8 +19,8 @@ mod common;
 mod ranks;
 
 use memplan::Context;
-use memplan::nccl::{Communicator, ReduceOp, UniqueId};
-use ranks::{Rank, SHARD, batch, expected};
+use memplan::nccl::{Rank, UniqueId};
+use ranks::{RankStep, SHARD, batch, expected};
 use std::process::Command;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -93,18 +94,17 @@ fn run_rank(rank: usize) -> Result<(), Box<dyn std::error::Error>> {
 
     let ctx = Context::new(rank)?;
     let batch = batch(count);
-    // What can fail comes before joining: the other ranks wait for a join.
-    let part = Rank::start(&ctx, &batch[rank * SHARD..(rank + 1) * SHARD])?;
-    let comm = Communicator::join(&ctx, &id, count, rank)?;
-    let sum = comm.all_reduce(&part.gradient, &part.gradient, ReduceOp::Sum, &part.stream)?;
-    // SAFETY: the gradient is only touched by its stream until the
-    // synchronize below.
-    unsafe { sum.queue()? };
-    part.stream.synchronize()?;
+    // `new` makes everything, then joins: the other ranks wait for a join.
+    let world = Rank { id, count, rank };
+    let mut step = RankStep::new(&ctx, &world, SHARD)?;
+    step.host_mut()
+        .mine
+        .copy_from_slice(&batch[rank * SHARD..(rank + 1) * SHARD]);
+    step.run()?;
 
     common::verify(
         &format!("rank {rank}'s summed gradient"),
-        &part.gradient.to_vec()?,
+        step.host().sum,
         &expected(&batch, count),
     )?;
     println!("rank {rank} of {count} ran on {}", ctx.device_name()?);

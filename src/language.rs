@@ -527,6 +527,79 @@
 //! CUPTI only, which sees every GPU (events would time one GPU's streams);
 //! [`graph()`](crate::PlanGraph) refuses plans on several GPUs.
 //!
+//! ### Collectives
+//!
+//! NCCL's collectives are ops of a stream block, each a GPU's part (a
+//! *rank*'s) of one collective: `all_reduce sum grads[i];` (in place) or
+//! `all_reduce sum grads[i] -> sums[i];`, `reduce_scatter max a[i] ->
+//! b[i];` (`sum`, `prod`, `min`, `max`, `avg`), `all_gather a[i] ->
+//! b[i];`, `broadcast a[i] from 0;` (or `a[i] -> b[i] from 0`), `send a[i]
+//! to (i + 1) % g;` and `recv b[i] from (i + g - 1) % g;` (roots and peers
+//! are ranks, sizes). Their buffers are device memory of the stream's GPU,
+//! of a type NCCL knows (`i8`, `u8`, `i32`, `u32`, `i64`, `u64`, `f32`,
+//! `f64`).
+//!
+//! In a plan with `gpus`, rank `i` is `gpu[i]`, and every GPU takes part
+//! in each collective once: rank `i`'s part is written once, and the loop
+//! over the GPUs queues each GPU's, on its stream. memplan queues the parts
+//! of one collective together, as one NCCL group (one thread driving every
+//! GPU must), in an order that keeps each stream's ops, each event's
+//! records and waits, and the host's turns where they are: what a GPU
+//! queues after its part stays after it. Consecutive collectives of a
+//! stream block are one group (a `send` and its `recv`).
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! memplan! {
+//!     /// Each GPU scales its shard; the shards are summed on every GPU.
+//!     plan DataParallel(n: usize, g: usize) {
+//!         gpus   gpu[g];
+//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
+//!         device part[g]: [f32; n] on gpu, grads[g]: [f32; n] on gpu;
+//!         stream s[g] on gpu;
+//!         for i in 0..g {
+//!             on s[i] {
+//!                 copy x[i * n..(i + 1) * n] -> part[i];
+//!                 launch scale_by_two<<<blocks(n, 256), 256>>>(part[i], grads[i], n as i32);
+//!                 all_reduce sum grads[i];
+//!                 copy grads[i] -> y[i * n..(i + 1) * n];
+//!             }
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! A plan that is one rank of a job of one process per GPU (how a job
+//! spans hosts) declares `ranks world;` instead of `gpus`: its `new` takes
+//! a [`nccl::Rank`](crate::nccl::Rank) after the context (the job's
+//! [`UniqueId`](crate::nccl::UniqueId), its rank count, this rank) and
+//! joins the job's communicator (`ncclCommInitRank`), returning once every
+//! rank has. A launcher starts the processes: rank 0 (or the launcher)
+//! makes the id and hands its text to the others (an environment variable,
+//! a file, a key-value store, MPI), with `NCCL_NVLS_ENABLE` set in each
+//! process's environment; `examples/data_parallel_ranks.rs` is such a
+//! launcher for one host.
+//!
+//! **What is checked.** Each part is an op on its stream that reads its
+//! send buffer and writes its receive buffer (in place, reads and writes
+//! it; a broadcast in place only writes, since which rank is the root the
+//! checks do not know), so a buffer written by another stream without an
+//! event, or read by the host while the collective may run, is a race like
+//! any other (`tests/ui/fail/collective_buffer_written_by_another_stream.rs`).
+//! A collective claims no order between ranks' streams: NCCL ends the
+//! parts together, but an op of one GPU after it still needs an event to
+//! follow another GPU's part. Collectives need `gpus` or `ranks`, device
+//! memory, a type NCCL knows and one type on both sides. `new` checks the
+//! rest, naming the op: every GPU takes part once in each collective, the
+//! lengths (an `all_gather` receives the rank count times what it sends),
+//! roots and peers are ranks, a send meets a receive of as many elements,
+//! and no GPU's part waits (through its stream or an event) for work
+//! queued after another GPU's part, which would leave the GPUs waiting for
+//! each other for ever. Collectives are not timed (CUPTI sees NCCL's
+//! kernels, which memplan does not yet match to the op), and plans with
+//! them are not captured as graphs.
+//!
 //! ## Sizes
 //!
 //! Every length, range bound and launch dimension is a size: a `usize`
@@ -760,7 +833,8 @@
 //! | in a loop, a range that some `k` takes past its buffer's end | every iteration's ranges must provably fit |
 //! | stream-ordered memory used on a stream not ordered after its `alloc` (or before its `free`) | |
 //! | a host step or synchronous op touching memory a stream may still use | with the `sync` to add |
-//! | in a plan on several GPUs: a device buffer or stream not placed on one, a kernel given another GPU's memory without `peer gpu;`, a copy or fill on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so |
+//! | in a plan on several GPUs: a device buffer or stream not placed on one, a kernel given another GPU's memory without `peer gpu;`, a copy, fill or collective on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so |
+//! | a collective in a plan without `gpus` or `ranks`, outside stream blocks, on host memory, or of a type NCCL does not know | `new` checks that every GPU takes part, lengths, roots and peers |
 //!
 //! Declared and unused buffers, streams, events and kernels are warnings.
 //!

@@ -1,10 +1,11 @@
-// What each rank (GPU) of the data-parallel examples does, shared by
-// `data_parallel` (one thread drives every GPU) and `data_parallel_ranks`
-// (a process per GPU): take its shard of the batch, compute its
-// "gradient" (twice each element, by a kernel), which an all-reduce then
-// sums over the ranks.
+// What the data-parallel examples share: the batch, the CPU's answer, and
+// the step as two plans, one for `data_parallel` (this process drives
+// every GPU) and one for `data_parallel_ranks` (a process per GPU). Each
+// GPU takes its shard of the batch, computes its "gradient" (twice each
+// element, by a kernel), and an all-reduce sums the gradients over the
+// GPUs, on each of them.
 
-use memplan::{Context, DeviceBuffer, Kernel, LaunchConfig, Module, ResultExt, Stream, blocks};
+use memplan::prelude::*;
 
 /// Elements of each rank's shard, and so of the gradient.
 pub const SHARD: usize = 1 << 22;
@@ -24,46 +25,44 @@ pub fn expected(batch: &[f32], ranks: usize) -> Vec<f32> {
         .collect()
 }
 
-/// One GPU's part: its stream, and its gradient, being computed on it.
-pub struct Rank {
-    pub stream: Stream,
-    pub gradient: DeviceBuffer<f32>,
-    /// Read by the kernel queued on `stream`, and the kernel (with its
-    /// module): kept until the rank is done.
-    _shard: DeviceBuffer<f32>,
-    _kernel: Kernel,
+memplan! {
+    /// The step on the `g` GPUs this process drives: GPU `i`'s part of
+    /// the all-reduce is queued in iteration `i`, on its stream, and
+    /// memplan queues the parts together (one NCCL group). `sums` gets
+    /// every GPU's copy of the sum.
+    pub plan DataParallel(shard: usize, g: usize) {
+        gpus   gpu[g];
+        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        host   batch: [f32; shard * g] pinned, sums: [f32; shard * g] pinned;
+        device part[g]: [f32; shard] on gpu, gradient[g]: [f32; shard] on gpu;
+        stream s[g] on gpu;
+        for i in 0..g {
+            let mine = i * shard..(i + 1) * shard;
+            on s[i] {
+                copy batch[mine] -> part[i];
+                launch scale_by_two<<<blocks(shard, 256), 256>>>(part[i], gradient[i], shard as i32);
+                all_reduce sum gradient[i];
+                copy gradient[i] -> sums[mine];
+            }
+        }
+    }
 }
 
-impl Rank {
-    /// Uploads `shard` to `ctx`'s GPU and queues the kernel that computes
-    /// the rank's gradient from it.
-    pub fn start(ctx: &Context, shard: &[f32]) -> memplan::Result<Rank> {
-        let stream = Stream::new(ctx)?;
-        let input = DeviceBuffer::from_slice(ctx, shard)?;
-        let gradient = DeviceBuffer::<f32>::zeroed(ctx, shard.len())?;
-        let module = Module::from_image(ctx, &memplan_kernels::SCALE)?;
-        let kernel = module.kernel("scale_by_two")?;
-        let config = LaunchConfig::new(blocks(shard.len(), 256), 256, 0);
-        // SAFETY: scale_by_two(const float *in, float *out, int n) reads
-        // and writes `n` floats of the two buffers, which the rank keeps
-        // until its stream is done.
-        unsafe {
-            kernel.launch(
-                &stream,
-                config,
-                (
-                    input.device_ptr(),
-                    gradient.device_ptr(),
-                    shard.len() as i32,
-                ),
-            )
+memplan! {
+    /// The step of one rank of a job of one process per GPU: `new` joins
+    /// the job's communicator (`ranks world`), and the all-reduce spans
+    /// the processes.
+    pub plan RankStep(shard: usize) {
+        ranks  world;
+        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        host   mine: [f32; shard] pinned, sum: [f32; shard] pinned;
+        device part: [f32; shard], gradient: [f32; shard];
+        stream s;
+        on s {
+            copy mine -> part;
+            launch scale_by_two<<<blocks(shard, 256), 256>>>(part, gradient, shard as i32);
+            all_reduce sum gradient;
+            copy gradient -> sum;
         }
-        .at("launch scale_by_two", memplan::Location::caller())?;
-        Ok(Rank {
-            stream,
-            gradient,
-            _shard: input,
-            _kernel: kernel,
-        })
     }
 }

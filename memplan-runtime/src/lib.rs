@@ -120,11 +120,13 @@ pub mod __private {
         promise_kernel_matches,
     };
     pub use crate::host::HostAlloc;
+    pub use crate::nccl::{Rank, ReduceOp};
     pub use crate::param::ParamLayout;
     pub use crate::plan::{
-        Arg, Array, BufferInfo, BufferKind, Builder, Dims, Elem, Engine, EventInfo, Gpu, GpusInfo,
-        Int, KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, RunGiven, Shared, Site,
-        Size, Slice, StreamInfo, Term, copied, elem, launch, pick,
+        Arg, Array, BufferInfo, BufferKind, Builder, CollectiveInfo, CollectiveKind, Dims, Elem,
+        Engine, EventInfo, Gpu, GpusInfo, Int, KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place,
+        PlanInfo, RunGiven, Shared, Site, Size, Slice, StreamInfo, Term, copied, elem, launch,
+        pick,
     };
     pub use crate::stream::Priority;
     pub use crate::{Fault, Result};

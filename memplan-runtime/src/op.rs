@@ -18,6 +18,8 @@ pub enum OpKind {
     Host,
     Alloc,
     Free,
+    /// One rank's part of an NCCL collective.
+    Collective,
     /// A declaration: the buffer, stream, event or kernel `new` creates.
     Declaration,
 }

@@ -82,6 +82,7 @@ const _: () = {
             run_inputs: &[],
             per_run: &[],
             gpus: None,
+            ranks: None,
         }
     };
     impl AddOne {

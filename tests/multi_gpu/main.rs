@@ -11,6 +11,7 @@ mod collectives;
 #[path = "../gpu/placed.rs"]
 #[allow(dead_code)] // the single-GPU suite's list
 mod placed;
+mod plans;
 
 use harness::GpuTest;
 use libtest_mimic::Failed;
@@ -46,6 +47,6 @@ fn on_every_gpu(check: usize) -> Result<(), Failed> {
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
-    let tests = [collectives::TESTS, PLACED].concat();
+    let tests = [collectives::TESTS, plans::TESTS, PLACED].concat();
     libtest_mimic::run(&args, harness::trials_on(2, &tests)).exit();
 }

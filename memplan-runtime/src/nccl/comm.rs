@@ -115,6 +115,20 @@ macro_rules! nccl_elements {
 
 nccl_elements!(i8 => 0, u8 => 1, i32 => 2, u32 => 3, i64 => 4, u64 => 5, f32 => 7, f64 => 8);
 
+/// Where a process stands in a job of one process per GPU: the job's id
+/// (made once, by one process, and handed to every other), how many
+/// ranks the job has, and which one this process is. A plan that declares
+/// `ranks` takes one in `new`, which joins the job's communicator
+/// ([`Communicator::join`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rank {
+    pub id: UniqueId,
+    /// How many ranks (processes) the job has.
+    pub count: usize,
+    /// This process's rank, below `count`.
+    pub rank: usize,
+}
+
 /// One GPU's member of a group of GPUs that run collectives together.
 /// Collectives are queued on a stream of the member's GPU; NCCL runs them
 /// once every member has queued its part.
@@ -208,6 +222,10 @@ impl Communicator {
         &self.context
     }
 
+    pub(crate) fn raw(&self) -> Comm {
+        self.raw
+    }
+
     /// `recv = op over every rank's send`, elementwise. `send` and `recv`
     /// may be one buffer (in place).
     #[track_caller]
@@ -219,7 +237,7 @@ impl Communicator {
         stream: &'a Stream,
     ) -> Result<Collective<'a>> {
         let part = self.part("ncclAllReduce", Kind::AllReduce(op), stream);
-        part.with::<T>(&[send, recv], (send.len(), recv.len()), send.len())
+        part.with(send, recv)
     }
 
     /// `recv = root's send` on every rank (only `root`'s `send` is read).
@@ -232,7 +250,7 @@ impl Communicator {
         stream: &'a Stream,
     ) -> Result<Collective<'a>> {
         let part = self.part("ncclBroadcast", Kind::Broadcast(root), stream);
-        part.with::<T>(&[send, recv], (send.len(), recv.len()), send.len())
+        part.with(send, recv)
     }
 
     /// `recv = every rank's send, in rank order`: `recv` holds `count()`
@@ -244,9 +262,8 @@ impl Communicator {
         recv: &'a DeviceBuffer<T>,
         stream: &'a Stream,
     ) -> Result<Collective<'a>> {
-        let gathered = send.len().saturating_mul(self.count);
         let part = self.part("ncclAllGather", Kind::AllGather, stream);
-        part.with::<T>(&[send, recv], (gathered, recv.len()), send.len())
+        part.with(send, recv)
     }
 
     /// `recv = this rank's block of op over every rank's send`: `send`
@@ -259,9 +276,8 @@ impl Communicator {
         op: ReduceOp,
         stream: &'a Stream,
     ) -> Result<Collective<'a>> {
-        let blocks = recv.len().saturating_mul(self.count);
         let part = self.part("ncclReduceScatter", Kind::ReduceScatter(op), stream);
-        part.with::<T>(&[send, recv], (send.len(), blocks), recv.len())
+        part.with(send, recv)
     }
 
     /// All of `send` to rank `peer`, which receives as many elements.
@@ -273,7 +289,7 @@ impl Communicator {
         stream: &'a Stream,
     ) -> Result<Collective<'a>> {
         let part = self.part("ncclSend", Kind::Send(peer), stream);
-        part.with::<T>(&[send], (0, 0), send.len())
+        part.with(send, send)
     }
 
     /// `recv.len()` elements from rank `peer` into `recv`.
@@ -285,7 +301,7 @@ impl Communicator {
         stream: &'a Stream,
     ) -> Result<Collective<'a>> {
         let part = self.part("ncclRecv", Kind::Recv(peer), stream);
-        part.with::<T>(&[recv], (0, 0), recv.len())
+        part.with(recv, recv)
     }
 
     #[track_caller]
@@ -313,8 +329,8 @@ impl Drop for Communicator {
 }
 
 /// What a collective does, with its own argument.
-#[derive(Clone, Copy)]
-enum Kind {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
     AllReduce(ReduceOp),
     Broadcast(usize),
     AllGather,
@@ -338,55 +354,88 @@ impl<'a> Part<'a> {
     /// root or peer is a rank, and NCCL can do the reduction.
     fn with<T: NcclElement>(
         self,
-        buffers: &[&'a DeviceBuffer<T>],
-        (expected, actual): (usize, usize),
-        elements: usize,
+        send: &'a DeviceBuffer<T>,
+        recv: &'a DeviceBuffer<T>,
     ) -> Result<Collective<'a>> {
         let (call, at) = (self.call, self.at);
         let nccl = nccl().at(call, at)?;
         let ours = |context: &Context| context.ordinal() == self.comm.context.ordinal();
-        if !ours(self.stream.context()) || !buffers.iter().all(|b| ours(b.context())) {
+        if !ours(self.stream.context()) || !ours(send.context()) || !ours(recv.context()) {
             let why = "a buffer or stream of another GPU than the communicator's";
             return Err(Fault::Unsupported(why)).at(call, at);
         }
+        let ((expected, actual), elements) =
+            self.kind.lengths(send.len(), recv.len(), self.comm.count);
         if expected != actual {
             return Err(Fault::WrongLength { expected, actual }).at(call, at);
         }
-        let (count, rank) = (self.comm.count, self.comm.rank);
+        let argument = self
+            .kind
+            .argument(nccl, self.comm.count, self.comm.rank)
+            .at(call, at)?;
+        Ok(Collective {
+            nccl,
+            comm: self.comm.raw,
+            name: call,
+            at,
+            call: Call {
+                kind: self.kind,
+                argument,
+                send: pointer(send),
+                recv: pointer(recv),
+                elements,
+                datatype: T::DATATYPE,
+            },
+            stream: self.stream.raw().cast(),
+            _borrows: PhantomData,
+        })
+    }
+}
+
+impl Kind {
+    /// For buffers of `send` and `recv` elements among `count` ranks: the
+    /// two lengths that must agree, and the element count NCCL is given.
+    pub(crate) fn lengths(self, send: usize, recv: usize, count: usize) -> ((usize, usize), usize) {
+        match self {
+            Kind::AllReduce(_) | Kind::Broadcast(_) => ((send, recv), send),
+            // `recv` holds every rank's `send`, in rank order.
+            Kind::AllGather => ((send.saturating_mul(count), recv), send),
+            // `send` holds a block of `recv`'s length for every rank.
+            Kind::ReduceScatter(_) => ((send, recv.saturating_mul(count)), recv),
+            Kind::Send(_) => ((send, send), send),
+            Kind::Recv(_) => ((recv, recv), recv),
+        }
+    }
+
+    /// NCCL's argument besides the buffers (the reduction, root or peer),
+    /// once the root or peer is one of `count` ranks (a peer not `rank`
+    /// itself) and NCCL has the reduction.
+    pub(crate) fn argument(
+        self,
+        nccl: &super::Nccl,
+        count: usize,
+        rank: usize,
+    ) -> Result<c_int, Fault> {
         let rank_of = |index: usize, itself: bool| {
-            if index >= count || (!itself && index == rank) {
-                Err(Fault::Element { index, count }).at(call, at)
+            if index >= count || (!itself && index == rank) || index > c_int::MAX as usize {
+                Err(Fault::Element { index, count })
             } else {
                 Ok(index as c_int)
             }
         };
-        let argument = match self.kind {
+        match self {
             Kind::AllReduce(op) | Kind::ReduceScatter(op) => {
                 // NCCL's version code for 2.10.3, where `ncclAvg` came.
                 if op == ReduceOp::Avg && nccl.version < 21003 {
                     let why = "ReduceOp::Avg needs NCCL 2.10.3 or later";
-                    return Err(Fault::Nccl(why.to_owned())).at(call, at);
+                    return Err(Fault::Nccl(why.to_owned()));
                 }
-                op as c_int
+                Ok(op as c_int)
             }
-            Kind::Broadcast(root) => rank_of(root, true)?,
-            Kind::Send(peer) | Kind::Recv(peer) => rank_of(peer, false)?,
-            Kind::AllGather => 0,
-        };
-        Ok(Collective {
-            nccl,
-            comm: self.comm.raw,
-            call,
-            at,
-            kind: self.kind,
-            argument,
-            send: pointer(buffers[0]),
-            recv: pointer(buffers[buffers.len() - 1]),
-            elements,
-            datatype: T::DATATYPE,
-            stream: self.stream.raw().cast(),
-            _borrows: PhantomData,
-        })
+            Kind::Broadcast(root) => rank_of(root, true),
+            Kind::Send(peer) | Kind::Recv(peer) => rank_of(peer, false),
+            Kind::AllGather => Ok(0),
+        }
     }
 }
 
@@ -398,18 +447,78 @@ impl<'a> Part<'a> {
 pub struct Collective<'a> {
     nccl: &'static super::Nccl,
     comm: Comm,
-    call: &'static str,
+    /// NCCL's name for the call, and where it was made, for errors.
+    name: &'static str,
     at: Location,
-    kind: Kind,
-    /// The op, root or peer.
-    argument: c_int,
-    send: *mut std::ffi::c_void,
-    recv: *mut std::ffi::c_void,
-    elements: usize,
-    datatype: u32,
+    call: Call,
     stream: *mut std::ffi::c_void,
     /// The communicator, buffers and stream, borrowed until it is queued.
     _borrows: PhantomData<&'a ()>,
+}
+
+/// One NCCL call's arguments, checked, but for the communicator and the
+/// stream: what a plan keeps for each rank's part of a collective.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Call {
+    pub kind: Kind,
+    /// The op, root or peer.
+    pub argument: c_int,
+    pub send: *mut std::ffi::c_void,
+    pub recv: *mut std::ffi::c_void,
+    pub elements: usize,
+    /// `ncclDataType_t`.
+    pub datatype: u32,
+}
+
+impl Call {
+    /// NCCL's name for the call.
+    pub fn name(&self) -> &'static str {
+        match self.kind {
+            Kind::AllReduce(_) => "ncclAllReduce",
+            Kind::Broadcast(_) => "ncclBroadcast",
+            Kind::AllGather => "ncclAllGather",
+            Kind::ReduceScatter(_) => "ncclReduceScatter",
+            Kind::Send(_) => "ncclSend",
+            Kind::Recv(_) => "ncclRecv",
+        }
+    }
+
+    /// Queues the call on `stream` for `comm`; NCCL's status.
+    ///
+    /// # Safety
+    /// As for [`Collective::queue`]; `comm` is a live communicator and
+    /// `stream` a stream of its GPU.
+    pub unsafe fn issue(
+        &self,
+        nccl: &super::Nccl,
+        comm: Comm,
+        stream: *mut std::ffi::c_void,
+    ) -> u32 {
+        let (send, recv, count, kind, argument) = (
+            self.send,
+            self.recv,
+            self.elements,
+            self.datatype,
+            self.argument,
+        );
+        // SAFETY: the caller's promise.
+        unsafe {
+            match self.kind {
+                Kind::AllReduce(_) => {
+                    (nccl.all_reduce)(send, recv, count, kind, argument as u32, comm, stream)
+                }
+                Kind::Broadcast(_) => {
+                    (nccl.broadcast)(send, recv, count, kind, argument, comm, stream)
+                }
+                Kind::AllGather => (nccl.all_gather)(send, recv, count, kind, comm, stream),
+                Kind::ReduceScatter(_) => {
+                    (nccl.reduce_scatter)(send, recv, count, kind, argument as u32, comm, stream)
+                }
+                Kind::Send(_) => (nccl.send)(send, count, kind, argument, comm, stream),
+                Kind::Recv(_) => (nccl.recv)(recv, count, kind, argument, comm, stream),
+            }
+        }
+    }
 }
 
 impl Collective<'_> {
@@ -426,7 +535,7 @@ impl Collective<'_> {
     pub unsafe fn queue(self) -> Result<()> {
         // SAFETY: the caller's promise; everything else was checked.
         let status = unsafe { self.issue() };
-        self.nccl.check(self.call, status).at(self.call, self.at)
+        self.nccl.check(self.name, status).at(self.name, self.at)
     }
 
     /// The NCCL call, with arguments checked when the part was made.
@@ -434,33 +543,8 @@ impl Collective<'_> {
     /// # Safety
     /// As for [`queue`](Self::queue).
     unsafe fn issue(&self) -> u32 {
-        let n = self.nccl;
-        let (send, recv, count, kind, comm, stream) = (
-            self.send,
-            self.recv,
-            self.elements,
-            self.datatype,
-            self.comm,
-            self.stream,
-        );
-        let argument = self.argument;
         // SAFETY: the caller's promise.
-        unsafe {
-            match self.kind {
-                Kind::AllReduce(_) => {
-                    (n.all_reduce)(send, recv, count, kind, argument as u32, comm, stream)
-                }
-                Kind::Broadcast(_) => {
-                    (n.broadcast)(send, recv, count, kind, argument, comm, stream)
-                }
-                Kind::AllGather => (n.all_gather)(send, recv, count, kind, comm, stream),
-                Kind::ReduceScatter(_) => {
-                    (n.reduce_scatter)(send, recv, count, kind, argument as u32, comm, stream)
-                }
-                Kind::Send(_) => (n.send)(send, count, kind, argument, comm, stream),
-                Kind::Recv(_) => (n.recv)(recv, count, kind, argument, comm, stream),
-            }
-        }
+        unsafe { self.call.issue(self.nccl, self.comm, self.stream) }
     }
 }
 
@@ -488,7 +572,7 @@ pub unsafe fn queue_together<'a>(parts: impl IntoIterator<Item = Collective<'a>>
         // SAFETY: the caller's promise.
         let status = unsafe { part.issue() };
         if failed.is_ok() {
-            failed = nccl.check(part.call, status).at(part.call, part.at);
+            failed = nccl.check(part.name, status).at(part.name, part.at);
         }
     }
     // SAFETY: ends the group started above; after a failed call NCCL

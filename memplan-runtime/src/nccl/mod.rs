@@ -34,7 +34,8 @@
 
 mod comm;
 
-pub use comm::{Collective, Communicator, NcclElement, ReduceOp, UniqueId, queue_together};
+pub(crate) use comm::{Call, Kind};
+pub use comm::{Collective, Communicator, NcclElement, Rank, ReduceOp, UniqueId, queue_together};
 
 use crate::error::Fault;
 use libloading::Library;
@@ -155,4 +156,18 @@ fn load() -> Result<Nccl, String> {
             _library: loaded.library,
         })
     }
+}
+
+/// `ncclGroupStart`: NCCL calls until [`group_end`] are queued together.
+pub(crate) fn group_start() -> Result<(), Fault> {
+    let nccl = nccl()?;
+    // SAFETY: no arguments.
+    nccl.check("ncclGroupStart", unsafe { (nccl.group_start)() })
+}
+
+/// `ncclGroupEnd`: queues the calls since [`group_start`].
+pub(crate) fn group_end() -> Result<(), Fault> {
+    let nccl = nccl()?;
+    // SAFETY: no arguments; ends the group the caller started.
+    nccl.check("ncclGroupEnd", unsafe { (nccl.group_end)() })
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, Fault, Location, Result};
 use crate::host::{HostAlloc, PinnedBuffer};
 use crate::kernel::{Dim3, KernelValue};
 use crate::memory::{Element, HostMemory, HostMemoryMut, byte_len};
+use crate::nccl::Rank;
 use bytemuck::NoUninit;
 use std::mem::MaybeUninit;
 
@@ -25,6 +26,8 @@ pub struct Builder {
     /// The host buffers made so far, by buffer.
     pub(crate) host: Vec<Option<HostBuffer>>,
     pub(crate) given: Givens,
+    /// `ranks world;`: the job this process is one rank of.
+    pub(crate) joining: Option<Rank>,
 }
 
 /// The values `new` gave, by op.
@@ -158,7 +161,32 @@ impl Builder {
             sizes: Sizes::new(info, sizes),
             host: info.buffers.iter().map(|_| None).collect(),
             given: Givens::default(),
+            joining: None,
         }
+    }
+
+    /// Starts building a plan that declares `ranks`, as rank `rank` of the
+    /// job it names, on `context`'s GPU; `new` joins the job's
+    /// communicator once everything else is made.
+    pub fn joining(
+        context: &Context,
+        rank: &Rank,
+        info: &'static PlanInfo,
+        sizes: &[usize],
+    ) -> Result<Builder> {
+        let mut builder = Builder::new(context, info, sizes);
+        let Some(site) = info.ranks else {
+            return Err(builder.error(info.site, MALFORMED));
+        };
+        if rank.rank >= rank.count {
+            let fault = Fault::Element {
+                index: rank.rank,
+                count: rank.count,
+            };
+            return Err(builder.error(site, fault));
+        }
+        builder.joining = Some(*rank);
+        Ok(builder)
     }
 
     /// Starts building a plan that declares `gpus gpu[g]`, on the GPUs of
@@ -174,6 +202,7 @@ impl Builder {
             sizes: Sizes::new(info, sizes),
             host: info.buffers.iter().map(|_| None).collect(),
             given: Givens::default(),
+            joining: None,
         };
         let Some(gpus) = info.gpus else {
             return Err(builder.error(info.site, MALFORMED));

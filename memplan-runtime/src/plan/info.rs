@@ -40,6 +40,9 @@ pub struct PlanInfo {
     /// `gpus gpu[g];`: the plan runs on the GPUs `new` is given; `None`
     /// for a plan on the one GPU of its context.
     pub gpus: Option<GpusInfo>,
+    /// `ranks world;`: the plan is one rank of a job of one process per
+    /// GPU, and `new` joins the job's communicator.
+    pub ranks: Option<Site>,
 }
 
 /// `gpus gpu[g];`, and `peer gpu;` if the plan declares it.
@@ -386,6 +389,32 @@ pub enum Op {
     Free(u16),
     /// Host step `i` of the plan ([`Plan::host_step`](crate::Plan::host_step)).
     Host(u16),
+    /// One rank's part of an NCCL collective, on the op's stream.
+    Collective(CollectiveInfo),
+}
+
+/// `all_reduce sum part[i];` and the like: what the rank sends (reads)
+/// and receives (writes), the same place when it works in place, and
+/// for `send` and `recv` their one buffer.
+#[derive(Debug)]
+pub struct CollectiveInfo {
+    pub kind: CollectiveKind,
+    pub send: Place,
+    pub recv: Place,
+    /// Consecutive collectives of one stream block share a number: each
+    /// rank's parts of them are queued as one NCCL group.
+    pub group: u16,
+}
+
+/// What a collective does; a root or peer is a rank, a size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollectiveKind {
+    AllReduce(crate::nccl::ReduceOp),
+    Broadcast(u16),
+    AllGather,
+    ReduceScatter(crate::nccl::ReduceOp),
+    Send(u16),
+    Recv(u16),
 }
 
 /// A buffer, or a range of one.

@@ -8,6 +8,7 @@
 
 mod address;
 mod builder;
+mod collectives;
 mod engine;
 mod graph;
 mod in_flight;
@@ -15,6 +16,7 @@ mod info;
 mod launch;
 mod resolve;
 mod runner;
+mod schedule;
 mod sizes;
 mod slices;
 mod step;
@@ -24,9 +26,9 @@ pub use engine::Engine;
 pub use graph::PlanGraph;
 pub use in_flight::InFlight;
 pub use info::{
-    Arg, Array, BufferInfo, BufferKind, Dims, Elem, EventInfo, Gpu, GpusInfo, Int, KernelInfo,
-    LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, Shared, Site, Size, StreamInfo, Term, elem,
-    launch,
+    Arg, Array, BufferInfo, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, EventInfo, Gpu,
+    GpusInfo, Int, KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, Shared, Site,
+    Size, StreamInfo, Term, elem, launch,
 };
 pub use slices::{Slice, copied, pick};
 

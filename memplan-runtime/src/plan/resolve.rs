@@ -9,7 +9,8 @@
 use super::address::{Addr, Base, Home, Placed};
 use super::builder::{Givens, Value, Which};
 use super::info::{
-    Arg, Array, BufferKind, Dims, Int, LaunchInfo, MALFORMED, Op, Place, PlanInfo, Shared, Size,
+    Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, Int, LaunchInfo, MALFORMED,
+    Op, Place, PlanInfo, Shared, Size,
 };
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
@@ -19,6 +20,7 @@ use crate::copy::{Direction, apart};
 use crate::error::Fault;
 use crate::fill::Pattern;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
+use crate::nccl::{Call, Kind, NcclElement};
 
 /// Which side of a buffer an op uses: its host memory (copies and fills of
 /// host buffers) or its device address (device buffers, kernel arguments).
@@ -61,6 +63,9 @@ pub(crate) struct Resolver<'a> {
     pub stream_gpus: &'a [u16],
     /// The same for events.
     pub events: &'a [u16],
+    /// With collectives: how many ranks the communicator has, and the
+    /// rank of the plan's first GPU (the others follow it).
+    pub ranks: Option<(usize, usize)>,
 }
 
 impl Resolver<'_> {
@@ -118,6 +123,7 @@ impl Resolver<'_> {
                 scratch: self.scratch(buffer)?.0,
                 stream: on_stream()?,
             },
+            Op::Collective(collective) => self.collective(collective, on_stream()?, gpu)?,
             &Op::Host(step) if stream.is_none() => Step::Host(step),
             Op::Host(_) => return Err(MALFORMED),
         };
@@ -172,6 +178,16 @@ pub(crate) fn sizes_of(info: &PlanInfo, index: usize) -> Vec<u16> {
                     &Arg::Bound(size, _) | &Arg::Count(size, ..) => sizes.push(size),
                     Arg::Value => {}
                 }
+            }
+        }
+        Some(Op::Collective(collective)) => {
+            place(&collective.send, &mut sizes);
+            place(&collective.recv, &mut sizes);
+            if let CollectiveKind::Broadcast(rank)
+            | CollectiveKind::Send(rank)
+            | CollectiveKind::Recv(rank) = collective.kind
+            {
+                sizes.push(rank);
             }
         }
         Some(Op::Alloc(buffer) | Op::Free(buffer)) => {
@@ -425,6 +441,80 @@ impl Resolver<'_> {
         })
     }
 
+    /// One rank's part of a collective, on `stream` of GPU `gpu`: its
+    /// buffers device memory of that GPU, of a type NCCL knows, their
+    /// lengths as the collective needs, and its root or peer a rank.
+    fn collective(
+        &mut self,
+        collective: &CollectiveInfo,
+        stream: u16,
+        gpu: u16,
+    ) -> Result<Step, Fault> {
+        let (count, first) = self.ranks.ok_or(MALFORMED)?;
+        let rank = first + usize::from(gpu);
+        let (send, recv) = (
+            self.span(collective.send, Side::Device)?,
+            self.span(collective.recv, Side::Device)?,
+        );
+        for span in [&send, &recv] {
+            match span.gpu {
+                Some(on) if on == gpu => {}
+                Some(_) => return Err(Fault::Unsupported(ANOTHER_GPUS)),
+                None => {
+                    return Err(Fault::Unsupported(
+                        "NCCL reads and writes device memory, and this buffer is host memory",
+                    ));
+                }
+            }
+        }
+        writable(&recv)?;
+        self.same_elements(&send, &recv)?;
+        let elem = self.info.buffers[usize::from(send.buffer)].elem;
+        let datatype = nccl_datatype(&elem).ok_or(Fault::Unsupported(
+            "NCCL reduces i8, u8, i32, u32, i64, u64, f32 and f64, and this buffer holds another type",
+        ))?;
+        let mut rank_size = |size: u16| self.sizes.get(size);
+        let kind = match collective.kind {
+            CollectiveKind::AllReduce(op) => Kind::AllReduce(op),
+            CollectiveKind::Broadcast(root) => Kind::Broadcast(rank_size(root)?),
+            CollectiveKind::AllGather => Kind::AllGather,
+            CollectiveKind::ReduceScatter(op) => Kind::ReduceScatter(op),
+            CollectiveKind::Send(peer) => Kind::Send(rank_size(peer)?),
+            CollectiveKind::Recv(peer) => Kind::Recv(rank_size(peer)?),
+        };
+        let ((expected, actual), elements) = kind.lengths(send.elements, recv.elements, count);
+        if expected != actual {
+            return Err(Fault::WrongLength { expected, actual });
+        }
+        // In place, or apart: NCCL reads the one while it writes the other.
+        let in_place = send.addr == recv.addr && send.bytes == recv.bytes;
+        let (a, b) = (send.addr.offset, recv.addr.offset);
+        let overlap = send.bytes > 0
+            && recv.bytes > 0
+            && a < b.saturating_add(recv.bytes as u64)
+            && b < a.saturating_add(send.bytes as u64);
+        if send.buffer == recv.buffer && !in_place && overlap {
+            return Err(Fault::Unsupported(
+                "a collective's send and receive ranges overlap without being the same range (in place)",
+            ));
+        }
+        let nccl = crate::nccl::nccl()?;
+        Ok(Step::Collective {
+            call: Call {
+                kind,
+                argument: kind.argument(nccl, count, rank)?,
+                send: std::ptr::null_mut(),
+                recv: std::ptr::null_mut(),
+                elements,
+                datatype,
+            },
+            send: send.addr,
+            recv: recv.addr,
+            stream,
+            comm: gpu,
+        })
+    }
+
     /// An extent computed from the integer arguments of launch `index` as
     /// the kernel receives them, a negative one counting as 0.
     fn measure(&self, index: usize, launch: &LaunchInfo, extent: &Size) -> Result<usize, Fault> {
@@ -668,6 +758,21 @@ fn integer(value: usize, int: Int, param: &str) -> Result<Vec<u8>, Fault> {
             "`{param}` would be {value}, which does not fit its type ({int:?})"
         ))
     })
+}
+
+/// NCCL's code for elements of `elem`, if it has one.
+fn nccl_datatype(elem: &Elem) -> Option<u32> {
+    fn code<T: NcclElement>(elem: &Elem) -> Option<u32> {
+        elem.is::<T>().then_some(T::DATATYPE)
+    }
+    code::<f32>(elem)
+        .or_else(|| code::<f64>(elem))
+        .or_else(|| code::<i32>(elem))
+        .or_else(|| code::<u32>(elem))
+        .or_else(|| code::<i64>(elem))
+        .or_else(|| code::<u64>(elem))
+        .or_else(|| code::<i8>(elem))
+        .or_else(|| code::<u8>(elem))
 }
 
 fn to_u32(value: usize, what: &str) -> Result<u32, Fault> {

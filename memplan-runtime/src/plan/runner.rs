@@ -17,6 +17,7 @@ use crate::event::Event;
 use crate::graph::{Capture, Graph};
 use crate::image::Image;
 use crate::kernel::{Kernel, Module};
+use crate::nccl::{Communicator, Rank};
 use crate::op::{OpInfo, OpKind, OpResultExt};
 use crate::param::ParamLayout;
 use crate::report::RunReport;
@@ -39,6 +40,9 @@ pub(crate) struct Runner {
     /// `gpus`); the first is bound while a run is queued, and each op binds
     /// its own where it is on another.
     contexts: Vec<Context>,
+    /// With collectives, the plan's communicator on each GPU (one, for a
+    /// plan that is one rank of a job).
+    comms: Vec<Communicator>,
     sizes: Sizes,
     /// Where each buffer's memory is.
     placed: Vec<Placed>,
@@ -67,6 +71,12 @@ pub(crate) struct Runner {
     steps: Vec<Step>,
     /// The GPU whose context each step is queued in.
     step_gpus: Vec<u16>,
+    /// Each step's op, by its number in the plan's description.
+    step_sites: Vec<u16>,
+    /// For each step that is a rank's part of a collective: whether it
+    /// opens the NCCL group of its collective's parts, and whether it
+    /// closes it.
+    step_groups: Vec<Option<(bool, bool)>>,
     /// Steps resolved at each run, since they read sizes or values the
     /// run gives, and their ops.
     dynamic: Vec<(usize, usize)>,
@@ -104,10 +114,12 @@ impl Runner {
             sizes,
             host,
             given,
+            joining,
         } = builder;
         let mut runner = Runner {
             info,
             contexts,
+            comms: Vec::new(),
             sizes,
             placed: Vec::with_capacity(info.buffers.len()),
             element_bases: Vec::new(),
@@ -121,6 +133,8 @@ impl Runner {
             ops: Vec::new(),
             steps: Vec::new(),
             step_gpus: Vec::new(),
+            step_sites: Vec::new(),
+            step_groups: Vec::new(),
             dynamic: Vec::new(),
             unroll_each_run: false,
             scratch: Vec::new(),
@@ -148,6 +162,7 @@ impl Runner {
         })?;
         (runner.events, runner.event_starts) =
             (events.into_iter().flatten().collect(), event_starts);
+        runner.comms = runner.communicators(joining)?;
         runner.unroll_each_run = info.loops.iter().any(|l| {
             runner.sizes.is_dynamic(l.count)
                 || (l.first..l.end).any(|op| runner.is_dynamic(usize::from(op)))
@@ -213,6 +228,8 @@ impl Runner {
         if self.unroll_each_run {
             self.steps.clear();
             self.step_gpus.clear();
+            self.step_sites.clear();
+            self.step_groups.clear();
             self.ops.clear();
             self.dynamic.clear();
             self.unroll()?;
@@ -371,7 +388,7 @@ impl Runner {
             unrolled?;
             index = body.end;
         }
-        Ok(())
+        self.gather_collectives()
     }
 
     /// Resolves op `index` (in loop iteration `iteration`) as the next step.
@@ -426,8 +443,88 @@ impl Runner {
         debug_assert!(usize::from(gpu) < gpus);
         self.steps.push(step);
         self.step_gpus.push(gpu);
+        self.step_sites.push(index as u16);
+        self.step_groups.push(None);
         self.ops.push(op);
         Ok(())
+    }
+
+    /// The plan's communicators, if it has collectives: one on each of its
+    /// GPUs (`ncclCommInitAll`), or, for a plan that declares `ranks`, its
+    /// rank of the job (`ncclCommInitRank`, which returns once every rank
+    /// has joined).
+    fn communicators(&self, joining: Option<Rank>) -> Result<Vec<Communicator>> {
+        let info = self.info;
+        if !info
+            .ops
+            .iter()
+            .any(|def| matches!(def.op, Op::Collective(_)))
+        {
+            return Ok(Vec::new());
+        }
+        let made = match (joining, info.ranks, info.gpus) {
+            (Some(rank), Some(site), _) => {
+                Communicator::join(&self.contexts[0], &rank.id, rank.count, rank.rank)
+                    .map(|comm| vec![comm])
+                    .map_err(|e| self.within(site, e))
+            }
+            (None, None, Some(gpus)) => {
+                Communicator::all(&self.contexts).map_err(|e| self.within(gpus.site, e))
+            }
+            _ => Err(self.error(info.site, MALFORMED)),
+        }?;
+        // NCCL set its own current device while it made them.
+        self.contexts[0]
+            .bind_to_thread()
+            .map_err(|e| self.within(info.site, e))?;
+        Ok(made)
+    }
+
+    /// Orders the run's steps so that each collective's parts are queued
+    /// together, once each is checked to have one part on every GPU.
+    fn gather_collectives(&mut self) -> Result<()> {
+        let ranks = self.comms.len();
+        let gpus: Vec<u16> = (0..self.steps.len())
+            .map(|step| self.gpu_of_step(step))
+            .collect();
+        let gathered =
+            super::collectives::gather(self.info, &self.steps, &self.step_sites, &gpus, ranks)
+                .map_err(|(step, fault)| self.ops[step].error(fault))?;
+        let order = gathered.order;
+        if order.iter().enumerate().all(|(at, &step)| at == step) {
+            self.step_groups = gathered.groups;
+            return Ok(());
+        }
+        let malformed = || self.error(self.info.site, MALFORMED);
+        let mut position = vec![usize::MAX; order.len()];
+        for (at, &step) in order.iter().enumerate() {
+            *position.get_mut(step).ok_or_else(malformed)? = at;
+        }
+        if position.contains(&usize::MAX) || order.len() != self.steps.len() {
+            return Err(malformed());
+        }
+        self.steps = reorder(std::mem::take(&mut self.steps), &order);
+        self.step_gpus = reorder(std::mem::take(&mut self.step_gpus), &order);
+        self.step_sites = reorder(std::mem::take(&mut self.step_sites), &order);
+        self.ops = reorder(std::mem::take(&mut self.ops), &order);
+        self.step_groups = gathered.groups;
+        for (step, _) in &mut self.dynamic {
+            *step = position[*step];
+        }
+        Ok(())
+    }
+
+    /// The GPU of step `step`: of its stream, for one resolved at each run.
+    fn gpu_of_step(&self, step: usize) -> u16 {
+        if !matches!(self.steps[step], Step::Pending) {
+            return self.step_gpus[step];
+        }
+        let def = self.info.ops.get(usize::from(self.step_sites[step]));
+        def.and_then(|def| def.stream)
+            .and_then(|decl| self.stream_starts.get(usize::from(decl)))
+            .and_then(|&first| self.stream_gpus.get(usize::from(first)))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Where event `event`'s copy on GPU `gpu` is among the plan's events.
@@ -608,6 +705,7 @@ impl Runner {
             Op::Alloc(_) => OpKind::Alloc,
             Op::Free(_) => OpKind::Free,
             Op::Host(_) => OpKind::Host,
+            Op::Collective(_) => OpKind::Collective,
         };
         OpInfo {
             plan: self.info.name(),
@@ -713,6 +811,7 @@ impl Runner {
             streams: &self.stream_starts,
             stream_gpus: &self.stream_gpus,
             events: &self.event_starts,
+            ranks: self.comms.first().map(|comm| (comm.count(), comm.rank())),
         }
     }
 
@@ -751,6 +850,8 @@ impl Runner {
             ops,
             steps,
             step_gpus,
+            step_groups,
+            comms,
             streams,
             events,
             kernels,
@@ -766,6 +867,7 @@ impl Runner {
             streams,
             events,
             kernels,
+            comms,
             scratch,
             params,
         };
@@ -775,11 +877,12 @@ impl Runner {
         };
         // `begin` bound the first GPU's context.
         let mut bound = 0;
-        for (((index, step), op), &gpu) in steps
+        for ((((index, step), op), &gpu), &group) in steps
             .iter_mut()
             .enumerate()
             .zip(ops.iter())
             .zip(step_gpus.iter())
+            .zip(step_groups.iter())
         {
             // Each op in its GPU's context: launches, synchronous copies
             // and events need the current context to be theirs.
@@ -797,11 +900,23 @@ impl Runner {
                 timer.start(index, raw(stream)).at_op(op)?;
             }
             let host_step = step.runs_on_host().then(|| timer.host_step());
+            let (opens, closes) = group.unwrap_or((false, false));
+            if opens {
+                crate::nccl::group_start().at_op(op)?;
+            }
             // SAFETY: every step was resolved from a plan memplan checked
             // (`Engine::new`'s promise), against memory the plan owns or
             // borrows for the run; `finish` waits before any of it is
             // touched by the host or freed.
             let ran = unsafe { step.run(&mut on, host) };
+            // A group is ended even when a part failed: NCCL then drops it.
+            let ran = match (ran, group) {
+                (ran, Some(_)) if closes || ran.is_err() => {
+                    let ended = crate::nccl::group_end();
+                    ran.and_then(|bytes| ended.map(|()| bytes))
+                }
+                (ran, _) => ran,
+            };
             if let Some(began) = host_step {
                 timer.host_step_done(op, began);
             }
@@ -912,6 +1027,8 @@ impl Runner {
     fn graph_obstacle(&self) -> Option<&'static str> {
         if self.contexts.len() > 1 {
             Some("this plan runs on several GPUs, and memplan captures plans on one GPU only")
+        } else if !self.comms.is_empty() {
+            Some("this plan has NCCL collectives, which memplan does not capture in CUDA graphs")
         } else if self.has_caller_slices() {
             Some(
                 "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
@@ -987,6 +1104,15 @@ impl Runner {
     pub fn error_at_plan(&self, operation: &'static str, fault: Fault) -> Error {
         Error::new(fault, operation, self.plan_location()).in_plan(self.info.name())
     }
+}
+
+/// `items` in `order` (a permutation of their positions).
+fn reorder<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
+    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|&at| items.get_mut(at)?.take())
+        .collect()
 }
 
 /// Compares where the plan passes a kernel's parameters with where the

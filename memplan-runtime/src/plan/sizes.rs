@@ -222,6 +222,7 @@ mod tests {
         run_inputs: &[],
         per_run: &[],
         gpus: None,
+        ranks: None,
     };
 
     fn problem(sizes: &mut Sizes, index: u16) -> String {

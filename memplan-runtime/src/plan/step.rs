@@ -12,6 +12,7 @@ use crate::error::Fault;
 use crate::event::Event;
 use crate::fill::Pattern;
 use crate::kernel::Kernel;
+use crate::nccl::{Call, Communicator};
 use crate::stream::{LEGACY, Stream, synchronize_legacy, wait_all};
 use cust::sys::CUstream;
 
@@ -75,6 +76,16 @@ pub(crate) enum Step {
         stream: u16,
     },
     Host(u16),
+    /// One rank's part of an NCCL collective: `call`, with its buffers'
+    /// addresses filled in when it is queued.
+    Collective {
+        call: Call,
+        send: Addr,
+        recv: Addr,
+        stream: u16,
+        /// The plan's communicator on the stream's GPU.
+        comm: u16,
+    },
 }
 
 /// What steps act on during a run.
@@ -84,6 +95,8 @@ pub(crate) struct Resources<'a> {
     pub streams: &'a [Stream],
     pub events: &'a [Event],
     pub kernels: &'a [Kernel],
+    /// The plan's communicators, by GPU; none without collectives.
+    pub comms: &'a [Communicator],
     /// Stream-ordered allocations, 0 when not allocated.
     pub scratch: &'a mut [u64],
     /// The run's caller slices.
@@ -137,6 +150,31 @@ impl Step {
             | Step::CopyBetweenGpus { stream, .. }
             | Step::Fill { stream, .. }
             | Step::Launch { stream, .. } => Some(*stream),
+            _ => None,
+        }
+    }
+
+    /// The stream the step is queued on; `None` for the host's turn (and
+    /// a step resolved at each run, which keeps its place).
+    pub fn queued_on(&self) -> Option<u16> {
+        match *self {
+            Step::Copy { stream, .. }
+            | Step::CopyBetweenGpus { stream, .. }
+            | Step::Fill { stream, .. }
+            | Step::Launch { stream, .. } => stream,
+            Step::Record { stream, .. }
+            | Step::Wait { stream, .. }
+            | Step::Alloc { stream, .. }
+            | Step::Free { stream, .. }
+            | Step::Collective { stream, .. } => Some(stream),
+            Step::Pending | Step::FillHost { .. } | Step::Sync(_) | Step::Host(_) => None,
+        }
+    }
+
+    /// The event the step records or waits for.
+    pub fn event(&self) -> Option<u16> {
+        match *self {
+            Step::Record { event, .. } | Step::Wait { event, .. } => Some(event),
             _ => None,
         }
     }
@@ -306,6 +344,25 @@ impl Step {
             }
             &mut Step::Host(step) => {
                 host(step)?;
+                Ok(0)
+            }
+            &mut Step::Collective {
+                call,
+                send,
+                recv,
+                stream,
+                comm,
+            } => {
+                let comm = on.comms.get(usize::from(comm)).ok_or(UNRESOLVED)?;
+                let nccl = crate::nccl::nccl()?;
+                let call = Call {
+                    send: on.address(send)? as *mut std::ffi::c_void,
+                    recv: on.address(recv)? as *mut std::ffi::c_void,
+                    ..call
+                };
+                let stream = on.stream(Some(stream))?;
+                let status = unsafe { call.issue(nccl, comm.raw(), stream.cast()) };
+                nccl.check(call.name(), status)?;
                 Ok(0)
             }
         }

@@ -11,6 +11,7 @@ pub fn check(plan: &Plan, errors: &Errors) {
         let places: Vec<&Place> = match &op.kind {
             OpKind::Copy { src, dst } => vec![src, dst],
             OpKind::Fill { dst, .. } => vec![dst],
+            OpKind::Collective(collective) => collective.places(),
             OpKind::Launch(launch) => launch
                 .args
                 .iter()

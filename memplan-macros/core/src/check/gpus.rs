@@ -1,8 +1,8 @@
 //! Which GPU each op's memory is on, in a plan that declares `gpus`: a
 //! kernel reaches the memory of its stream's GPU (and, with `peer gpu;`,
-//! every GPU's); a copy or fill touches device memory of its stream's GPU,
-//! except that a copy between two GPUs' memories may have its other end
-//! elsewhere. Mapped host memory is reached from every GPU.
+//! every GPU's); a copy, fill or collective touches device memory of its
+//! stream's GPU, except that a copy between two GPUs' memories may have
+//! its other end elsewhere. Mapped host memory is reached from every GPU.
 //!
 //! Ordering needs nothing of its own: streams of different GPUs are
 //! ordered by events as streams of one are (`cuStreamWaitEvent` takes
@@ -78,6 +78,12 @@ pub fn check(plan: &Plan, errors: &Errors) {
             }
             (OpKind::Fill { dst, .. }, Lane::Stream(_)) => {
                 on.reached(op, dst.buffer, dst.span, "this fill", errors)
+            }
+            // A rank's buffers are on the rank's GPU, its stream's.
+            (OpKind::Collective(collective), Lane::Stream(_)) => {
+                for place in collective.places() {
+                    on.reached(op, place.buffer, place.span, "this collective", errors);
+                }
             }
             // Freed on a stream of the GPU whose pool it came from.
             (&OpKind::Free(buffer), Lane::Stream(_)) => {
@@ -186,6 +192,7 @@ impl Gpus<'_> {
                 self.name
             ),
             (true, true) => "allocate it on a stream of the kernel's GPU, or copy it into that GPU's memory first".to_owned(),
+            (false, _) if matches!(op.kind, OpKind::Collective(_)) => "queue each rank's part on a stream of its buffers' GPU: `on s[i] { ... }` with `s` and the buffers placed `on gpu`".to_owned(),
             (false, _) => "queue it on a stream of the memory's GPU; a copy between two GPUs' memories may be queued on either GPU's stream".to_owned(),
         };
         errors.at(span, what, help);

@@ -114,6 +114,7 @@ impl<'p> View<'p> {
             loops: Vec::new(),
             atoms: plan.atoms.clone(),
             gpus: plan.gpus.clone(),
+            ranks: plan.ranks.clone(),
         };
         // What the later iteration's ops name: the same declaration, or
         // one of its own where the two iterations' may differ.
@@ -313,6 +314,14 @@ fn rename(op: &mut Op, streams: &[StreamId], events: &[EventId], buffers: &[Buff
         OpKind::Record(event) | OpKind::Wait(event) => *event = events[*event],
         OpKind::Sync(Some(stream)) => *stream = streams[*stream],
         OpKind::Alloc(buffer) | OpKind::Free(buffer) => *buffer = buffers[*buffer],
+        OpKind::Collective(collective) => {
+            for place in collective.places_mut() {
+                place.buffer = buffers[place.buffer];
+            }
+            if collective.in_place {
+                collective.send.buffer = collective.recv.buffer;
+            }
+        }
         OpKind::Sync(None) | OpKind::Host { .. } => {}
     }
 }

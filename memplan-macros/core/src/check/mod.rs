@@ -5,9 +5,10 @@
 //! | file | checks |
 //! | --- | --- |
 //! | `bounds.rs` | ranges that provably leave their buffer or run backwards |
+//! | `collectives.rs` | collectives without ranks to span, on host memory or of types NCCL does not know |
 //! | `copies.rs` | element types, symbolic lengths, overlapping source and destination, writes to read-only slices |
 //! | `host_steps.rs` | host steps that list a buffer twice, or borrow a read-only slice `&mut` |
-//! | `gpus.rs` | memory of another GPU than the op's stream's: kernels without `peer`, copies and fills |
+//! | `gpus.rs` | memory of another GPU than the op's stream's: kernels without `peer`, copies, fills and collectives |
 //! | `reach.rs` | memory a kernel cannot reach, async copies of pageable memory, write-combined memory read by the host, host steps on device memory |
 //! | `launch.rs` | launch arguments against the kernel's declaration, and kernels with too many parameters |
 //! | `lifetime.rs` | reads of memory nothing wrote, use after `free`, double `free`, `alloc` without `free` |
@@ -19,6 +20,7 @@
 //! Undeclared and twice-declared names are reported earlier, by `ir::build`.
 
 mod bounds;
+mod collectives;
 mod copies;
 mod gpus;
 mod host_steps;
@@ -58,6 +60,7 @@ pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
         })
         .collect();
     bounds::check(plan, errors);
+    collectives::check(plan, errors);
     copies::check(plan, errors);
     host_steps::check(plan, errors);
     reach::check(plan, errors);

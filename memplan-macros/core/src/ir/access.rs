@@ -132,6 +132,22 @@ impl Plan {
                 self.buffers[*buffer].name.span(),
             )],
             OpKind::Free(buffer) => vec![whole(*buffer, Mode::Free, self.ops[op].span)],
+            OpKind::Collective(c) => {
+                use crate::syntax::CollectiveWord as W;
+                match (c.word, c.in_place) {
+                    (W::Send, _) => vec![place(&c.send, Mode::Read)],
+                    (W::Recv, _) => vec![place(&c.recv, Mode::Write)],
+                    // Each rank's buffer is read and written.
+                    (W::AllReduce, true) => vec![place(&c.recv, Mode::ReadWrite)],
+                    // The root's is read, and every other rank's written:
+                    // which rank an op is, the checks do not know, so it
+                    // counts as written and not read.
+                    (W::Broadcast, true) => vec![place(&c.recv, Mode::Write)],
+                    // Out of place, every rank's send counts as read
+                    // (a broadcast reads only the root's).
+                    _ => vec![place(&c.send, Mode::Read), place(&c.recv, Mode::Write)],
+                }
+            }
             OpKind::Record(_) | OpKind::Wait(_) | OpKind::Sync(_) => Vec::new(),
         }
     }

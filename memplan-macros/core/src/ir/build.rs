@@ -33,6 +33,8 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
         reading_later: false,
         loop_facts: Vec::new(),
         ranges: HashMap::new(),
+        group: 0,
+        in_group: false,
         plan: Plan {
             attrs: def.attrs.clone(),
             vis: def.vis.clone(),
@@ -48,6 +50,7 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
             loops: Vec::new(),
             atoms: Default::default(),
             gpus: None,
+            ranks: None,
         },
     };
     builder.reserve(&def.name);
@@ -159,6 +162,10 @@ struct Builder<'a> {
     loop_facts: Vec<Sym>,
     /// The loop's named ranges, `let r = c * m..(c + 1) * m;`.
     ranges: HashMap<String, syn::ExprRange>,
+    /// The number of the last NCCL group, and whether the op before was
+    /// a collective of the same stream block (which joins its group).
+    group: usize,
+    in_group: bool,
     plan: Plan,
 }
 
@@ -391,6 +398,7 @@ impl Builder<'_> {
                     self.declare(event, Name::Event(id));
                 }
             }
+            ItemDef::Ranks(decl) => self.ranks(decl),
             ItemDef::Gpus(_)
             | ItemDef::Peer(_)
             | ItemDef::On(_)
@@ -473,6 +481,40 @@ impl Builder<'_> {
                 ),
             }
         }
+    }
+
+    /// `ranks world;`: at most one, and not in a plan that declares `gpus`
+    /// (whose collectives span its own GPUs).
+    fn ranks(&mut self, decl: &syntax::RanksDecl) {
+        let span = decl.ranks_token.span;
+        if let Some(first) = &self.plan.ranks {
+            self.errors.at(
+                span,
+                format!(
+                    "`ranks` is declared already, as `{}` (line {})",
+                    first.name,
+                    first.span.start().line
+                ),
+                "declare it once",
+            );
+            return;
+        }
+        if let Some(gpus) = &self.plan.gpus {
+            self.errors.at(
+                span,
+                format!(
+                    "this plan runs on the GPUs `{}`, and its collectives span them; `ranks` is for a plan that is one rank of a job of one process per GPU",
+                    gpus.name
+                ),
+                "remove `ranks`, or write the plan for one GPU of the job, without `gpus`",
+            );
+            return;
+        }
+        self.reserve(&decl.name);
+        self.plan.ranks = Some(Ranks {
+            name: decl.name.clone(),
+            span,
+        });
     }
 
     /// The GPU of device buffer or stream `name` (a set if `array`), as
@@ -603,6 +645,7 @@ impl Builder<'_> {
             SetOf::Streams,
         );
         self.plan.streams[stream].array = array;
+        self.in_group = false;
         if used {
             for op in &block.ops {
                 self.op(op, Lane::Stream(stream));
@@ -767,6 +810,7 @@ impl Builder<'_> {
         self.plan.atoms.set_rename(Some((&var, &later_name)));
         for block in &def.blocks {
             if let Some(stream) = self.stream(&block.stream) {
+                self.in_group = false;
                 for op in &block.ops {
                     self.op(op, Lane::Stream(stream));
                 }
@@ -1160,7 +1204,17 @@ impl Builder<'_> {
     }
 
     fn op(&mut self, def: &OpDef, lane: Lane) {
-        if let Some(kind) = self.op_kind(def, lane) {
+        if let Some(mut kind) = self.op_kind(def, lane) {
+            match &mut kind {
+                OpKind::Collective(collective) => {
+                    if !self.in_group {
+                        self.group += 1;
+                    }
+                    collective.group = self.group;
+                    self.in_group = true;
+                }
+                _ => self.in_group = false,
+            }
             self.plan.ops.push(Op {
                 kind,
                 lane,
@@ -1263,6 +1317,35 @@ impl Builder<'_> {
                 }
                 self.freed.push(id);
                 OpKind::Free(id)
+            }
+            OpDef::Collective(_) if !in_stream => {
+                self.errors.at(
+                    span,
+                    format!("`{}` is queued on a stream, so it must be in a stream block", op_label(def)),
+                    "move it into `on s { ... }`, with `s` a stream of the GPU whose buffers it names",
+                );
+                return None;
+            }
+            OpDef::Collective(def) => {
+                let first = self.place(&def.first);
+                let second = match &def.second {
+                    Some(second) => Some(self.place(second)?),
+                    None => None,
+                };
+                let first = first?;
+                if let Some(rank) = &def.rank {
+                    self.read(rank);
+                }
+                let in_place = second.is_none();
+                OpKind::Collective(Collective {
+                    word: def.word,
+                    reduce: def.reduce.clone(),
+                    recv: second.unwrap_or_else(|| first.clone()),
+                    send: first,
+                    in_place,
+                    rank: def.rank.clone(),
+                    group: 0,
+                })
             }
             OpDef::Host(step) => {
                 if in_stream {

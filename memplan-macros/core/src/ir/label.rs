@@ -33,6 +33,30 @@ pub fn op_label(op: &OpDef) -> String {
                 .collect();
             format!("host({})", params.join(", "))
         }
+        OpDef::Collective(c) => {
+            let reduce = c
+                .reduce
+                .as_ref()
+                .map(|op| format!(" {op}"))
+                .unwrap_or_default();
+            let second = c
+                .second
+                .as_ref()
+                .map(|p| format!(" -> {}", place(p)))
+                .unwrap_or_default();
+            let rank = match (&c.rank, c.word) {
+                (Some(rank), crate::syntax::CollectiveWord::Send) => {
+                    format!(" to {}", tokens(rank))
+                }
+                (Some(rank), _) => format!(" from {}", tokens(rank)),
+                (None, _) => String::new(),
+            };
+            format!(
+                "{}{reduce} {}{second}{rank}",
+                c.word.text(),
+                place(&c.first)
+            )
+        }
     }
 }
 
@@ -67,6 +91,12 @@ mod tests {
         assert_eq!(op_label(&op), "fill d with f(1, 2)");
         let op: OpDef = syn::parse_str("fill d[0..n / (2 * m)] with g(1);").unwrap();
         assert_eq!(op_label(&op), "fill d[0..n / (2 * m)] with g(1)");
+        let op: OpDef = syn::parse_str("all_reduce sum part[i];").unwrap();
+        assert_eq!(op_label(&op), "all_reduce sum part[i]");
+        let op: OpDef = syn::parse_str("send a[i][0..n] to (i + 1) % g;").unwrap();
+        assert_eq!(op_label(&op), "send a[i][0..n] to (i + 1) % g");
+        let op: OpDef = syn::parse_str("broadcast a[i] -> b[i] from 0;").unwrap();
+        assert_eq!(op_label(&op), "broadcast a[i] -> b[i] from 0");
         let op: OpDef = syn::parse_str("copy a[1 ..= 2] -> b[..= n];").unwrap();
         assert_eq!(op_label(&op), "copy a[1..=2] -> b[..=n]");
     }

@@ -13,7 +13,7 @@ pub use build::{RESERVED_PREFIX, build};
 pub use extent::LaunchExtent;
 
 use crate::sym::{Atoms, Sym, SymRange};
-use crate::syntax::SliceAccess;
+use crate::syntax::{CollectiveWord, SliceAccess};
 use proc_macro2::Span;
 use syn::{Attribute, Block, Expr, ExprRange, Ident, Path, Type, Visibility};
 
@@ -44,6 +44,15 @@ pub struct Plan {
     pub atoms: Atoms,
     /// `gpus gpu[g];`: the plan runs on the GPUs `new` is given.
     pub gpus: Option<Gpus>,
+    /// `ranks world;`: the plan is one rank of a job of one process per GPU.
+    pub ranks: Option<Ranks>,
+}
+
+/// `ranks world;`.
+#[derive(Clone)]
+pub struct Ranks {
+    pub name: Ident,
+    pub span: Span,
 }
 
 /// `gpus gpu[g];`, and `peer gpu;`.
@@ -326,6 +335,45 @@ pub enum OpKind {
         params: Vec<HostParam>,
         body: Block,
     },
+    Collective(Collective),
+}
+
+/// One rank's part of an NCCL collective, on the op's stream.
+#[derive(Clone)]
+pub struct Collective {
+    pub word: CollectiveWord,
+    /// `sum`, `prod`, `min`, `max` or `avg`, for the reductions.
+    pub reduce: Option<Ident>,
+    /// What it reads, and what it writes: one place when it works in
+    /// place, and for `send` and `recv`, their one buffer.
+    pub send: Place,
+    pub recv: Place,
+    /// Written without `->`.
+    pub in_place: bool,
+    /// A broadcast's root, a send's or receive's peer: a rank, a size.
+    pub rank: Option<Expr>,
+    /// Consecutive collectives of a stream block share a number: each
+    /// rank's parts of them are queued as one NCCL group.
+    pub group: usize,
+}
+
+impl Collective {
+    /// Its places, each once.
+    pub fn places(&self) -> Vec<&Place> {
+        if self.in_place {
+            vec![&self.recv]
+        } else {
+            vec![&self.send, &self.recv]
+        }
+    }
+
+    pub fn places_mut(&mut self) -> Vec<&mut Place> {
+        if self.in_place {
+            vec![&mut self.recv]
+        } else {
+            vec![&mut self.send, &mut self.recv]
+        }
+    }
 }
 
 /// A buffer or a range of one, as an op names it.

@@ -14,6 +14,7 @@ use crate::ir::{
 };
 use crate::text::text;
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, RangeLimits};
@@ -283,6 +284,56 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
                 let step = number(host_step_number(plan, index as usize));
                 quote!(Host(#step))
             }
+            OpKind::Collective(c) => {
+                use crate::syntax::CollectiveWord as W;
+                let (send, recv) = (place(&c.send, &mut sizes)?, place(&c.recv, &mut sizes)?);
+                let reduce = || {
+                    let op = match c.reduce.as_ref().map(|op| op.to_string()).as_deref() {
+                        Some("prod") => quote!(Prod),
+                        Some("min") => quote!(Min),
+                        Some("max") => quote!(Max),
+                        Some("avg") => quote!(Avg),
+                        _ => quote!(Sum),
+                    };
+                    quote!(ReduceOp::#op)
+                };
+                let mut rank = || -> syn::Result<TokenStream> {
+                    let expr = c.rank.as_ref().ok_or_else(|| {
+                        syn::Error::new(op.span, "a collective without its rank (a bug in memplan)")
+                    })?;
+                    Ok(number(sizes.length(expr, plan)?).to_token_stream())
+                };
+                let kind = match c.word {
+                    W::AllReduce => {
+                        let op = reduce();
+                        quote!(AllReduce(#op))
+                    }
+                    W::ReduceScatter => {
+                        let op = reduce();
+                        quote!(ReduceScatter(#op))
+                    }
+                    W::AllGather => quote!(AllGather),
+                    W::Broadcast => {
+                        let root = rank()?;
+                        quote!(Broadcast(#root))
+                    }
+                    W::Send => {
+                        let peer = rank()?;
+                        quote!(Send(#peer))
+                    }
+                    W::Recv => {
+                        let peer = rank()?;
+                        quote!(Recv(#peer))
+                    }
+                };
+                let group = number(c.group);
+                quote!(Collective(CollectiveInfo {
+                    kind: CollectiveKind::#kind,
+                    send: #send,
+                    recv: #recv,
+                    group: #group,
+                }))
+            }
         };
         let site = site(&op.label, op.span);
         ops.push(match op.lane {
@@ -417,6 +468,13 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             quote!(Some(GpusInfo { site: #gpus_site, count: #count, peer: #peer }))
         }
     };
+    let ranks = match &plan.ranks {
+        None => quote!(None),
+        Some(ranks) => {
+            let ranks_site = site(&format!("ranks {}", ranks.name), ranks.span);
+            quote!(Some(#ranks_site))
+        }
+    };
     let plan_site = site(&plan.name.to_string(), plan.name.span());
     let inputs = sizes.input_names();
     if inputs.len() > MOST {
@@ -441,6 +499,7 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             run_inputs: &[#(#run_inputs),*],
             per_run: &[#(#per_run),*],
             gpus: #gpus,
+            ranks: #ranks,
         }
     }};
     Ok(Description {

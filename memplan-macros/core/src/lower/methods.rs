@@ -231,20 +231,36 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
             (quote!(#[doc = #doc]), quote!(&[::memplan::Context]))
         }
     };
-    let start = match plan.gpus {
-        None => quote!(::memplan::__private::Builder::new),
-        Some(_) => quote!(::memplan::__private::Builder::on_gpus),
+    // A plan that is one rank of a job takes where it stands in the job.
+    let rank_param = plan.ranks.as_ref().map(|ranks| {
+        let name = &ranks.name;
+        quote!(#name: &::memplan::nccl::Rank,)
+    });
+    let rank_arg = plan.ranks.as_ref().map(|ranks| {
+        let name = &ranks.name;
+        quote!(#name,)
+    });
+    let (start, started) = match (&plan.gpus, &plan.ranks) {
+        (Some(_), _) => (quote!(::memplan::__private::Builder::on_gpus), quote!(?)),
+        (None, Some(_)) => (quote!(::memplan::__private::Builder::joining), quote!(?)),
+        (None, None) => (quote!(::memplan::__private::Builder::new), quote!()),
     };
-    let started = match plan.gpus {
-        None => quote!(),
-        Some(_) => quote!(?),
+    let doc = match &plan.ranks {
+        None => doc,
+        Some(ranks) => {
+            let more = format!(
+                " `{}` says where this process stands in its job (the job's id, how many ranks it has, and which one this is); `new` joins the job's communicator, and returns once every rank has.",
+                ranks.name
+            );
+            quote!(#doc #[doc = ""] #[doc = #more])
+        }
     };
     if bodies == Bodies::Placeholder {
         let names = scalar_params(plan).map(|(name, _)| name);
         return quote! {
             #doc
-            pub fn new(#context: #context_type, #(#params),*) -> ::memplan::Result<Self> {
-                let _ = (#context, #(#names),*);
+            pub fn new(#context: #context_type, #rank_param #(#params),*) -> ::memplan::Result<Self> {
+                let _ = (#context, #rank_arg #(#names),*);
                 ::core::unreachable!("memplan: this plan has errors")
             }
         };
@@ -279,9 +295,9 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
     let givens = given.iter().map(|given| given_call(&builder, given));
     quote! {
         #doc
-        pub fn new(#context: #context_type, #(#params),*) -> ::memplan::Result<Self> {
+        pub fn new(#context: #context_type, #rank_param #(#params),*) -> ::memplan::Result<Self> {
             #(#copy_checks)*
-            let mut #builder = #start(#context, &#info, &[#(#inputs),*])#started;
+            let mut #builder = #start(#context, #rank_arg &#info, &[#(#inputs),*])#started;
             let #state_local = #state { #(#buffers,)* #(#scalars,)* };
             #(#givens)*
             // SAFETY: memplan! checked the plan, and the state holds what the builder allocated.

@@ -216,6 +216,22 @@ impl Parse for GpusDecl {
     }
 }
 
+/// `ranks world;`: the plan is one rank of a job of one process per GPU;
+/// `new` takes where it stands in the job and joins its communicator.
+pub struct RanksDecl {
+    pub ranks_token: kw::ranks,
+    pub name: Ident,
+}
+
+impl Parse for RanksDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let ranks_token = input.parse()?;
+        let name = input.parse()?;
+        input.parse::<Token![;]>()?;
+        Ok(RanksDecl { ranks_token, name })
+    }
+}
+
 /// `peer gpu;`: kernels may reach every GPU's memory of the plan.
 pub struct PeerDecl {
     pub peer_token: kw::peer,

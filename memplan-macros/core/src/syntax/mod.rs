@@ -11,9 +11,11 @@ mod plan;
 
 pub use decl::{
     BufferDecl, BufferDef, BufferSpace, EventDecl, GpusDecl, HostKindDef, KernelDecl,
-    KernelParamDef, KernelParamTy, PeerDecl, PlacementDef, PriorityDef, SliceAccess, StreamDecl,
-    StreamDef,
+    KernelParamDef, KernelParamTy, PeerDecl, PlacementDef, PriorityDef, RanksDecl, SliceAccess,
+    StreamDecl, StreamDef,
 };
 pub use for_loop::LoopDef;
-pub use op::{HostParamDef, HostStepDef, LaunchDef, OnBlock, OpDef, Place};
+pub use op::{
+    CollectiveDef, CollectiveWord, HostParamDef, HostStepDef, LaunchDef, OnBlock, OpDef, Place,
+};
 pub use plan::{Input, ItemDef, ParamDef, PlanDef};

@@ -35,7 +35,8 @@ impl Parse for OnBlock {
             if !OpDef::peek(&body) {
                 return Err(body.error(
                     "expected an operation\n\nhelp: a stream block holds `copy`, `fill`, `launch`, \
-                     `record`, `wait`, `alloc` and `free`; declarations go outside it",
+                     `record`, `wait`, `alloc`, `free` and the collectives (`all_reduce`, `broadcast`, \
+                     `all_gather`, `reduce_scatter`, `send`, `recv`); declarations go outside it",
                 ));
             }
             ops.push(body.parse()?);
@@ -91,6 +92,9 @@ pub enum OpDef {
     Free { free_token: kw::free, buffer: Ident },
     /// `host(&a, &mut b) { ... }`: Rust code run on the CPU.
     Host(HostStepDef),
+    /// `all_reduce sum part[i];`, `send a[i] to 1;` and the other NCCL
+    /// collectives.
+    Collective(CollectiveDef),
 }
 
 impl OpDef {
@@ -104,6 +108,7 @@ impl OpDef {
             || input.peek(kw::sync)
             || input.peek(kw::alloc)
             || input.peek(kw::free)
+            || CollectiveDef::peek(input)
             || (input.peek(kw::host)
                 && (input.peek2(syn::token::Paren) || input.peek2(syn::token::Brace)))
     }
@@ -120,6 +125,7 @@ impl OpDef {
             OpDef::Alloc { alloc_token, .. } => alloc_token.span,
             OpDef::Free { free_token, .. } => free_token.span,
             OpDef::Host(step) => step.host_token.span,
+            OpDef::Collective(collective) => collective.span,
         }
     }
 }
@@ -187,6 +193,8 @@ impl Parse for OpDef {
                 free_token: input.parse()?,
                 buffer: input.parse()?,
             }
+        } else if CollectiveDef::peek(input) {
+            OpDef::Collective(input.parse()?)
         } else {
             // A host step ends with its block, not a semicolon.
             return input.parse().map(OpDef::Host);
@@ -380,5 +388,145 @@ impl Parse for HostParamDef {
         let access = SliceAccess::parse_after_ampersand(input)?;
         let name = input.parse()?;
         Ok(HostParamDef { access, name })
+    }
+}
+
+/// Which collective, as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollectiveWord {
+    AllReduce,
+    Broadcast,
+    AllGather,
+    ReduceScatter,
+    Send,
+    Recv,
+}
+
+impl CollectiveWord {
+    pub fn text(self) -> &'static str {
+        match self {
+            CollectiveWord::AllReduce => "all_reduce",
+            CollectiveWord::Broadcast => "broadcast",
+            CollectiveWord::AllGather => "all_gather",
+            CollectiveWord::ReduceScatter => "reduce_scatter",
+            CollectiveWord::Send => "send",
+            CollectiveWord::Recv => "recv",
+        }
+    }
+}
+
+/// One rank's part of an NCCL collective:
+/// - `all_reduce sum part[i];` (in place) or `all_reduce sum a[i] -> b[i];`
+/// - `broadcast part[i] from 0;` or `broadcast a[i] -> b[i] from 0;`
+/// - `all_gather a[i] -> b[i];`, `reduce_scatter sum a[i] -> b[i];`
+/// - `send a[i] to (i + 1) % g;`, `recv b[i] from (i + g - 1) % g;`
+pub struct CollectiveDef {
+    pub word: CollectiveWord,
+    pub span: Span,
+    /// `sum`, `prod`, `min`, `max` or `avg`, for the reductions.
+    pub reduce: Option<Ident>,
+    /// What it sends (or, in place, sends and receives; for `recv`, what
+    /// it receives).
+    pub first: Place,
+    /// `-> b`: what it receives, when that is another place.
+    pub second: Option<Place>,
+    /// The root of a broadcast, the peer of a send or receive: a rank.
+    pub rank: Option<Expr>,
+}
+
+impl CollectiveDef {
+    pub fn peek(input: ParseStream) -> bool {
+        input.peek(kw::all_reduce)
+            || input.peek(kw::broadcast)
+            || input.peek(kw::all_gather)
+            || input.peek(kw::reduce_scatter)
+            || input.peek(kw::send)
+            || input.peek(kw::recv)
+    }
+}
+
+impl Parse for CollectiveDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let keyword: Ident = input.call(syn::ext::IdentExt::parse_any)?;
+        let span = keyword.span();
+        let word = match keyword.to_string().as_str() {
+            "all_reduce" => CollectiveWord::AllReduce,
+            "broadcast" => CollectiveWord::Broadcast,
+            "all_gather" => CollectiveWord::AllGather,
+            "reduce_scatter" => CollectiveWord::ReduceScatter,
+            "send" => CollectiveWord::Send,
+            _ => CollectiveWord::Recv,
+        };
+        let reduce = match word {
+            CollectiveWord::AllReduce | CollectiveWord::ReduceScatter => {
+                let op: Ident = input.parse().map_err(|_| {
+                    input.error(format!(
+                        "expected a reduction\n\nhelp: `{} sum ...;`, or `prod`, `min`, `max`, `avg`",
+                        word.text()
+                    ))
+                })?;
+                if !["sum", "prod", "min", "max", "avg"].contains(&op.to_string().as_str()) {
+                    return Err(syn::Error::new(
+                        op.span(),
+                        format!(
+                            "`{op}` is not a reduction NCCL does\n\nhelp: write `sum`, `prod`, `min`, `max` or `avg`"
+                        ),
+                    ));
+                }
+                Some(op)
+            }
+            _ => None,
+        };
+        let first = input.parse()?;
+        let second = match word {
+            CollectiveWord::Send | CollectiveWord::Recv => None,
+            _ if input.peek(Token![->]) => {
+                input.parse::<Token![->]>()?;
+                Some(input.parse()?)
+            }
+            CollectiveWord::AllGather | CollectiveWord::ReduceScatter => {
+                return Err(input.error(format!(
+                    "expected `->`\n\nhelp: `{}` reads one buffer and writes another, of another length: `{} a[i] -> b[i];`",
+                    word.text(),
+                    if word == CollectiveWord::ReduceScatter { "reduce_scatter sum" } else { "all_gather" }
+                )));
+            }
+            _ => None,
+        };
+        let rank = match word {
+            CollectiveWord::Broadcast | CollectiveWord::Recv => {
+                if !input.peek(kw::from) {
+                    return Err(input.error(format!(
+                        "expected `from`\n\nhelp: say which rank {}: `{} ... from 0;`",
+                        if word == CollectiveWord::Recv {
+                            "it receives from"
+                        } else {
+                            "broadcasts"
+                        },
+                        word.text()
+                    )));
+                }
+                input.parse::<kw::from>()?;
+                Some(input.parse()?)
+            }
+            CollectiveWord::Send => {
+                if !input.peek(kw::to) {
+                    return Err(input.error(
+                        "expected `to`\n\nhelp: say which rank it sends to: `send a[i] to (i + 1) % g;`",
+                    ));
+                }
+                input.parse::<kw::to>()?;
+                Some(input.parse()?)
+            }
+            _ => None,
+        };
+        Ok(CollectiveDef {
+            word,
+            span,
+            reduce,
+            first,
+            second,
+            rank,
+        })
     }
 }

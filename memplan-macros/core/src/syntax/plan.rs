@@ -1,7 +1,7 @@
 //! `plan Name(params) { items }` and its parameters.
 
 use super::attrs::skip_doc_comments;
-use super::decl::{BufferDecl, EventDecl, GpusDecl, KernelDecl, PeerDecl, StreamDecl};
+use super::decl::{BufferDecl, EventDecl, GpusDecl, KernelDecl, PeerDecl, RanksDecl, StreamDecl};
 use super::kw;
 use super::op::{OnBlock, OpDef};
 use syn::parse::discouraged::Speculative;
@@ -144,6 +144,7 @@ pub enum ItemDef {
     Events(EventDecl),
     Gpus(GpusDecl),
     Peer(PeerDecl),
+    Ranks(RanksDecl),
     On(OnBlock),
     Loop(super::for_loop::LoopDef),
     Op(OpDef),
@@ -166,6 +167,8 @@ impl Parse for ItemDef {
             input.parse().map(ItemDef::Gpus)
         } else if input.peek(kw::peer) {
             input.parse().map(ItemDef::Peer)
+        } else if input.peek(kw::ranks) {
+            input.parse().map(ItemDef::Ranks)
         } else if input.peek(kw::on) {
             input.parse().map(ItemDef::On)
         } else if input.peek(Token![for]) {
@@ -175,9 +178,9 @@ impl Parse for ItemDef {
         } else {
             Err(input.error(
                 "expected a declaration, a stream block or an operation\n\n\
-                 help: declarations are `kernel`, `host`, `device`, `stream`, `event`, `gpus` and `peer`; \
+                 help: declarations are `kernel`, `host`, `device`, `stream`, `event`, `gpus`, `peer` and `ranks`; \
                  stream blocks are `on s { ... }`, repeated with `for c in 0..k { ... }`; operations are `copy`, `fill`, `launch`, \
-                 `record`, `wait`, `sync`, `alloc`, `free` and `host(...) { ... }`",
+                 `record`, `wait`, `sync`, `alloc`, `free`, the collectives and `host(...) { ... }`",
             ))
         }
     }

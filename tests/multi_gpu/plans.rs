@@ -1,0 +1,248 @@
+//! NCCL collectives as plan operations: each GPU's part an op on its
+//! stream, queued together by memplan; a plan that is one rank of a job;
+//! and what `new` refuses (a collective some GPU does not take part in,
+//! parts that would wait for each other for ever).
+
+use crate::collectives::ONE_AT_A_TIME;
+use crate::harness::GpuTest;
+use libtest_mimic::Failed;
+use memplan::nccl::{Rank, UniqueId};
+use memplan::prelude::*;
+
+pub const TESTS: &[(&str, GpuTest)] = &[
+    (
+        "multi_gpu::plans::an_all_reduce_in_a_plan_sums_on_every_gpu",
+        an_all_reduce_in_a_plan_sums_on_every_gpu,
+    ),
+    (
+        "multi_gpu::plans::every_collective_in_one_plan",
+        every_collective_in_one_plan,
+    ),
+    (
+        "multi_gpu::plans::a_plan_per_gpu_joins_one_job",
+        a_plan_per_gpu_joins_one_job,
+    ),
+    (
+        "multi_gpu::plans::new_refuses_collectives_that_cannot_meet",
+        new_refuses_collectives_that_cannot_meet,
+    ),
+];
+
+memplan! {
+    plan Reduce(n: usize, g: usize) {
+        gpus   gpu[g];
+        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
+        device part[g]: [f32; n] on gpu, doubled[g]: [f32; n] on gpu;
+        stream s[g] on gpu;
+        for i in 0..g {
+            let mine = i * n..(i + 1) * n;
+            on s[i] {
+                copy x[mine] -> part[i];
+                launch scale_by_two<<<blocks(n, 256), 256>>>(part[i], doubled[i], n as i32);
+                all_reduce sum doubled[i];
+                copy doubled[i] -> y[mine];
+            }
+        }
+    }
+}
+
+memplan! {
+    /// A ring of sends, a broadcast in place, a gather, a reduce-scatter.
+    plan Every(n: usize, g: usize) {
+        gpus   gpu[g];
+        host   x: [i32; n * g] pinned, gathered: [i32; n * g * g] pinned, y: [i32; n * g] pinned;
+        device mine[g]: [i32; n] on gpu, left[g]: [i32; n] on gpu, all[g]: [i32; n * g] on gpu,
+               block[g]: [i32; n] on gpu;
+        stream s[g] on gpu;
+        for i in 0..g {
+            on s[i] {
+                copy x[i * n..(i + 1) * n] -> mine[i];
+                send mine[i] to (i + 1) % g;
+                recv left[i] from (i + g - 1) % g;
+                broadcast left[i] from 0;
+                all_gather left[i] -> all[i];
+                copy all[i] -> gathered[i * n * g..(i + 1) * n * g];
+                reduce_scatter max all[i] -> block[i];
+                copy block[i] -> y[i * n..(i + 1) * n];
+            }
+        }
+    }
+}
+
+memplan! {
+    plan Joined(n: usize) {
+        ranks  world;
+        host   x: [f32; n] pinned, y: [f32; n] pinned;
+        device grads: [f32; n], sums: [f32; n];
+        stream s;
+        on s {
+            copy x -> grads;
+            all_reduce avg grads -> sums;
+            copy sums -> y;
+        }
+    }
+}
+
+memplan! {
+    /// GPU 0 alone takes part: GPU 1 never would.
+    plan Alone(n: usize, g: usize) {
+        gpus   gpu[g];
+        device a: [f32; n] on gpu[0];
+        stream s on gpu[0];
+        on s { fill a with 1.0; all_reduce sum a; }
+    }
+}
+
+memplan! {
+    /// GPU 1's part waits, through `up`, for what follows GPU 0's.
+    plan Stuck(n: usize, g: usize) {
+        gpus   gpu[g];
+        device a[g]: [f32; n] on gpu;
+        stream s[g] on gpu, up on gpu[0];
+        event  reduced, loaded[g];
+        for i in 0..g {
+            on up { wait reduced; record loaded[i]; }
+            on s[i] { wait loaded[i]; fill a[i] with 1.0; all_reduce sum a[i]; record reduced; }
+        }
+    }
+}
+
+const N: usize = 1 << 18;
+
+fn gpus() -> memplan::Result<Vec<Context>> {
+    (0..Context::count()).map(Context::new).collect()
+}
+
+fn an_all_reduce_in_a_plan_sums_on_every_gpu() -> Result<(), Failed> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpus = gpus()?;
+    let g = gpus.len();
+    let mut plan = Reduce::new(&gpus, N, g)?;
+    let x: Vec<f32> = (0..N * g).map(|i| (i % 1013) as f32 - 400.0).collect();
+    plan.host_mut().x.copy_from_slice(&x);
+    for _ in 0..2 {
+        plan.run()?;
+        let y = &plan.host().y;
+        for r in 0..g {
+            for i in 0..N {
+                let sum: f32 = (0..g).map(|k| 2.0 * x[k * N + i]).sum();
+                ensure!(
+                    y[r * N + i] == sum,
+                    "GPU {r}, element {i}: {} for {sum}",
+                    y[r * N + i]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn every_collective_in_one_plan() -> Result<(), Failed> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpus = gpus()?;
+    let g = gpus.len();
+    let n = 4096;
+    let mut plan = Every::new(&gpus, n, g)?;
+    let x: Vec<i32> = (0..n * g).map(|i| i as i32 * 3 - 7).collect();
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.run()?;
+    // GPU 0 received GPU g - 1's `mine` and broadcast it: every GPU gathers
+    // g copies of it, and their maximum, block by block, is that again.
+    let last = &x[(g - 1) * n..g * n];
+    let host = plan.host();
+    for r in 0..g {
+        for k in 0..g {
+            let at = r * n * g + k * n;
+            ensure!(
+                &host.gathered[at..at + n] == last,
+                "GPU {r}'s gathered block {k}"
+            );
+        }
+        ensure!(
+            &host.y[r * n..(r + 1) * n] == last,
+            "GPU {r}'s reduced block"
+        );
+    }
+    Ok(())
+}
+
+fn a_plan_per_gpu_joins_one_job() -> Result<(), Failed> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpus = gpus()?;
+    let count = gpus.len();
+    let id = UniqueId::new()?;
+    // A thread per rank, as a process per GPU would be: `new` returns once
+    // every rank has joined.
+    let results: Vec<Result<Vec<f32>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = gpus
+            .iter()
+            .enumerate()
+            .map(|(rank, ctx)| {
+                scope.spawn(move || -> Result<Vec<f32>, String> {
+                    let run = || -> memplan::Result<Vec<f32>> {
+                        let mut plan = Joined::new(ctx, &Rank { id, count, rank }, N)?;
+                        plan.host_mut().x.fill(rank as f32 * 2.0 + 1.0);
+                        plan.run()?;
+                        Ok(plan.host().y.to_vec())
+                    };
+                    run().map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a rank panicked".to_owned()))
+            })
+            .collect()
+    });
+    // The average of 1, 3, 5, ...: the rank count.
+    for (rank, result) in results.into_iter().enumerate() {
+        let y = result?;
+        ensure!(
+            y.iter().all(|&v| v == count as f32),
+            "rank {rank}: {:?}",
+            &y[..4]
+        );
+    }
+    Ok(())
+}
+
+fn new_refuses_collectives_that_cannot_meet() -> Result<(), Failed> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpus = gpus()?;
+    let g = gpus.len();
+    let error = Alone::new(&gpus, 1024, g)
+        .err()
+        .ok_or("a collective of GPU 0 alone was accepted")?;
+    let text = error.to_string();
+    ensure!(
+        text.contains("all_reduce sum a") && text.contains("takes part in a collective once"),
+        "{text}"
+    );
+    let error = Stuck::new(&gpus, 1024, g)
+        .err()
+        .ok_or("parts that wait for each other were accepted")?;
+    let text = error.to_string();
+    ensure!(
+        text.contains("all_reduce sum a[i]") && text.contains("wait for each other"),
+        "{text}"
+    );
+    // One rank of one: a job of a single process.
+    let id = UniqueId::new()?;
+    let error = Joined::new(
+        &gpus[0],
+        &Rank {
+            id,
+            count: 1,
+            rank: 1,
+        },
+        16,
+    )
+    .err()
+    .ok_or("rank 1 of 1 was accepted")?;
+    ensure!(error.to_string().contains("ranks world"), "{error}");
+    Ok(())
+}
