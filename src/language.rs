@@ -545,8 +545,11 @@
 //! of one collective together, as one NCCL group (one thread driving every
 //! GPU must), in an order that keeps each stream's ops, each event's
 //! records and waits, and the host's turns where they are: what a GPU
-//! queues after its part stays after it. Consecutive collectives of a
-//! stream block are one group (a `send` and its `recv`).
+//! queues after its part stays after it. Consecutive `send`s and `recv`s
+//! of a stream block are one group, so that a send and the receive it
+//! meets do not wait for each other; NCCL runs a group's calls at once, in
+//! no order, so a receive may not write what another of them touches (a
+//! compile error). Every other collective is a group of its own.
 //!
 //! ```
 //! # use memplan::prelude::*;
@@ -592,8 +595,10 @@
 //! follow another GPU's part. Collectives need `gpus` or `ranks`, device
 //! memory, a type NCCL knows and one type on both sides. `new` checks the
 //! rest, naming the op: every GPU takes part once in each collective, the
+//! GPUs' parts agree (element count and type, reduction, root), the
 //! lengths (an `all_gather` receives the rank count times what it sends),
-//! roots and peers are ranks, a send meets a receive of as many elements,
+//! roots and peers are ranks, the sends from one GPU to another meet its
+//! receives one by one in order, each of as many elements,
 //! and no GPU's part waits (through its stream or an event) for work
 //! queued after another GPU's part, which would leave the GPUs waiting for
 //! each other for ever. Collectives are not timed (CUPTI sees NCCL's

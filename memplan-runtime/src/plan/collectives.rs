@@ -72,6 +72,7 @@ pub(crate) fn gather(
     for collective_parts in &parts {
         every_gpu_once(sites, collective_parts, ranks)?;
         if ranks > 1 {
+            parts_agree(steps, sites, collective_parts)?;
             sends_meet_receives(steps, collective_parts)?;
         }
     }
@@ -127,40 +128,79 @@ fn every_gpu_once(
     Ok(())
 }
 
-/// In a collective of sends and receives among the plan's GPUs, each send
-/// of `n` elements from GPU `a` to `b` meets a receive of `n` from `a` on
-/// `b`: NCCL waits for ever for one that does not.
-fn sends_meet_receives(steps: &[Step], parts: &[(usize, u16)]) -> Result<(), (usize, Fault)> {
-    let mut sends = Vec::new();
-    let mut receives = Vec::new();
+/// The GPUs' parts of one op of a collective other than sends and
+/// receives agree on what NCCL matches: the collective, its reduction or
+/// root, the element count and type. (Steps resolved at each run are
+/// plans on one GPU, with nothing to compare.)
+fn parts_agree(
+    steps: &[Step],
+    sites: &[u16],
+    parts: &[(usize, u16)],
+) -> Result<(), (usize, Fault)> {
+    let mut first: HashMap<u16, (Kind, usize, u32, u16)> = HashMap::new();
     for &(step, gpu) in parts {
         let Step::Collective { call, .. } = &steps[step] else {
-            // Resolved at each run: checked when it is.
             continue;
         };
-        let gpu = usize::from(gpu);
+        if matches!(call.kind, Kind::Send(_) | Kind::Recv(_)) {
+            continue;
+        }
+        let this = (call.kind, call.elements, call.datatype, gpu);
+        let (kind, elements, datatype, other) = *first.entry(sites[step]).or_insert(this);
+        if (kind, elements, datatype) != (call.kind, call.elements, call.datatype) {
+            let why = format!(
+                "the GPUs' parts of this collective differ: GPU {other}'s is {kind:?} of {elements} elements, GPU {gpu}'s {:?} of {}; NCCL would wait for ever or mix them up",
+                call.kind, call.elements
+            );
+            return Err((step, Fault::Nccl(why)));
+        }
+    }
+    Ok(())
+}
+
+/// In a group of sends and receives among the plan's GPUs, the sends from
+/// GPU `a` to `b` meet the receives on `b` from `a` one by one, in the
+/// order they are queued, each of as many elements of one type: NCCL
+/// pairs them so, and waits for ever for one that has no match.
+fn sends_meet_receives(steps: &[Step], parts: &[(usize, u16)]) -> Result<(), (usize, Fault)> {
+    // By (from, to): the sends' and the receives' (elements, type), in
+    // order, each with its step.
+    type Pair = (usize, usize);
+    type Matched = Vec<((usize, u32), usize)>;
+    let mut sends: HashMap<Pair, Matched> = HashMap::new();
+    let mut receives: HashMap<Pair, Matched> = HashMap::new();
+    for &(step, gpu) in parts {
+        let Step::Collective { call, .. } = &steps[step] else {
+            continue;
+        };
+        let (gpu, what) = (usize::from(gpu), (call.elements, call.datatype));
         match call.kind {
-            Kind::Send(peer) => sends.push(((gpu, peer, call.elements, call.datatype), step)),
-            Kind::Recv(peer) => receives.push(((peer, gpu, call.elements, call.datatype), step)),
+            Kind::Send(peer) => sends.entry((gpu, peer)).or_default().push((what, step)),
+            Kind::Recv(peer) => receives.entry((peer, gpu)).or_default().push((what, step)),
             _ => {}
         }
     }
-    sends.sort_unstable();
-    receives.sort_unstable();
-    let unmatched = sends
-        .iter()
-        .zip(&receives)
-        .find(|(send, receive)| send.0 != receive.0)
-        .map(|(send, _)| send)
-        .or_else(|| sends.get(receives.len()))
-        .or_else(|| receives.get(sends.len()));
-    match unmatched {
-        None => Ok(()),
-        Some(&((from, to, elements, _), step)) => {
+    let pairs: std::collections::BTreeSet<Pair> =
+        sends.keys().chain(receives.keys()).copied().collect();
+    for (from, to) in pairs {
+        let (sent, received) = (
+            sends.get(&(from, to)).map_or(&[][..], Vec::as_slice),
+            receives.get(&(from, to)).map_or(&[][..], Vec::as_slice),
+        );
+        let unmatched = (0..sent.len().max(received.len())).find_map(|k| {
+            match (sent.get(k), received.get(k)) {
+                (Some(s), Some(r)) if s.0 == r.0 => None,
+                (Some(&((elements, _), step)), _) => Some((elements, step)),
+                (None, Some(&((elements, _), step))) => Some((elements, step)),
+                (None, None) => None,
+            }
+        });
+        if let Some((elements, step)) = unmatched {
             let why = format!(
-                "a send of {elements} elements from GPU {from} to GPU {to} has no receive of as many from GPU {from} on GPU {to} in the same collective (or a receive has no send): NCCL would wait for ever"
+                "the sends from GPU {from} to GPU {to} and the receives on GPU {to} from GPU {from} do not match one by one, in order (one of {elements} elements has no match of as many of its type): NCCL would wait for ever"
             );
-            Err((step, Fault::Nccl(why)))
+            return Err((step, Fault::Nccl(why)));
         }
     }
+    Ok(())
 }

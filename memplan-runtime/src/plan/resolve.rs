@@ -467,7 +467,10 @@ impl Resolver<'_> {
                 }
             }
         }
-        writable(&recv)?;
+        // A send writes nothing (its one place is its send buffer).
+        if !matches!(collective.kind, CollectiveKind::Send(_)) {
+            writable(&recv)?;
+        }
         self.same_elements(&send, &recv)?;
         let elem = self.info.buffers[usize::from(send.buffer)].elem;
         let datatype = nccl_datatype(&elem).ok_or(Fault::Unsupported(

@@ -55,4 +55,22 @@ memplan! {
     }
 }
 
+
+
+memplan! {
+    /// A send and a receive of one group run at once: receiving into the
+    /// buffer being sent is a race.
+    plan Ring(n: usize, g: usize) {
+        gpus   gpu[g];
+        device a[g]: [f32; n] on gpu;
+        stream s[g] on gpu;
+        for i in 0..g {
+            on s[i] {
+                fill a[i] with 0.0;
+                send a[i] to (i + 1) % g;
+                recv a[i] from (i + g - 1) % g;
+            }
+        }
+    }
+}
 fn main() {}

@@ -12,6 +12,7 @@ use crate::text::text;
 const NCCL_TYPES: [&str; 8] = ["i8", "u8", "i32", "u32", "i64", "u64", "f32", "f64"];
 
 pub fn check(plan: &Plan, errors: &Errors) {
+    sends_and_receives_apart(plan, errors);
     for op in &plan.ops {
         let OpKind::Collective(collective) = &op.kind else {
             continue;
@@ -61,6 +62,50 @@ pub fn check(plan: &Plan, errors: &Errors) {
                 format!("`{}` sends `{a}` elements and receives `{b}`", op.label),
                 "give both buffers one element type",
             );
+        }
+    }
+}
+
+/// The sends and receives of one group run at once, in no order: a receive
+/// must not write what another op of its group reads or writes.
+fn sends_and_receives_apart(plan: &Plan, errors: &Errors) {
+    let members: Vec<(usize, &crate::ir::Collective)> = plan
+        .ops
+        .iter()
+        .enumerate()
+        .filter_map(|(id, op)| match &op.kind {
+            OpKind::Collective(c) => Some((id, c)),
+            _ => None,
+        })
+        .collect();
+    for (later_at, &(later, b)) in members.iter().enumerate() {
+        for &(earlier, a) in &members[..later_at] {
+            let writes = |c: &crate::ir::Collective| c.word == crate::syntax::CollectiveWord::Recv;
+            if a.group != b.group || !(writes(a) || writes(b)) {
+                continue;
+            }
+            let (pa, pb) = (&a.recv, &b.recv);
+            let facts: Vec<crate::sym::Sym> = plan
+                .loop_of(later)
+                .map(|repeat| repeat.facts.clone())
+                .unwrap_or_default();
+            if pa.buffer == pb.buffer
+                && plan
+                    .atoms
+                    .may_overlap(&pa.range, &pb.range, &[&pa.facts, &pb.facts, &facts])
+            {
+                errors.at(
+                    pb.span,
+                    format!(
+                        "`{}` and `{}` (line {}) are sends and receives of one NCCL group, which run at once, and they touch `{}` where one writes it",
+                        plan.ops[later].label,
+                        plan.ops[earlier].label,
+                        plan.ops[earlier].span.start().line,
+                        plan.buffers[pb.buffer].name
+                    ),
+                    "receive into a buffer (or range) the group's other sends and receives do not touch, or put an op between them to end the group",
+                );
+            }
         }
     }
 }

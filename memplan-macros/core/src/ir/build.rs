@@ -1206,12 +1206,20 @@ impl Builder<'_> {
     fn op(&mut self, def: &OpDef, lane: Lane) {
         if let Some(mut kind) = self.op_kind(def, lane) {
             match &mut kind {
+                // Only sends and receives share a group (a send and the
+                // receive it meets would otherwise wait for each other):
+                // NCCL runs a group's calls at once, in no order, and
+                // other collectives need the order their stream gives.
                 OpKind::Collective(collective) => {
-                    if !self.in_group {
+                    let point_to_point = matches!(
+                        collective.word,
+                        syntax::CollectiveWord::Send | syntax::CollectiveWord::Recv
+                    );
+                    if !(self.in_group && point_to_point) {
                         self.group += 1;
                     }
                     collective.group = self.group;
-                    self.in_group = true;
+                    self.in_group = point_to_point;
                 }
                 _ => self.in_group = false,
             }
