@@ -459,12 +459,19 @@ pub(crate) unsafe fn between_gpus(
 /// space) do not overlap: the driver's copies, like `memcpy`, are undefined
 /// for overlapping ranges.
 pub(crate) fn apart(from: u64, to: u64, bytes: usize) -> Result<(), Fault> {
-    let bytes = bytes as u64;
-    let overlap = bytes > 0 && from < to.saturating_add(bytes) && to < from.saturating_add(bytes);
-    if overlap {
+    if overlap((from, bytes), (to, bytes)) {
         return Err(Fault::OverlappingCopy);
     }
     Ok(())
+}
+
+/// Whether `(start, bytes)` ranges `a` and `b` share a byte.
+pub(crate) fn overlap(a: (u64, usize), b: (u64, usize)) -> bool {
+    let ((a, a_bytes), (b, b_bytes)) = (a, b);
+    a_bytes > 0
+        && b_bytes > 0
+        && a < b.saturating_add(b_bytes as u64)
+        && b < a.saturating_add(a_bytes as u64)
 }
 
 fn host_part<T: Element, M: HostMemory<T> + ?Sized>(

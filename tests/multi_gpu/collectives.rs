@@ -72,6 +72,27 @@ fn each_rank<'a>(
         .collect()
 }
 
+/// `run(rank)` on a thread of its own for each of `count` ranks, as a
+/// process per GPU would run; each result, or its error as text.
+pub fn on_a_thread_each<T: Send>(
+    count: usize,
+    run: impl Fn(usize) -> memplan::Result<T> + Sync,
+) -> Vec<Result<T, String>> {
+    let run = &run;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..count)
+            .map(|rank| scope.spawn(move || run(rank).map_err(|e| e.to_string())))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a rank panicked".to_owned()))
+            })
+            .collect()
+    })
+}
+
 /// Rank `rank`'s input: whole numbers, so that sums are exact in any order.
 fn input(rank: usize) -> Vec<f32> {
     (0..N)
@@ -276,32 +297,16 @@ fn a_thread_per_gpu_joins_by_unique_id() -> Result<(), Failed> {
     let id = UniqueId::new()?;
     // As a launcher would: the id travels as bytes.
     let bytes = id.to_bytes();
-    let results: Vec<Result<Vec<f32>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..n)
-            .map(|rank| {
-                scope.spawn(move || -> Result<Vec<f32>, String> {
-                    // Everything that can fail is made before joining:
-                    // a rank that never joins leaves the others waiting.
-                    let (ctx, stream, data) = &ready[rank];
-                    let run = || -> memplan::Result<Vec<f32>> {
-                        let comm = Communicator::join(ctx, &UniqueId::from_bytes(bytes), n, rank)?;
-                        let part = comm.all_reduce(data, data, ReduceOp::Sum, stream)?;
-                        // SAFETY: `data` outlives the synchronize below.
-                        unsafe { part.queue()? };
-                        stream.synchronize()?;
-                        data.to_vec()
-                    };
-                    run().map_err(|e| e.to_string())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a rank panicked".to_owned()))
-            })
-            .collect()
+    let results = on_a_thread_each(n, |rank| {
+        // Everything that can fail is made before joining: a rank that
+        // never joins leaves the others waiting.
+        let (ctx, stream, data) = &ready[rank];
+        let comm = Communicator::join(ctx, &UniqueId::from_bytes(bytes), n, rank)?;
+        let part = comm.all_reduce(data, data, ReduceOp::Sum, stream)?;
+        // SAFETY: `data` outlives the synchronize below.
+        unsafe { part.queue()? };
+        stream.synchronize()?;
+        data.to_vec()
     });
     let expected = sum_of_inputs(n);
     for (rank, result) in results.into_iter().enumerate() {

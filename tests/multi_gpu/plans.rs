@@ -3,7 +3,7 @@
 //! and what `new` refuses (a collective some GPU does not take part in,
 //! parts that would wait for each other for ever).
 
-use crate::collectives::ONE_AT_A_TIME;
+use crate::collectives::{ONE_AT_A_TIME, on_a_thread_each};
 use crate::harness::GpuTest;
 use libtest_mimic::Failed;
 use memplan::nccl::{Rank, UniqueId};
@@ -174,29 +174,11 @@ fn a_plan_per_gpu_joins_one_job() -> Result<(), Failed> {
     let id = UniqueId::new()?;
     // A thread per rank, as a process per GPU would be: `new` returns once
     // every rank has joined.
-    let results: Vec<Result<Vec<f32>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = gpus
-            .iter()
-            .enumerate()
-            .map(|(rank, ctx)| {
-                scope.spawn(move || -> Result<Vec<f32>, String> {
-                    let run = || -> memplan::Result<Vec<f32>> {
-                        let mut plan = Joined::new(ctx, &Rank { id, count, rank }, N)?;
-                        plan.host_mut().x.fill(rank as f32 * 2.0 + 1.0);
-                        plan.run()?;
-                        Ok(plan.host().y.to_vec())
-                    };
-                    run().map_err(|e| e.to_string())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a rank panicked".to_owned()))
-            })
-            .collect()
+    let results = on_a_thread_each(count, |rank| {
+        let mut plan = Joined::new(&gpus[rank], &Rank { id, count, rank }, N)?;
+        plan.host_mut().x.fill(rank as f32 * 2.0 + 1.0);
+        plan.run()?;
+        Ok(plan.host().y.to_vec())
     });
     // The average of 1, 3, 5, ...: the rank count.
     for (rank, result) in results.into_iter().enumerate() {

@@ -16,7 +16,7 @@ use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
 use super::step::Step;
 use crate::context::Context;
-use crate::copy::{Direction, apart};
+use crate::copy::{Direction, apart, overlap};
 use crate::error::Fault;
 use crate::fill::Pattern;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
@@ -491,12 +491,11 @@ impl Resolver<'_> {
         }
         // In place, or apart: NCCL reads the one while it writes the other.
         let in_place = send.addr == recv.addr && send.bytes == recv.bytes;
-        let (a, b) = (send.addr.offset, recv.addr.offset);
-        let overlap = send.bytes > 0
-            && recv.bytes > 0
-            && a < b.saturating_add(recv.bytes as u64)
-            && b < a.saturating_add(send.bytes as u64);
-        if send.buffer == recv.buffer && !in_place && overlap {
+        let overlapping = overlap(
+            (send.addr.offset, send.bytes),
+            (recv.addr.offset, recv.bytes),
+        );
+        if send.buffer == recv.buffer && !in_place && overlapping {
             return Err(Fault::Unsupported(
                 "a collective's send and receive ranges overlap without being the same range (in place)",
             ));
