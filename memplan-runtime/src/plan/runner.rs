@@ -877,13 +877,19 @@ impl Runner {
         };
         // `begin` bound the first GPU's context.
         let mut bound = 0;
-        for ((((index, step), op), &gpu), &group) in steps
-            .iter_mut()
-            .enumerate()
-            .zip(ops.iter())
-            .zip(step_gpus.iter())
-            .zip(step_groups.iter())
-        {
+        let mut index = 0;
+        while index < steps.len() {
+            if let Some((true, _)) = step_groups[index] {
+                let end = (index..steps.len())
+                    .find(|&at| matches!(step_groups[at], Some((_, true))))
+                    .ok_or_else(|| ops[index].error(MALFORMED))?;
+                queue_group(&steps[index..=end], &ops[index..=end], &on)?;
+                // NCCL sets the current device of the calls it queues.
+                bound = u16::MAX;
+                index = end + 1;
+                continue;
+            }
+            let (step, op, gpu) = (&mut steps[index], &ops[index], step_gpus[index]);
             // Each op in its GPU's context: launches, synchronous copies
             // and events need the current context to be theirs.
             if gpu != bound && !step.runs_on_host() {
@@ -900,29 +906,18 @@ impl Runner {
                 timer.start(index, raw(stream)).at_op(op)?;
             }
             let host_step = step.runs_on_host().then(|| timer.host_step());
-            let (opens, closes) = group.unwrap_or((false, false));
-            if opens {
-                crate::nccl::group_start().at_op(op)?;
-            }
             // SAFETY: every step was resolved from a plan memplan checked
             // (`Engine::new`'s promise), against memory the plan owns or
             // borrows for the run; `finish` waits before any of it is
             // touched by the host or freed.
             let ran = unsafe { step.run(&mut on, host) };
-            // A group is ended even when a part failed: NCCL then drops it.
-            let ran = match (ran, group) {
-                (ran, Some(_)) if closes || ran.is_err() => {
-                    let ended = crate::nccl::group_end();
-                    ran.and_then(|bytes| ended.map(|()| bytes))
-                }
-                (ran, _) => ran,
-            };
             if let Some(began) = host_step {
                 timer.host_step_done(op, began);
             }
             // A host step's code may bind another context (another plan's
-            // run): bind again before the next op.
-            if step.runs_on_host() {
+            // run), and NCCL sets the current device of its calls: bind
+            // again before the next op.
+            if step.runs_on_host() || matches!(step, Step::Collective { .. }) {
                 bound = u16::MAX;
             }
             // The op's mark ends even when it failed: CUPTI's id for it
@@ -936,6 +931,7 @@ impl Runner {
             if let Some(ended) = ended {
                 ended.at_op(op)?;
             }
+            index += 1;
         }
         timer.queued();
         Ok(())
@@ -1104,6 +1100,34 @@ impl Runner {
     pub fn error_at_plan(&self, operation: &'static str, fault: Fault) -> Error {
         Error::new(fault, operation, self.plan_location()).in_plan(self.info.name())
     }
+}
+
+/// Queues one NCCL group: the parts of a collective on every GPU, or
+/// sends and receives that meet. Every part is made before the group
+/// starts, so that nothing of memplan's fails inside it: a failure there,
+/// after some parts were handed over, would leave NCCL to launch those
+/// alone at `ncclGroupEnd`, and their GPUs to wait for ever for the rest.
+/// When NCCL refuses a call, it drops the whole group at `ncclGroupEnd`.
+fn queue_group(steps: &[Step], ops: &[OpInfo], on: &Resources) -> Result<()> {
+    let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+        return Ok(());
+    };
+    let mut parts = Vec::with_capacity(steps.len());
+    for (step, op) in steps.iter().zip(ops) {
+        let part = step.nccl_part(on).and_then(|part| part.ok_or(MALFORMED));
+        parts.push(part.at_op(op)?);
+    }
+    crate::nccl::group_start().at_op(first)?;
+    let mut queued = Ok(());
+    for (part, op) in parts.iter().zip(ops) {
+        // SAFETY: as for `Step::run`, which `Runner::queue` promises.
+        queued = unsafe { part.queue() }.at_op(op);
+        if queued.is_err() {
+            break;
+        }
+    }
+    let ended = crate::nccl::group_end().at_op(last);
+    queued.and(ended)
 }
 
 /// `items` in `order` (a permutation of their positions).

@@ -12,7 +12,7 @@ use crate::error::Fault;
 use crate::event::Event;
 use crate::fill::Pattern;
 use crate::kernel::Kernel;
-use crate::nccl::{Call, Communicator};
+use crate::nccl::{Call, Comm, Communicator, Nccl};
 use crate::stream::{LEGACY, Stream, synchronize_legacy, wait_all};
 use cust::sys::CUstream;
 
@@ -346,25 +346,60 @@ impl Step {
                 host(step)?;
                 Ok(0)
             }
-            &mut Step::Collective {
-                call,
-                send,
-                recv,
-                stream,
-                comm,
-            } => {
-                let comm = on.comms.get(usize::from(comm)).ok_or(UNRESOLVED)?;
-                let nccl = crate::nccl::nccl()?;
-                let call = Call {
-                    send: on.address(send)? as *mut std::ffi::c_void,
-                    recv: on.address(recv)? as *mut std::ffi::c_void,
-                    ..call
-                };
-                let stream = on.stream(Some(stream))?;
-                let status = unsafe { call.issue(nccl, comm.raw(), stream.cast()) };
-                nccl.check(call.name(), status)?;
+            Step::Collective { .. } => {
+                let part = self.nccl_part(on)?.ok_or(UNRESOLVED)?;
+                unsafe { part.queue()? };
                 Ok(0)
             }
         }
+    }
+
+    /// A collective step's call, ready for NCCL; `None` for other steps.
+    /// Everything of memplan's that can fail is done here, so that a
+    /// group's parts can all be made before `ncclGroupStart`.
+    pub fn nccl_part(&self, on: &Resources) -> Result<Option<NcclPart>, Fault> {
+        let &Step::Collective {
+            call,
+            send,
+            recv,
+            stream,
+            comm,
+        } = self
+        else {
+            return Ok(None);
+        };
+        Ok(Some(NcclPart {
+            nccl: crate::nccl::nccl()?,
+            call: Call {
+                send: on.address(send)? as *mut std::ffi::c_void,
+                recv: on.address(recv)? as *mut std::ffi::c_void,
+                ..call
+            },
+            comm: on.comms.get(usize::from(comm)).ok_or(UNRESOLVED)?.raw(),
+            stream: on.stream(Some(stream))?,
+        }))
+    }
+}
+
+/// One rank's part of a collective with its addresses, communicator and
+/// stream looked up: what is left is NCCL's call.
+pub(crate) struct NcclPart {
+    nccl: &'static Nccl,
+    call: Call,
+    comm: Comm,
+    stream: CUstream,
+}
+
+impl NcclPart {
+    /// Hands the call to NCCL (inside a group, NCCL queues it at
+    /// `ncclGroupEnd`).
+    ///
+    /// # Safety
+    /// As for [`Step::run`].
+    pub unsafe fn queue(&self) -> Result<(), Fault> {
+        // SAFETY: the caller's promise; the communicator is the plan's,
+        // alive while the plan is, and the stream is of its GPU.
+        let status = unsafe { self.call.issue(self.nccl, self.comm, self.stream.cast()) };
+        self.nccl.check(self.call.name(), status)
     }
 }
