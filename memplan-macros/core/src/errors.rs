@@ -31,6 +31,17 @@ impl Errors {
         self.push(syn::Error::new(span, format!("{message}\n\nhelp: {help}")));
     }
 
+    /// An error over all of `tokens` (a whole expression, where [`at`]
+    /// would point at its first token alone): `message`, then `help`.
+    ///
+    /// [`at`]: Errors::at
+    pub fn over(&self, tokens: impl quote::ToTokens, message: impl Display, help: impl Display) {
+        self.push(syn::Error::new_spanned(
+            tokens,
+            format!("{message}\n\nhelp: {help}"),
+        ));
+    }
+
     /// Adds an error, once: the checks of a loop look at its body more
     /// than once, and may find one mistake twice.
     pub fn push(&self, error: syn::Error) {

@@ -1,7 +1,8 @@
 // Placements that say nothing or the wrong thing: an unplaced stream and
 // buffer in a plan on several GPUs, `on gpu` for one stream, a host buffer
-// placed, a placement without `gpus`, a launch outside stream blocks, and
-// a copy whose device memory is on another GPU than its stream.
+// placed, a placement without `gpus`, a launch outside stream blocks, a
+// copy whose device memory is on another GPU than its stream, and
+// placements by sizes of a run (`new` places buffers and streams once).
 use memplan::memplan;
 
 memplan! {
@@ -31,6 +32,14 @@ memplan! {
         on s { copy x -> d; copy d -> x; }
         sync s;
         launch process_data<<<blocks(n, 256), 256>>>(d, n as i32);
+    }
+
+    plan PlacedAtEachRun(n: usize, g: usize, run first: usize, xs: &[f32]) {
+        gpus   gpu[g];
+        host   x: [f32; n] pinned;
+        device d: [f32; n] on gpu[first], e: [f32; n] on gpu[xs.len() % g];
+        stream s on gpu[first + 1];
+        on s { copy x -> d; copy d -> e; copy e -> x; }
     }
 }
 

@@ -70,15 +70,17 @@ pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
     let order = Order::compute(plan, errors);
     // A loop may run no iterations: two ops outside it are ordered only if
     // they are without its body too (a `record` in the body orders nothing
-    // when the body never runs).
+    // when the body never runs). A loop that always runs orders them as
+    // its body does: iteration `c` stands for the first as for any other.
     errors.mute(true);
-    let without_loops = Order::compute_skipping(plan, errors, &|op| plan.loop_of(op).is_some());
+    let may_be_empty = |op| plan.loop_of(op).is_some_and(|repeat| !repeat.never_empty);
+    let without_empty_loops = Order::compute_skipping(plan, errors, &may_be_empty);
     errors.mute(false);
     let ordered = |a, b| {
         order.happens_before(a, b)
             && (plan.loop_of(a).is_some()
                 || plan.loop_of(b).is_some()
-                || without_loops.happens_before(a, b))
+                || without_empty_loops.happens_before(a, b))
     };
     let through_loop = |a, b| order.happens_before(a, b) && !ordered(a, b);
     let between = race::Between::Ops {

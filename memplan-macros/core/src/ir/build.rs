@@ -7,6 +7,7 @@
 //! the semantic checks need every name resolved.
 
 use super::extent;
+use super::fixed_at_new::FixedAtNew;
 use super::label::op_label;
 use super::*;
 use crate::errors::Errors;
@@ -436,7 +437,27 @@ impl Builder<'_> {
                 );
                 continue;
             };
-            self.array(&Some(count.clone()));
+            let what = FixedAtNew::GpuCount { gpus: &decl.name };
+            // A count that is 0 only at `new` is refused there (`NoGpus`);
+            // one that is 0 as written is a plan that can never run.
+            if let Some(0) = self.fixed_at_new(count, what).and_then(|g| g.as_constant()) {
+                let written = text(count);
+                let why = match written.as_str() {
+                    "0" => String::new(),
+                    _ => format!(" (`{written}` is 0)"),
+                };
+                self.errors.over(
+                    count,
+                    format!(
+                        "`gpus {}[{written}]` declares no GPUs{why}, and a plan on none can never run",
+                        decl.name
+                    ),
+                    format!(
+                        "declare at least one GPU, `gpus {}[g];` with `g` a size `new` takes (and as many contexts), or leave out `gpus` and the placements for a plan on one GPU",
+                        decl.name
+                    ),
+                );
+            }
             self.plan.gpus = Some(Gpus {
                 name: decl.name.clone(),
                 count: count.clone(),
@@ -590,9 +611,7 @@ impl Builder<'_> {
                 None
             }
             (Some(index), _) => {
-                // A size `new` takes, as a set's count is.
-                let value = self.array(&Some(index.clone()))?.count;
-                let value = self.read(&value).value;
+                let value = self.fixed_at_new(index, FixedAtNew::Placement { name })?;
                 Some(Placement::One {
                     index: index.clone(),
                     value,
@@ -605,31 +624,30 @@ impl Builder<'_> {
     /// A set's count, read as a size (which `new` computes).
     fn array(&mut self, count: &Option<Expr>) -> Option<Array> {
         let count = count.as_ref()?;
-        if let Some(slice) = self.measured_in(count) {
-            self.errors.at(
-                slice.span(),
-                format!(
-                    "`{}` is measured at each run, and `new` makes a set once",
-                    text(&slice)
-                ),
-                "count a set with sizes that `new` takes",
-            );
-        }
-        if let Some(path) = self.plan.run_param_in(count) {
-            self.errors.at(
-                path.span(),
-                format!(
-                    "`{}` is given to each run, and `new` makes a set once",
-                    text(&path)
-                ),
-                "count a set with sizes that `new` takes",
-            );
-        }
-        self.read(count);
+        self.fixed_at_new(count, FixedAtNew::SetCount);
         Some(Array {
             count: count.clone(),
             index: None,
         })
+    }
+
+    /// `size` read as a size that `new` fixes, for `what`; refused (and
+    /// `None`) where a run gives or measures it.
+    fn fixed_at_new(&mut self, size: &Expr, what: FixedAtNew) -> Option<Sym> {
+        let mut fixed = true;
+        if let Some(slice) = self.measured_in(size) {
+            let (message, help) = what.measured_at_each_run(&text(&slice));
+            self.errors.over(&slice, message, help);
+            fixed = false;
+        }
+        if let Some(path) = self.plan.run_param_in(size) {
+            let (message, help) = what.given_to_each_run(&text(&path));
+            self.errors.at(path.span(), message, help);
+            fixed = false;
+        }
+        // Read either way, so that a size it cannot read is reported too.
+        let value = self.read(size).value;
+        fixed.then_some(value)
     }
 
     /// `on s { ... }`, or `on lanes[c % s] { ... }` in a loop.
@@ -695,7 +713,7 @@ impl Builder<'_> {
                 self.errors.at(
                     index.span(),
                     format!(
-                        "a set of {} is used in a `for` loop, indexed by the loop's variable",
+                        "a set of {} can be used only in a `for` loop, indexed by the loop's variable",
                         of.many()
                     ),
                     format!("move this into `for c in 0..k {{ ... }}`, as `{name}[c % k]`"),
@@ -769,6 +787,9 @@ impl Builder<'_> {
             Sym::atom(self.plan.atoms.intern(&later_name)),
         );
         let one = Sym::constant(1);
+        // `1 <= k` from what computing `k` guarantees: then every run
+        // gives the body an iteration, and what it orders holds after it.
+        let never_empty = self.plan.atoms.provably_le(&one, &count, &[&facts]);
         let below = |at: &Sym| at.add(&one).and_then(|next| next.sub(&count));
         facts.extend(below(&current));
         let mut later_facts: Vec<Sym> = below(&later).into_iter().collect();
@@ -844,6 +865,7 @@ impl Builder<'_> {
         self.plan.loops.push(Loop {
             var: def.var.clone(),
             count: def.count.clone(),
+            never_empty,
             ops: first..end,
             later,
             facts,

@@ -6,6 +6,7 @@
 mod access;
 mod build;
 mod extent;
+mod fixed_at_new;
 mod label;
 
 pub use access::{Access, Mode};
@@ -92,6 +93,9 @@ pub struct Loop {
     pub var: Ident,
     /// `k`, as written.
     pub count: Expr,
+    /// Whether `k >= 1` whatever the sizes (`0..2`, `0..n + 1`): the body
+    /// runs at least once. Otherwise it may run no iterations.
+    pub never_empty: bool,
     pub ops: std::ops::Range<OpId>,
     pub later: Vec<Op>,
     /// What holds of iteration `c`: `c + 1 <= k`, and what computing `k`
