@@ -54,5 +54,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "one step on {count} GPU(s), as a plan: {ms:.2} ms for upload, kernel, all-reduce and download ({first:.2} ms the first time, with NCCL's set-up)"
     );
+
+    // A timed step: each GPU's part of the all-reduce is an op of its
+    // stream, timed by the work NCCL ran on that GPU.
+    plan.set_timing(true)?;
+    let report = plan.run()?;
+    print!("{report}");
+    common::save_timeline("data_parallel", &memplan::Timeline::from(report))?;
     Ok(())
 }

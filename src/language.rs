@@ -414,7 +414,9 @@
 //!   only in it, and stream-ordered memory is not allocated there;
 //! - a loop may run no iterations (`k = 0`): two ops outside it are
 //!   ordered only by what orders them without its body, never by a
-//!   `record` and a `wait` inside it.
+//!   `record` and a `wait` inside it. A loop whose count is at least 1
+//!   for every size (`0..2`, `0..n + 1`, `0..n / 4 + 1`) always runs, and
+//!   what one iteration's `record` and `wait` order holds after it.
 //!
 //! What the loop writes counts for the reads of the same iteration; after
 //! the loop, it does not count as written, since one iteration writes only
@@ -459,10 +461,14 @@
 //!
 //! `gpus gpu[g];` makes a plan run on `g` GPUs: `new` takes a slice of
 //! contexts instead of one (`gpu[i]` is the `i`th, and their count must
-//! be `g`, a size `new` takes), and every device buffer and stream says
-//! which GPU it is on: `on gpu[e]` (GPU `e`, a size), or for a set, `on
-//! gpu` (element `i` on GPU `i`; `new` refuses a set longer than the
-//! GPUs, naming it). Host memory is on no GPU: pinned memory of such a
+//! be `g`, a size `new` takes). A plan on no GPUs could never run: a
+//! count written as 0 does not compile, and `new` refuses a `g` of 0,
+//! naming the declaration. Every device buffer and stream says which GPU
+//! it is on: `on gpu[e]` (GPU `e`, a size), or for a set, `on gpu`
+//! (element `i` on GPU `i`; `new` refuses a set longer than the GPUs,
+//! naming it). `new` makes each buffer and stream once, on its GPU, so
+//! the count and placements are sizes of the plan's parameters, never of
+//! a run (`run len: usize` cannot place one). Host memory is on no GPU: pinned memory of such a
 //! plan is made portable, so every GPU reaches it, and mapped memory is
 //! reached by kernels on every GPU. Stream-ordered memory is on the GPU
 //! of the stream that allocates it.
@@ -601,9 +607,17 @@
 //! receives one by one in order, each of as many elements,
 //! and no GPU's part waits (through its stream or an event) for work
 //! queued after another GPU's part, which would leave the GPUs waiting for
-//! each other for ever. Collectives are not timed (CUPTI sees NCCL's
-//! kernels, which memplan does not yet match to the op), and plans with
-//! them are not captured as graphs.
+//! each other for ever. Plans with collectives are not captured as graphs.
+//!
+//! **Timing.** A timed run reports each GPU's part as an op of its stream,
+//! timed by the work NCCL ran on that GPU for the part's group (NCCL's
+//! kernels, or its copies), and the timeline draws the parts on a lane of
+//! collectives beside the copy engines'. The parts of one group started
+//! together: sends and receives of one GPU in one group run as one kernel
+//! of NCCL's, so they share a span. A rank alone in its communicator may
+//! give the GPU nothing to do for a collective in place (NCCL leaves a sum
+//! of one rank as it is): such a part is reported where work was recorded
+//! for it, and otherwise left out, as a copy of no bytes is.
 //!
 //! ## Sizes
 //!

@@ -107,8 +107,15 @@ pub enum Fault {
     NoDevice(String),
     /// NCCL could not be loaded or started, or a call of it failed: why.
     Nccl(String),
+    /// A plan's collective whose GPUs' parts could never meet (a GPU that
+    /// takes no part, parts that differ, or that wait for each other), and
+    /// why: refused by `new`, before NCCL would wait for ever.
+    Collective(String),
     /// A plan declaring `gpus gpu[g]` given another number of GPUs.
     GpuCount { declared: usize, given: usize },
+    /// A plan declaring `gpus gpu[g]` with `g` 0: a plan on no GPUs
+    /// could never run (`given`: the contexts `new` was given).
+    NoGpus { given: usize },
     /// A declaration placed on a GPU the plan was not given.
     NoSuchGpu { gpu: usize, count: usize },
     /// Timing cannot be turned on, and why.
@@ -201,10 +208,17 @@ impl fmt::Display for Fault {
             }
             Fault::NoDevice(why) => write!(f, "no CUDA device: {why}"),
             Fault::Nccl(why) => write!(f, "NCCL: {why}"),
+            Fault::Collective(why) => write!(f, "{why}"),
             Fault::GpuCount { declared, given } => write!(
                 f,
                 "the plan runs on {declared} GPU{}, and `new` was given {given} context{}",
                 if *declared == 1 { "" } else { "s" },
+                if *given == 1 { "" } else { "s" }
+            ),
+            Fault::NoGpus { given } => write!(
+                f,
+                "a plan on GPUs needs at least one, and this count is 0 (`new` was given {given} \
+                 context{})",
                 if *given == 1 { "" } else { "s" }
             ),
             Fault::Timing(why) => write!(f, "{why}"),

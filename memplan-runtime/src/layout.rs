@@ -17,10 +17,13 @@ pub(crate) enum LaneKind {
     Engine(&'static [OpKind]),
 }
 
-/// The engine lanes, after the streams', in the order data flows.
-const ENGINES: [(&str, &[OpKind]); 3] = [
+/// The engine lanes, after the streams', in the order data flows. NCCL's
+/// collectives run as kernels of NCCL's own, moving data between GPUs:
+/// a lane of their own, where each GPU's part shows.
+const ENGINES: [(&str, &[OpKind]); 4] = [
     ("H2D copies", &[OpKind::CopyHostToDevice]),
     ("kernels", &[OpKind::Launch]),
+    ("collectives", &[OpKind::Collective]),
     ("D2H copies", &[OpKind::CopyDeviceToHost]),
 ];
 
@@ -302,6 +305,8 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::{batch, two_batches};
     use super::*;
+    use crate::op::OpInfo;
+    use crate::report::OpTiming;
 
     fn lane_names(layout: &Layout) -> Vec<String> {
         layout.lanes.iter().map(|l| l.name.clone()).collect()
@@ -369,6 +374,38 @@ mod tests {
                 other => panic!("{other:?} for {}", bar.label),
             }
         }
+    }
+
+    #[test]
+    fn each_gpus_part_of_a_collective_is_on_its_stream_and_the_collectives_lane() {
+        let part = |element: u16, span: (f64, f64)| OpTiming {
+            op: OpInfo {
+                element: Some(element),
+                ..OpInfo::on_stream("all_reduce sum grads[i]", OpKind::Collective, "s")
+            },
+            start_ms: span.0,
+            end_ms: span.1,
+            bytes: 16 << 20,
+        };
+        let run = RunReport {
+            ops: vec![part(0, (1.0, 1.4)), part(1, (1.1, 1.5))],
+            ..RunReport::new("DataParallel")
+        };
+        let runs = [run];
+        let layout = Layout::new(&runs);
+        assert_eq!(
+            lane_names(&layout),
+            ["s[0]", "s[1]", "collectives"].map(str::to_owned)
+        );
+        let on = |lane: usize| -> Vec<(f64, f64)> {
+            (layout.bars.iter())
+                .filter(|bar| bar.lane == lane)
+                .map(|bar| (bar.start_ms, bar.end_ms))
+                .collect()
+        };
+        assert_eq!(on(0), [(1.0, 1.4)]);
+        assert_eq!(on(1), [(1.1, 1.5)]);
+        assert_eq!(on(2), [(1.0, 1.4), (1.1, 1.5)]);
     }
 
     #[test]

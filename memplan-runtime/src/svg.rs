@@ -238,6 +238,7 @@ fn look(kind: BarKind) -> (&'static str, &'static str) {
         BarKind::Op(OpKind::CopyHostToHost) => ("copy host to host", "#bb8fce"),
         BarKind::Op(OpKind::Launch) => ("kernel", "#82e0aa"),
         BarKind::Op(OpKind::Fill) => ("fill", "#d5dbdb"),
+        BarKind::Op(OpKind::Collective) => ("NCCL collective", "#48c9b0"),
         BarKind::Op(_) => ("other", "#aab7b8"),
     }
 }

@@ -4,7 +4,7 @@
 //! queuing, host steps, waiting.
 
 use crate::context::Context;
-use crate::cupti::{Span, Tracing};
+use crate::cupti::{Span, Tracing, Wanted};
 use crate::driver::DriverError;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
@@ -41,12 +41,42 @@ pub struct Timer {
     on: Option<Timed>,
 }
 
+/// One part of an NCCL group, as timing sees it.
+pub struct GroupPart {
+    /// The op.
+    pub index: usize,
+    pub stream: CUstream,
+    /// The GPU it runs on, as CUDA numbers devices (CUPTI's records say
+    /// which GPU ran each piece of the group's work).
+    pub device: u32,
+    /// The larger of its send and receive buffers, in bytes.
+    pub bytes: usize,
+    /// Whether it certainly gives its GPU work: NCCL may do nothing on
+    /// the GPU for a rank alone in its communicator (an in-place sum of
+    /// one rank is the data as it is), so such a part's record is taken
+    /// if it comes and not waited for.
+    pub gives_work: bool,
+}
+
+/// Where an NCCL group's part finds its work among CUPTI's records: NCCL
+/// makes every part's driver calls when the group ends, under the id
+/// pushed for the group's first op; the part's share is what ran on its
+/// GPU.
+#[derive(Clone, Copy)]
+struct InGroup {
+    first: usize,
+    device: u32,
+    awaited: bool,
+}
+
 /// What timing keeps, while on.
 struct Timed {
     clock: OpClock,
     /// Bytes each op moved, and whether it ran, in the current run.
     bytes: Vec<u64>,
     ran: Vec<bool>,
+    /// For each part of an NCCL group, where its work is found.
+    in_group: Vec<Option<InGroup>>,
     /// Whether the current run queued its ops one by one (a graph
     /// replay does not, and has no op times).
     queued: bool,
@@ -109,6 +139,7 @@ impl Timer {
             clock,
             bytes: Vec::new(),
             ran: Vec::new(),
+            in_group: Vec::new(),
             queued: false,
             started: Instant::now(),
             host: Vec::new(),
@@ -154,6 +185,8 @@ impl Timer {
         timing.bytes.resize(count, 0);
         timing.ran.clear();
         timing.ran.resize(count, false);
+        timing.in_group.clear();
+        timing.in_group.resize(count, None);
         match &mut timing.clock {
             OpClock::Engine { tracing, ids, .. } => *ids = tracing.begin_run(count),
             OpClock::Events { marks, .. } => {
@@ -210,6 +243,68 @@ impl Timer {
                 Some((_, end)) => end.record_on(stream),
                 None => Ok(()),
             },
+        }
+    }
+
+    /// Marks the start of an NCCL group of `parts`, before
+    /// `ncclGroupStart`: NCCL makes every part's calls when the group
+    /// ends, under the id of the first.
+    pub fn start_group(&self, parts: &[GroupPart]) -> Result<(), DriverError> {
+        match (self.on.as_ref().map(|timing| &timing.clock), parts.first()) {
+            (Some(OpClock::Engine { tracing, ids, .. }), Some(first)) => {
+                tracing.enter(ids.start + first.index as u64);
+                Ok(())
+            }
+            (Some(OpClock::Events { marks, .. }), _) => {
+                parts
+                    .iter()
+                    .try_for_each(|part| match marks.get(part.index) {
+                        Some((start, _)) => start.record_on(part.stream),
+                        None => Ok(()),
+                    })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Marks the end of the group [`start_group`](Self::start_group)
+    /// marked, after `ncclGroupEnd` (or where the group failed, when it
+    /// was not `queued`: then nothing of it is reported). Each part is
+    /// timed by its GPU's share of the group's work.
+    pub fn end_group(&mut self, parts: &[GroupPart], queued: bool) -> Result<(), DriverError> {
+        let (Some(timing), Some(first)) = (self.on.as_mut(), parts.first()) else {
+            return Ok(());
+        };
+        for part in parts {
+            let index = part.index;
+            if let (Some(moved), Some(ran), Some(in_group)) = (
+                timing.bytes.get_mut(index),
+                timing.ran.get_mut(index),
+                timing.in_group.get_mut(index),
+            ) {
+                *moved = part.bytes as u64;
+                // NCCL drops a call of no elements.
+                *ran = queued && part.bytes > 0;
+                *in_group = Some(InGroup {
+                    first: first.index,
+                    device: part.device,
+                    awaited: part.gives_work,
+                });
+            }
+        }
+        match &timing.clock {
+            OpClock::Engine { tracing, .. } => {
+                tracing.leave();
+                Ok(())
+            }
+            OpClock::Events { marks, .. } => {
+                parts
+                    .iter()
+                    .try_for_each(|part| match marks.get(part.index) {
+                        Some((_, end)) => end.record_on(part.stream),
+                        None => Ok(()),
+                    })
+            }
         }
     }
 
@@ -272,9 +367,32 @@ impl Timer {
         let moved = |index: usize| timing.bytes.get(index).copied().unwrap_or(0);
         match &mut timing.clock {
             OpClock::Engine {
-                tracing, origin_ns, ..
+                tracing,
+                ids,
+                origin_ns,
             } => {
-                let (spans, problem) = tracing.take(&timing.ran, finished);
+                let wanted: Vec<Option<Wanted>> = (0..timing.ran.len())
+                    .map(|index| {
+                        let group = timing.in_group.get(index).copied().flatten();
+                        ran(index).then_some(match group {
+                            Some(InGroup {
+                                first,
+                                device,
+                                awaited,
+                            }) => Wanted {
+                                id: ids.start + first as u64,
+                                device: Some(device),
+                                awaited,
+                            },
+                            None => Wanted {
+                                id: ids.start + index as u64,
+                                device: None,
+                                awaited: true,
+                            },
+                        })
+                    })
+                    .collect();
+                let (spans, problem) = tracing.take(&wanted, finished);
                 let mut unrecorded = 0;
                 for (index, op) in ops.iter().enumerate().filter(|&(index, _)| ran(index)) {
                     match spans.get(index).copied().flatten() {
@@ -284,7 +402,16 @@ impl Timer {
                             end_ms: since(*origin_ns, end),
                             bytes: moved(index),
                         }),
-                        None => unrecorded += 1,
+                        None if wanted
+                            .get(index)
+                            .copied()
+                            .flatten()
+                            .is_some_and(|w| w.awaited) =>
+                        {
+                            unrecorded += 1;
+                        }
+                        // Work that may never have been given to the GPU.
+                        None => {}
                     }
                 }
                 report.clock = Clock::Engine {

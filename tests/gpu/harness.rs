@@ -20,9 +20,13 @@ pub fn trials(tests: &[(&'static str, GpuTest)]) -> Vec<Trial> {
 /// `MEMPLAN_REQUIRE_GPUS=n` (n at least `gpus`) turns fewer into a failure.
 pub fn trials_on(gpus: usize, tests: &[(&'static str, GpuTest)]) -> Vec<Trial> {
     let count = memplan::Context::count();
+    let needs = match gpus {
+        1 => "needs a GPU".to_owned(),
+        _ => format!("needs {gpus} GPUs"),
+    };
     let missing = (count < gpus).then(|| match memplan::Context::missing_gpu() {
-        Some(why) => format!("needs {gpus} GPUs, and the driver sees {count} ({why})"),
-        None => format!("needs {gpus} GPUs, and the driver sees {count}"),
+        Some(why) => format!("{needs}, and the driver sees {count} ({why})"),
+        None => format!("{needs}, and the driver sees {count}"),
     });
     let required = std::env::var("MEMPLAN_REQUIRE_GPUS")
         .ok()

@@ -10,6 +10,7 @@ mod kernels;
 mod loops;
 mod placed;
 mod plans;
+mod reports;
 mod runtime_errors;
 mod runtime_memory;
 mod runtime_streams;

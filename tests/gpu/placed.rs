@@ -30,6 +30,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "timing_a_plan_on_several_gpus",
         timing_a_plan_on_several_gpus,
     ),
+    (
+        "new_refuses_more_than_it_can_number",
+        new_refuses_more_than_it_can_number,
+    ),
 ];
 
 /// The single-GPU suite's: each check on two contexts of GPU 0.
@@ -42,6 +46,9 @@ pub const TESTS: &[(&str, GpuTest)] = &[
     ),
     ("placed::new_checks_the_gpus_it_is_given", || twice_gpu_0(3)),
     ("placed::timing_a_plan_on_several_gpus", || twice_gpu_0(4)),
+    ("placed::new_refuses_more_than_it_can_number", || {
+        twice_gpu_0(5)
+    }),
 ];
 
 fn twice_gpu_0(check: usize) -> Result<(), Failed> {
@@ -106,6 +113,37 @@ memplan! {
             wait uploaded;
             launch vadd<<<blocks(n, 256), 256>>>(da, db, dc, n as i32);
             copy dc -> c;
+        }
+    }
+
+    /// `m` events, each made on every one of `g` GPUs.
+    plan Marks(n: usize, m: usize, g: usize) {
+        gpus   gpu[g];
+        host   x: [f32; n] pinned;
+        device d: [f32; n] on gpu[0];
+        stream s on gpu[0], t on gpu[0];
+        event  e[m];
+        on s { copy x -> d; }
+        for c in 0..2 {
+            on s { record e[c % m]; }
+            on t { wait e[c % m]; }
+        }
+        on t { copy d -> x; }
+    }
+
+    /// Two kernels, each loaded on every one of `g` GPUs.
+    plan Kernels(n: usize, g: usize) {
+        gpus   gpu[g];
+        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        host   x: [f32; n] pinned;
+        device d: [f32; n] on gpu[0], e: [f32; n] on gpu[0];
+        stream s on gpu[0];
+        on s {
+            copy x -> d;
+            launch process_data<<<blocks(n, 256), 256>>>(d, n as i32);
+            launch scale_by_two<<<blocks(n, 256), 256>>>(d, e, n as i32);
+            copy e -> x;
         }
     }
 
@@ -204,11 +242,18 @@ fn new_checks_the_gpus_it_is_given(gpus: &[Context]) -> Result<(), Failed> {
         error.to_string().contains("gpus gpu[g]"),
         "the error does not name the declaration: {error}"
     );
-    // No context at all.
-    ensure!(
-        Spread::new(&[], 256, 0).is_err(),
-        "a plan on no GPU was made"
-    );
+    // No GPU at all, given its count of 0 (or contexts to spare): named.
+    for given in [&[][..], gpus] {
+        let error = match Spread::new(given, 256, 0) {
+            Ok(_) => return Err("a plan on no GPU was made".into()),
+            Err(error) => error,
+        };
+        ensure!(
+            matches!(error.fault(), Fault::NoGpus { .. })
+                && error.to_string().contains("gpus gpu[g]"),
+            "wrong error: {error}"
+        );
+    }
     // A stream placed past the GPUs given.
     let error = match OnGpu::new(gpus, 256, gpus.len(), gpus.len()) {
         Ok(_) => return Err("a stream was placed on a GPU the plan was not given".into()),
@@ -225,6 +270,63 @@ fn new_checks_the_gpus_it_is_given(gpus: &[Context]) -> Result<(), Failed> {
     ensure!(
         plan.host().x.iter().all(|&v| v == 7.0),
         "the round trip changed x"
+    );
+    Ok(())
+}
+
+/// Steps name GPUs, and each GPU's copy of an event or a kernel, with
+/// `u16`s: `new` refuses a plan with more, at the declaration that overflows,
+/// rather than wrapping. Many contexts of one GPU stand in for many GPUs.
+fn new_refuses_more_than_it_can_number(gpus: &[Context]) -> Result<(), Failed> {
+    let refused = |made: Result<(), memplan::Error>, at: &str, what: &str| {
+        let error = match made {
+            Ok(()) => {
+                return Err(Failed::from(format!(
+                    "a plan with too many {what} was made"
+                )));
+            }
+            Err(error) => error,
+        };
+        ensure!(
+            matches!(error.fault(), Fault::Unsupported(_))
+                && error.to_string().contains(at)
+                && error.to_string().contains("65535"),
+            "wrong error for too many {what}: {error}"
+        );
+        Ok(())
+    };
+    let one = &gpus[..1];
+    // 40000 events on 2 GPUs are 80000 copies.
+    let two = [one[0].clone(), one[0].clone()];
+    refused(
+        Marks::new(&two, 4, 40_000, 2).map(drop),
+        "event e",
+        "events",
+    )?;
+    // 2 kernels on 32768 GPUs are 65536 copies.
+    let many = vec![one[0].clone(); 32_768];
+    refused(
+        Kernels::new(&many, 4, many.len()).map(drop),
+        "kernel scale_by_two",
+        "kernels",
+    )?;
+    // 65536 GPUs.
+    let more = vec![one[0].clone(); 65_536];
+    refused(
+        OnGpu::new(&more, 4, more.len(), 0).map(drop),
+        "gpus gpu[g]",
+        "GPUs",
+    )?;
+    // Below each limit, both plans are made and run.
+    let mut marks = Marks::new(&two, 4, 20_000, 2)?;
+    marks.run()?;
+    let mut kernels = Kernels::new(&two, 4, 2)?;
+    kernels.host_mut().x.fill(1.0);
+    kernels.run()?;
+    ensure!(
+        kernels.host().x.iter().all(|&v| v == 4.0),
+        "(1 + 1) * 2 is not 4: {:?}",
+        kernels.host().x
     );
     Ok(())
 }

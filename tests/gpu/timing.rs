@@ -10,8 +10,9 @@
 
 use crate::data::{floats, same};
 use crate::harness::{GpuTest, context};
+use crate::reports::{check_clock, check_stream_order};
 use libtest_mimic::Failed;
-use memplan::{Clock, RunReport, Timeline, memplan};
+use memplan::{Clock, Timeline, memplan};
 
 pub const TESTS: &[(&str, GpuTest)] = &[
     (
@@ -87,62 +88,6 @@ memplan! {
 
 const N: usize = 1 << 22;
 const M: usize = 1 << 18;
-
-/// Where CUPTI is required, the clock must be the engine's; either way it
-/// says where times come from, and no op ran unrecorded.
-fn check_clock(report: &RunReport) -> Result<(), Failed> {
-    match &report.clock {
-        Clock::Engine {
-            unrecorded: 0,
-            problem: None,
-        } => Ok(()),
-        Clock::Events { why } if std::env::var_os("MEMPLAN_REQUIRE_CUPTI").is_none() => {
-            eprintln!("timing by events: {why}");
-            Ok(())
-        }
-        clock => Err(format!("clock {clock:?}:\n{report}").into()),
-    }
-}
-
-/// Each op once, inside the run's wall time, no earlier than the previous
-/// op on its stream ended (streams run in order, so the device's spans
-/// must too: a correlation gone wrong breaks this).
-fn check_stream_order(report: &RunReport, expected_ops: usize) -> Result<(), Failed> {
-    ensure!(
-        report.ops.len() == expected_ops,
-        "{} ops timed, expected {expected_ops}:\n{report}",
-        report.ops.len()
-    );
-    let wall_ms = report.wall.as_secs_f64() * 1e3;
-    let mut last_end: Vec<(String, f64)> = Vec::new();
-    for timing in &report.ops {
-        ensure!(
-            // 10 us of slack: CUPTI maps the device's clock to the host's.
-            timing.start_ms >= 0.0
-                && timing.end_ms >= timing.start_ms
-                && timing.end_ms <= wall_ms + 1e-2,
-            "{} at {:.4}..{:.4} ms, outside the run's {wall_ms:.4} ms:\n{report}",
-            timing.op.label,
-            timing.start_ms,
-            timing.end_ms
-        );
-        let lane = timing.op.lane();
-        match last_end.iter_mut().find(|(l, _)| *l == lane) {
-            Some((_, end)) => {
-                // A microsecond of slack for the clocks' rounding.
-                ensure!(
-                    timing.start_ms >= *end - 1e-3,
-                    "{} on {lane} starts at {:.4} ms, before the op before it ended ({end:.4}):\n{report}",
-                    timing.op.label,
-                    timing.start_ms
-                );
-                *end = timing.end_ms;
-            }
-            None => last_end.push((lane, timing.end_ms)),
-        }
-    }
-    Ok(())
-}
 
 fn ops_are_in_stream_order_within_the_run() -> Result<(), Failed> {
     let ctx = context()?;

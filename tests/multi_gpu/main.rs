@@ -1,7 +1,8 @@
 //! Tests on several GPUs, in a binary of their own: NCCL's kernels hang
 //! when another thread of the process allocates or frees GPU memory while
 //! they are being launched, which the single-GPU tests, run in parallel,
-//! would do. Ignored, with the reason, below two GPUs.
+//! would do. Ignored, with the reason, below two GPUs (those of one rank
+//! alone, below one).
 
 #[macro_use]
 #[path = "../gpu/harness.rs"]
@@ -12,6 +13,9 @@ mod collectives;
 #[allow(dead_code)] // the single-GPU suite's list
 mod placed;
 mod plans;
+#[path = "../gpu/reports.rs"]
+mod reports;
+mod timing;
 
 use harness::GpuTest;
 use libtest_mimic::Failed;
@@ -47,6 +51,9 @@ fn on_every_gpu(check: usize) -> Result<(), Failed> {
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
-    let tests = [collectives::TESTS, plans::TESTS, PLACED].concat();
-    libtest_mimic::run(&args, harness::trials_on(2, &tests)).exit();
+    let tests = [collectives::TESTS, plans::TESTS, PLACED, timing::TESTS].concat();
+    let mut trials = harness::trials_on(2, &tests);
+    // A job of one rank needs one GPU: these run on every GPU host.
+    trials.extend(harness::trials_on(1, timing::ONE_GPU));
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -29,7 +29,9 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 ];
 
 memplan! {
-    plan Reduce(n: usize, g: usize) {
+    /// Each GPU doubles its shard, the doubled shards are summed on every
+    /// GPU, and each GPU's sum comes back.
+    pub plan Reduce(n: usize, g: usize) {
         gpus   gpu[g];
         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
         host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
@@ -71,7 +73,8 @@ memplan! {
 }
 
 memplan! {
-    plan Joined(n: usize) {
+    /// One rank of a job: its gradients averaged with the others'.
+    pub plan Joined(n: usize) {
         ranks  world;
         host   x: [f32; n] pinned, y: [f32; n] pinned;
         device grads: [f32; n], sums: [f32; n];
@@ -108,9 +111,9 @@ memplan! {
     }
 }
 
-const N: usize = 1 << 18;
+pub const N: usize = 1 << 18;
 
-fn gpus() -> memplan::Result<Vec<Context>> {
+pub fn gpus() -> memplan::Result<Vec<Context>> {
     (0..Context::count()).map(Context::new).collect()
 }
 

@@ -26,6 +26,7 @@ mod records;
 mod store;
 
 pub(crate) use records::Span;
+pub(crate) use store::Wanted;
 
 use crate::dynamic;
 use libloading::Library;
@@ -130,7 +131,7 @@ impl Tracing {
         let ids = start..start + count as u64;
         let mut store = lock(&STORE);
         if let Some(old) = self.run.replace(ids.clone()) {
-            store.end_run(old);
+            store.end_run(old, &[]);
         }
         store.begin_run(ids.clone());
         ids
@@ -159,14 +160,14 @@ impl Tracing {
         unsafe { (self.api.pop)(EXTERNAL_KIND, &mut id) };
     }
 
-    /// The spans of the run's ops (`None` for an op no record came for),
-    /// once those with `expected[i]` have theirs or patience runs out;
-    /// their work has finished. Not `patient`, one look (the run failed,
-    /// and its records may never complete). With them, what went wrong,
-    /// if anything.
+    /// The spans of the run's ops, each timed as `wanted` (`None` for an
+    /// op not wanted, or no record came for), once every one awaited has
+    /// its span or patience runs out; their work has finished. Not
+    /// `patient`, one look (the run failed, and its records may never
+    /// complete). With them, what went wrong, if anything.
     pub fn take(
         &mut self,
-        expected: &[bool],
+        wanted: &[Option<Wanted>],
         patient: bool,
     ) -> (Vec<Option<Span>>, Option<String>) {
         let Some(ids) = self.run.take() else {
@@ -178,7 +179,7 @@ impl Tracing {
             // buffer whose records are complete before returning.
             let status = unsafe { (self.api.flush_all)(0) };
             if status != SUCCESS
-                || lock(&STORE).has_all(&ids, expected)
+                || lock(&STORE).has_all(wanted)
                 || !patient
                 || since.elapsed() > PATIENCE
             {
@@ -186,7 +187,7 @@ impl Tracing {
             }
             std::thread::sleep(Duration::from_micros(20));
         };
-        let spans = lock(&STORE).end_run(ids);
+        let spans = lock(&STORE).end_run(ids, wanted);
         let problem = (status != SUCCESS).then(|| {
             format!(
                 "cuptiActivityFlushAll failed: {}",
@@ -200,7 +201,7 @@ impl Tracing {
 impl Drop for Tracing {
     fn drop(&mut self) {
         if let Some(ids) = self.run.take() {
-            lock(&STORE).end_run(ids);
+            lock(&STORE).end_run(ids, &[]);
         }
         let mut users = lock(&USERS);
         *users -= 1;

@@ -20,9 +20,13 @@ pub const EXTERNAL_KIND: u32 = 5;
 /// What one record says, as far as memplan cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Record {
-    /// A copy, fill or kernel: the API call it came from, and when it ran
-    /// on the device, in CUPTI's nanoseconds.
-    Ran { correlation: u32, span: Span },
+    /// A copy, fill or kernel: the API call it came from, the GPU it ran
+    /// on (CUDA's device ordinal), and when, in CUPTI's nanoseconds.
+    Ran {
+        correlation: u32,
+        device: u32,
+        span: Span,
+    },
     /// The API call `correlation` was made under memplan's id `external`.
     Called { correlation: u32, external: u64 },
 }
@@ -44,10 +48,11 @@ impl Span {
     }
 }
 
-/// Where each kind keeps `start`, `end` and `correlationId`.
+/// Where each kind keeps `start`, `end`, `deviceId` and `correlationId`.
 struct Layout {
     start: usize,
     end: usize,
+    device: usize,
     correlation: usize,
 }
 
@@ -55,19 +60,22 @@ struct Layout {
 const COPY: Layout = Layout {
     start: 16,
     end: 24,
+    device: 32,
     correlation: 44,
 };
 /// `CUpti_ActivityMemcpyPtoP4`: device and context ids of both ends come
-/// before its correlation id.
+/// before its correlation id; `deviceId` is the GPU that ran the copy.
 const PEER_COPY: Layout = Layout {
     start: 16,
     end: 24,
+    device: 32,
     correlation: 60,
 };
 /// `CUpti_ActivityKernel10`.
 const KERNEL: Layout = Layout {
     start: 16,
     end: 24,
+    device: 40,
     correlation: 92,
 };
 /// `CUpti_ActivityExternalCorrelation`: kind, external kind, id, correlation.
@@ -109,6 +117,7 @@ pub fn parse(record: &[u8]) -> Option<Record> {
     // CUPTI leaves 0 where it has no timestamp (work that never ran).
     (span.start > 0 && span.end >= span.start).then_some(Record::Ran {
         correlation: u32_at(record, layout.correlation)?,
+        device: u32_at(record, layout.device)?,
         span,
     })
 }
@@ -142,6 +151,7 @@ mod tests {
                 (8, &4096u64.to_ne_bytes()),
                 (16, &1_000u64.to_ne_bytes()),
                 (24, &3_000u64.to_ne_bytes()),
+                (32, &3u32.to_ne_bytes()),
                 (44, &77u32.to_ne_bytes()),
             ],
         );
@@ -149,6 +159,7 @@ mod tests {
             parse(&copy),
             Some(Record::Ran {
                 correlation: 77,
+                device: 3,
                 span: Span {
                     start: 1_000,
                     end: 3_000
@@ -165,7 +176,9 @@ mod tests {
                 (0, &KIND_MEMCPY2.to_ne_bytes()),
                 (16, &10u64.to_ne_bytes()),
                 (24, &20u64.to_ne_bytes()),
+                (32, &1u32.to_ne_bytes()), // the device that ran it
                 (44, &1u32.to_ne_bytes()), // the source's device
+                (52, &0u32.to_ne_bytes()), // the destination's
                 (60, &31u32.to_ne_bytes()),
             ],
         );
@@ -173,6 +186,7 @@ mod tests {
             parse(&copy),
             Some(Record::Ran {
                 correlation: 31,
+                device: 1,
                 span: Span { start: 10, end: 20 }
             })
         );
@@ -186,7 +200,8 @@ mod tests {
                 (0, &KIND_CONCURRENT_KERNEL.to_ne_bytes()),
                 (16, &5u64.to_ne_bytes()),
                 (24, &9u64.to_ne_bytes()),
-                (44, &1u32.to_ne_bytes()),
+                (40, &2u32.to_ne_bytes()),
+                (44, &1u32.to_ne_bytes()), // the context's id
                 (92, &12u32.to_ne_bytes()),
             ],
         );
@@ -194,6 +209,7 @@ mod tests {
             parse(&kernel),
             Some(Record::Ran {
                 correlation: 12,
+                device: 2,
                 ..
             })
         ));

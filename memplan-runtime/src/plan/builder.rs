@@ -211,14 +211,16 @@ impl Builder {
             .sizes
             .get(gpus.count)
             .map_err(|fault| builder.error(gpus.site, fault))?;
-        if declared != contexts.len() || declared == 0 {
-            let fault = Fault::GpuCount {
-                declared,
-                given: contexts.len(),
-            };
-            return Err(builder.error(gpus.site, fault));
-        }
-        Ok(builder)
+        // A count of 0 first: matching contexts would not make it run.
+        // Steps name their GPU with a `u16`, so a plan has at most 65535.
+        let given = contexts.len();
+        let fault = match declared {
+            0 => Fault::NoGpus { given },
+            _ if declared != given => Fault::GpuCount { declared, given },
+            _ if given > usize::from(u16::MAX) => Fault::Unsupported(TOO_MANY_GPUS),
+            _ => return Ok(builder),
+        };
+        Err(builder.error(gpus.site, fault))
     }
 
     /// Allocates pinned host buffer `buffer`, zeroed.
@@ -341,3 +343,6 @@ impl Builder {
 /// Generated code asked for a buffer as something it was not declared as:
 /// a bug of memplan's, reported rather than trusted.
 const NOT_AS_DECLARED: &str = "memplan's generated code and the plan's description disagree (a bug in memplan; please report it)";
+
+/// More contexts than steps can number: refused at `gpus gpu[g]`.
+const TOO_MANY_GPUS: &str = "a plan runs on at most 65535 GPUs (contexts)";

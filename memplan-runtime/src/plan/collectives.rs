@@ -87,7 +87,7 @@ pub(crate) fn gather(
         .collect();
     let order = schedule::order(&needs).map_err(|step| {
         let why = "the GPUs' parts of this collective wait for each other: one waits, through its stream or an event, for work queued after another's part, so the GPUs would wait for ever";
-        (step, Fault::Nccl(why.to_owned()))
+        (step, Fault::Collective(why.to_owned()))
     })?;
     let groups = (0..order.len())
         .map(|at| {
@@ -122,7 +122,7 @@ fn every_gpu_once(
                 "every GPU of the plan takes part in a collective once, and this one is queued on GPU {} of the plan's {ranks}: NCCL would wait for the others for ever",
                 list.join(", ")
             );
-            return Err((step, Fault::Nccl(why)));
+            return Err((step, Fault::Collective(why)));
         }
     }
     Ok(())
@@ -152,7 +152,7 @@ fn parts_agree(
                 "the GPUs' parts of this collective differ: GPU {other}'s is {kind:?} of {elements} elements, GPU {gpu}'s {:?} of {}; NCCL would wait for ever or mix them up",
                 call.kind, call.elements
             );
-            return Err((step, Fault::Nccl(why)));
+            return Err((step, Fault::Collective(why)));
         }
     }
     Ok(())
@@ -199,7 +199,7 @@ fn sends_meet_receives(steps: &[Step], parts: &[(usize, u16)]) -> Result<(), (us
             let why = format!(
                 "the sends from GPU {from} to GPU {to} and the receives on GPU {to} from GPU {from} do not match one by one, in order (one of {elements} elements has no match of as many of its type): NCCL would wait for ever"
             );
-            return Err((step, Fault::Nccl(why)));
+            return Err((step, Fault::Collective(why)));
         }
     }
     Ok(())

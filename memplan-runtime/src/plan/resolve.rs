@@ -512,6 +512,7 @@ impl Resolver<'_> {
             },
             send: send.addr,
             recv: recv.addr,
+            bytes: send.bytes.max(recv.bytes),
             stream,
             comm: gpu,
         })

@@ -22,7 +22,7 @@ use crate::op::{OpInfo, OpKind, OpResultExt};
 use crate::param::ParamLayout;
 use crate::report::RunReport;
 use crate::stream::{LEGACY, Stream, wait_all};
-use crate::timer::{Timer, Timing};
+use crate::timer::{GroupPart, Timer, Timing};
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
@@ -156,6 +156,7 @@ impl Runner {
                 Stream::with_priority(&contexts[gpu], info.streams[i].priority)
             })?;
         // Each event on every GPU: a `record`'s stream picks one.
+        runner.check_event_copies()?;
         let events = info.events.iter().map(|e| (e.site, e.array, None));
         let (events, event_starts, _) = runner.make_members(events, |contexts, _, _| {
             contexts.iter().map(Event::new).collect::<Result<Vec<_>>>()
@@ -334,6 +335,21 @@ impl Runner {
             None => Ok(1),
             Some(array) => self.sizes.get(array.count).map_err(|f| self.error(site, f)),
         }
+    }
+
+    /// The copies of the plan's events, one on each GPU, are numbered with
+    /// `u16`s as the events are: checked before any is made.
+    fn check_event_copies(&mut self) -> Result<()> {
+        let gpus = self.contexts.len();
+        let mut members = 0usize;
+        for event in self.info.events {
+            members = members.saturating_add(self.count(event.site, event.array)?);
+            if members.saturating_mul(gpus) > usize::from(u16::MAX) {
+                let why = "a plan may have at most 65535 events, each counted once for each of its GPUs (an event is recorded on streams of its own GPU, so it is made on every one)";
+                return Err(self.error(event.site, Fault::Unsupported(why)));
+            }
+        }
+        Ok(())
     }
 
     /// Where a declaration's streams or events start, numbered with `u16`s.
@@ -655,8 +671,16 @@ impl Runner {
     /// Loads each module once on each GPU, at its first kernel, and finds
     /// every kernel on every GPU.
     fn load_kernels(&mut self) -> Result<()> {
+        let gpus = self.contexts.len();
+        // Launches name a kernel's copy on their GPU with a `u16`.
+        for (index, kernel) in self.info.kernels.iter().enumerate() {
+            if (index + 1).saturating_mul(gpus) > usize::from(u16::MAX) {
+                let why = "a plan may load at most 65535 kernels, each counted once for each of its GPUs (a kernel is loaded on every one)";
+                return Err(self.error(kernel.site, Fault::Unsupported(why)));
+            }
+        }
         let mut modules: Vec<(&'static Image, usize, Module)> = Vec::new();
-        let mut kernels = Vec::with_capacity(self.info.kernels.len() * self.contexts.len());
+        let mut kernels = Vec::with_capacity(self.info.kernels.len() * gpus);
         for kernel in self.info.kernels {
             for (gpu, context) in self.contexts.iter().enumerate() {
                 let loaded = modules
@@ -883,7 +907,7 @@ impl Runner {
                 let end = (index..steps.len())
                     .find(|&at| matches!(step_groups[at], Some((_, true))))
                     .ok_or_else(|| ops[index].error(MALFORMED))?;
-                queue_group(&steps[index..=end], &ops[index..=end], &on)?;
+                queue_group(&steps[index..=end], &ops[index..=end], index, &on, timer)?;
                 // NCCL sets the current device of the calls it queues.
                 bound = u16::MAX;
                 index = end + 1;
@@ -1103,13 +1127,20 @@ impl Runner {
 }
 
 /// Queues one NCCL group: the parts of a collective on every GPU, or
-/// sends and receives that meet. Every part is made before the group
-/// starts, so that nothing of memplan's fails inside it: a failure there,
-/// after some parts were handed over, would leave NCCL to launch those
-/// alone at `ncclGroupEnd`, and their GPUs to wait for ever for the rest.
-/// When NCCL refuses a call, it drops the whole group at `ncclGroupEnd`.
-fn queue_group(steps: &[Step], ops: &[OpInfo], on: &Resources) -> Result<()> {
-    let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+/// sends and receives that meet (ops `first..`, `steps`). Every part is
+/// made before the group starts, so that nothing of memplan's fails
+/// inside it: a failure there, after some parts were handed over, would
+/// leave NCCL to launch those alone at `ncclGroupEnd`, and their GPUs to
+/// wait for ever for the rest. When NCCL refuses a call, it drops the
+/// whole group at `ncclGroupEnd`.
+fn queue_group(
+    steps: &[Step],
+    ops: &[OpInfo],
+    first: usize,
+    on: &Resources,
+    timer: &mut Timer,
+) -> Result<()> {
+    let (Some(first_op), Some(last_op)) = (ops.first(), ops.last()) else {
         return Ok(());
     };
     let mut parts = Vec::with_capacity(steps.len());
@@ -1117,17 +1148,26 @@ fn queue_group(steps: &[Step], ops: &[OpInfo], on: &Resources) -> Result<()> {
         let part = step.nccl_part(on).and_then(|part| part.ok_or(MALFORMED));
         parts.push(part.at_op(op)?);
     }
-    crate::nccl::group_start().at_op(first)?;
-    let mut queued = Ok(());
-    for (part, op) in parts.iter().zip(ops) {
-        // SAFETY: as for `Step::run`, which `Runner::queue` promises.
-        queued = unsafe { part.queue() }.at_op(op);
-        if queued.is_err() {
-            break;
+    let timed: Vec<GroupPart> = (parts.iter().enumerate())
+        .map(|(at, part)| part.timed_as(first + at))
+        .collect();
+    timer.start_group(&timed).at_op(first_op)?;
+    let mut queued = crate::nccl::group_start().at_op(first_op);
+    if queued.is_ok() {
+        for (part, op) in parts.iter().zip(ops) {
+            // SAFETY: as for `Step::run`, which `Runner::queue` promises.
+            queued = unsafe { part.queue() }.at_op(op);
+            if queued.is_err() {
+                break;
+            }
         }
+        let ended = crate::nccl::group_end().at_op(last_op);
+        queued = queued.and(ended);
     }
-    let ended = crate::nccl::group_end().at_op(last);
-    queued.and(ended)
+    // The mark ends even when the group failed: CUPTI's id for it must
+    // not stay on this thread.
+    let marked = timer.end_group(&timed, queued.is_ok()).at_op(last_op);
+    queued.and(marked)
 }
 
 /// `items` in `order` (a permutation of their positions).

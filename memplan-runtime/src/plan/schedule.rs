@@ -44,11 +44,13 @@ pub(crate) fn order(steps: &[Needs]) -> Result<Vec<usize>, usize> {
     let (node_of, members) = nodes(steps);
     let edges = edges(steps);
     let mut successors: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
     let mut waiting_for = vec![0usize; members.len()];
     for (before, after) in edges {
         let (a, b) = (node_of[before], node_of[after]);
         if a != b {
             successors[a].push(b);
+            predecessors[b].push(a);
             waiting_for[b] += 1;
         }
     }
@@ -70,13 +72,38 @@ pub(crate) fn order(steps: &[Needs]) -> Result<Vec<usize>, usize> {
     if order.len() == steps.len() {
         return Ok(order);
     }
-    // A cycle runs through a collective's node (a node of one step cannot
-    // wait for itself): the first such step.
-    let stuck = (0..members.len())
-        .filter(|&node| waiting_for[node] > 0 && members[node].len() > 1)
-        .map(|node| members[node][0])
-        .min();
-    Err(stuck.unwrap_or(0))
+    Err(on_a_cycle(&members, &predecessors, &waiting_for))
+}
+
+/// Where the sort stopped: the first step of a collective on a cycle of
+/// the nodes left (`waiting_for` each still something), not one merely
+/// queued after a cycle, whose parts do not wait for each other.
+fn on_a_cycle(members: &[Vec<usize>], predecessors: &[Vec<usize>], waiting_for: &[usize]) -> usize {
+    let left = |node: usize| waiting_for[node] > 0;
+    // Every node left waits for another left: walking back from one
+    // must come round to a node it passed.
+    let mut seen = vec![None; members.len()];
+    let mut walk = Vec::new();
+    let mut node = (0..members.len()).find(|&node| left(node));
+    while let Some(at) = node {
+        if let Some(from) = seen[at] {
+            // The cycle: `walk[from..]`. It has a collective's node, since
+            // a step alone waits only for steps written before it.
+            let walked: &[usize] = &walk[from..];
+            return (walked.iter())
+                .filter(|&&node| members[node].len() > 1)
+                .map(|&node| members[node][0])
+                .min()
+                .unwrap_or(members[at][0]);
+        }
+        seen[at] = Some(walk.len());
+        walk.push(at);
+        node = predecessors[at]
+            .iter()
+            .copied()
+            .find(|&before| left(before));
+    }
+    0
 }
 
 /// Each step's node, and each node's steps in program order: a step alone,
@@ -208,6 +235,24 @@ mod tests {
         assert_eq!(order(&stuck), Err(0));
     }
 
+    #[test]
+    fn a_collective_queued_after_a_cycle_is_not_the_one_blamed() {
+        // Collective 2's parts (steps 0 and 6) do not wait for each other;
+        // its second waits (through stream 1) for collective 1's, whose
+        // parts do (through events 5 and 6, as above).
+        let steps = [
+            part(3, 2),
+            part(0, 1),
+            event(0, 5),
+            event(2, 5),
+            event(2, 6),
+            event(1, 6),
+            part(1, 1),
+            part(1, 2),
+        ];
+        assert_eq!(order(&steps), Err(1));
+    }
+
     /// The oracle: whether step `a` must come before step `b` (`a < b`).
     fn must_precede(steps: &[Needs], a: usize, b: usize) -> bool {
         let (x, y) = (steps[a], steps[b]);
@@ -271,22 +316,27 @@ mod tests {
                     }
                 }
                 Err(stuck) => {
-                    // A real cycle: some part of a collective reaches,
-                    // through steps outside it, another part of it.
-                    prop_assert!(group(stuck).is_some());
-                    prop_assert!(has_cycle(&steps), "{steps:?}");
+                    // A real cycle, through the collective named: some
+                    // part of it reaches, through steps outside it,
+                    // another part of it.
+                    let on_cycle = on_cycles(&steps);
+                    prop_assert!(
+                        group(stuck).is_some_and(|t| on_cycle[steps.len() + t]),
+                        "{stuck} of {steps:?}"
+                    );
                 }
             }
-            if has_cycle(&steps) {
+            if on_cycles(&steps).contains(&true) {
                 prop_assert!(order(&steps).is_err());
             }
         }
     }
 
-    /// Whether the collectives, each taken as one point, make the
-    /// dependencies circular: reachability over all pairs (Floyd–Warshall),
+    /// Which points lie on a cycle of the dependencies, the collectives each
+    /// taken as one point (step `i` is point `i`, collective `t` point
+    /// `steps.len() + t`): reachability over all pairs (Floyd–Warshall),
     /// nothing shared with `order`.
-    fn has_cycle(steps: &[Needs]) -> bool {
+    fn on_cycles(steps: &[Needs]) -> Vec<bool> {
         let n = steps.len();
         let key = |i: usize| match steps[i].together {
             Some(t) => n + t,
@@ -311,6 +361,6 @@ mod tests {
                 }
             }
         }
-        (0..size).any(|i| reach[i][i])
+        (0..size).map(|i| reach[i][i]).collect()
     }
 }

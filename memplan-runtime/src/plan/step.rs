@@ -14,6 +14,7 @@ use crate::fill::Pattern;
 use crate::kernel::Kernel;
 use crate::nccl::{Call, Comm, Communicator, Nccl};
 use crate::stream::{LEGACY, Stream, synchronize_legacy, wait_all};
+use crate::timer::GroupPart;
 use cust::sys::CUstream;
 
 pub(crate) enum Step {
@@ -82,6 +83,8 @@ pub(crate) enum Step {
         call: Call,
         send: Addr,
         recv: Addr,
+        /// The larger of the two buffers, in bytes, for reports.
+        bytes: usize,
         stream: u16,
         /// The plan's communicator on the stream's GPU.
         comm: u16,
@@ -362,21 +365,29 @@ impl Step {
             call,
             send,
             recv,
+            bytes,
             stream,
             comm,
         } = self
         else {
             return Ok(None);
         };
+        let comm = on.comms.get(usize::from(comm)).ok_or(UNRESOLVED)?;
+        let (send, recv) = (on.address(send)?, on.address(recv)?);
         Ok(Some(NcclPart {
             nccl: crate::nccl::nccl()?,
             call: Call {
-                send: on.address(send)? as *mut std::ffi::c_void,
-                recv: on.address(recv)? as *mut std::ffi::c_void,
+                send: send as *mut std::ffi::c_void,
+                recv: recv as *mut std::ffi::c_void,
                 ..call
             },
-            comm: on.comms.get(usize::from(comm)).ok_or(UNRESOLVED)?.raw(),
+            comm: comm.raw(),
             stream: on.stream(Some(stream))?,
+            device: u32::try_from(comm.context().ordinal()).map_err(|_| UNRESOLVED)?,
+            bytes,
+            // Out of place, the data moves on the GPU, whatever the rank
+            // count; in place, a rank alone may be left as it is.
+            gives_work: comm.count() > 1 || send != recv,
         }))
     }
 }
@@ -388,6 +399,10 @@ pub(crate) struct NcclPart {
     call: Call,
     comm: Comm,
     stream: CUstream,
+    /// Its GPU, as CUDA numbers devices.
+    device: u32,
+    bytes: usize,
+    gives_work: bool,
 }
 
 impl NcclPart {
@@ -401,5 +416,16 @@ impl NcclPart {
         // alive while the plan is, and the stream is of its GPU.
         let status = unsafe { self.call.issue(self.nccl, self.comm, self.stream.cast()) };
         self.nccl.check(self.call.name(), status)
+    }
+
+    /// The part as timing sees it, as op `index` of the run.
+    pub fn timed_as(&self, index: usize) -> GroupPart {
+        GroupPart {
+            index,
+            stream: self.stream,
+            device: self.device,
+            bytes: self.bytes,
+            gives_work: self.gives_work,
+        }
     }
 }
