@@ -52,14 +52,17 @@ const RECORDS_PER_BUFFER: usize = 8;
 const PATIENCE: Duration = Duration::from_millis(250);
 
 /// What memplan records: copies (between GPUs too), fills, kernels
-/// (without serializing them, as `KIND_KERNEL` would), the driver calls
-/// whose records carry memplan's ids, and those ids.
-const KINDS: [(u32, &str); 6] = [
+/// (without serializing them, as `KIND_KERNEL` would), the API calls
+/// whose records carry memplan's ids, and those ids. An id is tied only to
+/// the calls of a kind that is recorded: memplan calls the driver, and
+/// NCCL the driver or, for some work, CUDA's runtime.
+const KINDS: [(u32, &str); 7] = [
     (records::KIND_MEMCPY, "MEMCPY"),
     (records::KIND_MEMCPY2, "MEMCPY2"),
     (records::KIND_MEMSET, "MEMSET"),
     (records::KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"),
     (records::KIND_DRIVER, "DRIVER"),
+    (records::KIND_RUNTIME, "RUNTIME"),
     (records::KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"),
 ];
 

@@ -7,6 +7,9 @@
 pub const KIND_MEMCPY: u32 = 1;
 pub const KIND_MEMSET: u32 = 2;
 pub const KIND_DRIVER: u32 = 4;
+/// Calls of CUDA's runtime API, which NCCL makes for some work (a rank
+/// alone copies or scales with `cudaMemcpyAsync` or `cudaLaunchKernel`).
+pub const KIND_RUNTIME: u32 = 5;
 pub const KIND_CONCURRENT_KERNEL: u32 = 10;
 /// Copies between two GPUs' memories (`cuMemcpyPeerAsync`), which CUPTI
 /// reports apart from other copies.
@@ -249,7 +252,9 @@ mod tests {
         assert_eq!(parse(&record(20, &[(0, &KIND_MEMCPY.to_ne_bytes())])), None);
         let untimed = record(96, &[(0, &KIND_MEMSET.to_ne_bytes())]);
         assert_eq!(parse(&untimed), None);
-        assert_eq!(parse(&record(64, &[(0, &KIND_DRIVER.to_ne_bytes())])), None);
+        for api in [KIND_DRIVER, KIND_RUNTIME] {
+            assert_eq!(parse(&record(64, &[(0, &api.to_ne_bytes())])), None);
+        }
         for kind in [
             KIND_MEMCPY,
             KIND_MEMCPY2,
