@@ -418,10 +418,15 @@
 //!   for every size (`0..2`, `0..n + 1`, `0..n / 4 + 1`) always runs, and
 //!   what one iteration's `record` and `wait` order holds after it.
 //!
-//! What the loop writes counts for the reads of the same iteration; after
-//! the loop, it does not count as written, since one iteration writes only
-//! its part: read such results on the host (plan host buffers start
-//! initialized), or write them again. A plan has one loop.
+//! What the loop writes counts for the reads of the same iteration. After
+//! the loop, it counts where the checks can name what all the iterations
+//! wrote together: chunks that follow each other, `s(c)..s(c + 1)` (as
+//! `d[c * m..(c + 1) * m]`), are `s(0)..s(k)` together (`d[0..k * m]`),
+//! also when the loop runs none; a range that does not move with `c`
+//! counts where the loop always runs. Chunks with gaps or overlaps, or
+//! ended at `min(..)`, do not count after the loop: read such results on
+//! the host (plan host buffers start initialized), or write them again. A
+//! plan has one loop.
 //!
 //! **Schedules.** The loop runs as written, so the schedule is the
 //! plan's. For a stream of chunks, the one that reaches the copy bound is

@@ -1,7 +1,8 @@
 //! The shapes that once made the checker slow, each through the whole
 //! macro, next to the 1000-op plan of `checker`: a length summing 160
 //! quotients, 500 one-element fills then 500 one-element reads (at literal
-//! and at symbolic places), 300 streams
+//! and at symbolic places), 200 chunks written backwards then read as one,
+//! 300 streams
 //! each followed by `sync all`, a loop of 200 copies whose iterations are
 //! compared, and 1000 nested parentheses. Prints the
 //! median time of each; every one should take well under a second.
@@ -44,6 +45,12 @@ fn shapes() -> Vec<(&'static str, String)> {
         .collect();
     let symbolic_reads: String = (0..500)
         .map(|i| format!("copy d[{i} * k..{i} * k + 1] -> h[{i}..{}];\n", i + 1))
+        .collect();
+    // Chunks written last to first, then read as one: each step of the
+    // covering walk looks through every chunk not yet stepped over.
+    let chunks_backwards: String = (0..200)
+        .rev()
+        .map(|i| format!("fill d[{i} * k..{} * k] with 0.0;\n", i + 1))
         .collect();
     let streams: Vec<String> = (0..300).map(|s| format!("s{s}")).collect();
     let syncs: String = (0..300)
@@ -89,6 +96,13 @@ fn shapes() -> Vec<(&'static str, String)> {
             format!(
                 "plan P(k: usize) {{ device d: [f32; 500 * k]; host h: [f32; 500] pageable;\n\
                  {symbolic_fills}{symbolic_reads}}}"
+            ),
+        ),
+        (
+            "200 chunks written backwards, then read as one",
+            format!(
+                "plan P(k: usize) {{ device d: [f32; 200 * k], e: [f32; 200 * k];\n\
+                 {chunks_backwards}copy d -> e;\n}}"
             ),
         ),
         (

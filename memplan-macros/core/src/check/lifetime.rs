@@ -4,8 +4,9 @@
 
 use super::line;
 use crate::errors::Errors;
-use crate::ir::{Access, BufferId, BufferKind, Mode, OpKind, Plan};
+use crate::ir::{Access, BufferId, BufferKind, Loop, Mode, OpKind, Plan};
 use crate::sym::{Atoms, Sym};
+use std::borrow::Cow;
 
 pub fn check(plan: &Plan, accesses: &[Vec<Access>], errors: &Errors) {
     for buffer in 0..plan.buffers.len() {
@@ -28,15 +29,30 @@ fn initialized_before_read(
     if plan.buffers[buffer].kind.starts_initialized() {
         return;
     }
-    let mut written: Vec<(usize, &Access)> = Vec::new();
+    let mut written: Vec<(usize, Cow<Access>)> = Vec::new();
+    // A loop whose writes of the buffer are not all counted after it.
+    let mut unnamed_loop_writes: Option<&Loop> = None;
     for (op, op_accesses) in accesses.iter().enumerate() {
-        // A loop's body is one iteration: what it writes is not all the
-        // loop writes, so after the loop it covers nothing.
+        // A loop's body is one iteration: after the loop, what it wrote
+        // covers what all the iterations together wrote, where that is a
+        // range the checks can name, and nothing otherwise.
         if let Some(repeat) = plan.loops.iter().find(|l| l.ops.end == op) {
-            written.retain(|(writer, _)| !repeat.contains(*writer));
+            written = written
+                .into_iter()
+                .filter_map(|(writer, access)| {
+                    if !repeat.contains(writer) {
+                        return Some((writer, access));
+                    }
+                    let all = plan.over_every_iteration(repeat, &access);
+                    if all.is_none() {
+                        unnamed_loop_writes = Some(repeat);
+                    }
+                    Some((writer, Cow::Owned(all?)))
+                })
+                .collect();
         }
         for access in op_accesses.iter().filter(|a| a.buffer == buffer) {
-            let writes: Vec<&Access> = written.iter().map(|(_, access)| *access).collect();
+            let writes: Vec<&Access> = written.iter().map(|(_, access)| access.as_ref()).collect();
             if access.mode.reads() && !covered(&plan.atoms, &writes, access) {
                 let name = &plan.buffers[buffer].name;
                 let help = match &plan.ops[op].kind {
@@ -45,6 +61,18 @@ fn initialized_before_read(
                          declare the parameter `&out [T]`"
                     ),
                     _ => format!("write `{name}` first, with a copy, a fill or a kernel"),
+                };
+                let help = match unnamed_loop_writes {
+                    Some(repeat) => {
+                        let c = &repeat.var;
+                        format!(
+                            "{help}; what the loop on line {} writes counts after it only as ranges \
+                             `s({c})..s({c} + 1)`, which together are `s(0)..s(k)`, and as ranges without `{c}` \
+                             where the loop always runs (`0..k + 1`)",
+                            line(repeat.span)
+                        )
+                    }
+                    None => help,
                 };
                 errors.at(
                     access.span,
@@ -57,7 +85,7 @@ fn initialized_before_read(
                 );
             }
             match access.mode {
-                Mode::Write | Mode::ReadWrite => written.push((op, access)),
+                Mode::Write | Mode::ReadWrite => written.push((op, Cow::Borrowed(access))),
                 // Uses after a free are `used_while_allocated`'s to report.
                 Mode::Free => return,
                 Mode::Read | Mode::Alloc => {}
@@ -70,12 +98,19 @@ fn initialized_before_read(
 /// what the run time guarantees of each range (inside its buffer, no size
 /// wrapped). One write holding it all is the common case and is tried
 /// first. Otherwise the walk goes from the read's start, keeping
-/// `start..point` covered, each step over a write that starts at or before
-/// the point and may end after it; each write is stepped over once, so the
-/// walk ends.
+/// `start..max(points)` covered, each step over a write that starts at or
+/// before that maximum and may end after it, adding its end to the points.
+/// The maximum is never named, only compared with (`x <= max(points)`:
+/// no size puts `x` above every point), so what is covered up to one
+/// point for some sizes and up to another for the rest still counts.
+/// Sizes for which the read is empty, or ends by the points, have it
+/// covered already, so each proof may take it as neither. A point that a
+/// later one provably passes is dropped, with its write's facts. Each
+/// write is stepped over once, so the walk ends.
 ///
 /// Cost: O(W) proofs for a read covered by one of W writes, O(W²) for one
-/// covered only by several.
+/// covered only by several, each with the facts of the points kept (one
+/// or two where writes follow each other).
 fn covered(atoms: &Atoms, written: &[&Access], read: &Access) -> bool {
     if atoms.is_empty(&read.range, &[&read.facts]) {
         return true;
@@ -86,29 +121,44 @@ fn covered(atoms: &Atoms, written: &[&Access], read: &Access) -> bool {
     {
         return true;
     }
-    let mut point = read.range.start.clone();
-    let mut point_facts: &[Sym] = &[];
+    // Each point with what its write guarantees (the read's start: none).
+    let mut points: Vec<(&Sym, &[Sym])> = vec![(&read.range.start, &[])];
     let mut unused: Vec<&Access> = written.to_vec();
     loop {
-        if atoms.provably_le(&read.range.end, &point, &[&read.facts, point_facts]) {
+        let ends: Vec<&Sym> = points.iter().map(|(point, _)| *point).collect();
+        let mut facts: Vec<&[Sym]> = vec![&read.facts];
+        facts.extend(points.iter().map(|(_, facts)| *facts));
+        if atoms.provably_le_max(&read.range.end, &ends, &facts) {
             return true;
         }
-        // Moving the point to any write's end that starts by it keeps
-        // `start..point` covered, even if that end turns out to be below
-        // the point.
+        // Where the read ends by the points (or is empty: its start is
+        // one), it is covered: a step may take it as ending after each,
+        // `point + 1 <= end`.
+        let uncovered: Vec<Sym> = ends
+            .iter()
+            .filter_map(|point| point.add(&Sym::constant(1))?.sub(&read.range.end))
+            .collect();
+        facts.push(&uncovered);
         let step = unused.iter().position(|w| {
-            let facts = [read.facts.as_slice(), point_facts, &w.facts];
-            atoms.provably_le(&w.range.start, &point, &facts)
-                && !atoms.provably_le(&w.range.end, &point, &facts)
+            facts.push(&w.facts);
+            let steps = atoms.provably_le_max(&w.range.start, &ends, &facts)
+                && !atoms.provably_le_max(&w.range.end, &ends, &facts);
+            facts.pop();
+            steps
         });
-        match step {
-            Some(index) => {
-                let write = unused.swap_remove(index);
-                point = write.range.end.clone();
-                point_facts = &write.facts;
-            }
-            None => return false,
-        }
+        let Some(index) = step else {
+            return false;
+        };
+        let write = unused.swap_remove(index);
+        // Points the new end passes for every size name no more: keep the
+        // few that may be the maximum, as proofs grow with them. For
+        // every size, not only where the read is still uncovered: where
+        // it is covered, the dropped point may be what covers it.
+        facts.pop();
+        facts.push(&write.facts);
+        let end = &write.range.end;
+        points.retain(|(point, _)| !atoms.provably_le(point, end, &facts));
+        points.push((end, &write.facts));
     }
 }
 
@@ -195,6 +245,35 @@ mod tests {
         assert!(covered(&atoms, &[&first], &inside));
         let nothing = access("4", "4", &mut atoms);
         assert!(covered(&atoms, &[], &nothing));
+    }
+
+    #[test]
+    fn coverage_that_changes_hands_with_the_sizes() {
+        let mut atoms = Atoms::default();
+        for size in ["n", "k", "m"] {
+            atoms.intern_size(size);
+        }
+        let mut case = |writes: &[(&str, &str)], read: (&str, &str)| {
+            let writes: Vec<Access> = writes
+                .iter()
+                .map(|(start, end)| access(start, end, &mut atoms))
+                .collect();
+            let read = access(read.0, read.1, &mut atoms);
+            covered(&atoms, &writes.iter().collect::<Vec<_>>(), &read)
+        };
+        // Up to `1` for `m = 0`, up to `k * m + 2 * m` otherwise: the
+        // larger of two points.
+        assert!(case(
+            &[("0", "1"), ("0", "k * m + 2 * m")],
+            ("0", "k * m + 1")
+        ));
+        // Empty for `m = 0`, inside the write otherwise.
+        assert!(case(&[("1", "k * m + m + 1")], ("m", "k * m + m")));
+        // `0..2 * m` covers it unless `m = 0`, and then the other write
+        // starts at 0.
+        assert!(case(&[("0", "2 * m"), ("k * m", "k * m + 1")], ("0", "1")));
+        // A gap stays a gap.
+        assert!(!case(&[("0", "m"), ("2 * m", "3 * m")], ("0", "3 * m")));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use super::line;
 use crate::errors::Errors;
-use crate::ir::{Access, BufferId, Lane, Mode, OpId, OpKind, Plan};
+use crate::ir::{Access, BufferId, Lane, Mode, OpId, OpKind, Plan, StreamId};
 use std::collections::HashSet;
 
 /// What a race is between, for its help.
@@ -137,6 +137,13 @@ fn report(
                     ),
                     None => match misplaced_record(plan, earlier, later) {
                         Some(help) => help,
+                        // A loop's events are its own: order what follows
+                        // the loop by its stream, after the loop.
+                        None if plan.loop_of(earlier).is_some()
+                            && plan.loop_of(later).is_none() =>
+                        {
+                            after_the_loop(plan, from, to, &b.label)
+                        }
                         None => format!(
                             "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
                             plan.streams[from].name, a.label, plan.streams[to].name, b.label
@@ -221,6 +228,24 @@ fn report(
     };
     errors.at(first.span, first_message, &fix);
     errors.at(second.span, second_message, &fix);
+}
+
+/// The fix for an op after a loop that must wait for stream `from`'s part
+/// of the loop: an event recorded after the loop, or, where `from` is a
+/// set (used only in the loop), the host waiting for the set.
+fn after_the_loop(plan: &Plan, from: StreamId, to: StreamId, later: &str) -> String {
+    let (from, to) = (&plan.streams[from], &plan.streams[to].name);
+    match from.array {
+        Some(_) => format!(
+            "add `sync {};` after the loop, before `{later}` (a set of streams is used only in the loop)",
+            from.name
+        ),
+        None => format!(
+            "declare an event (`event done;`); after the loop, `record done;` on `{}` and `wait done;` on `{to}` \
+             before `{later}` (an event recorded in the loop orders only its iterations)",
+            from.name
+        ),
+    }
 }
 
 /// An event recorded on `earlier`'s stream after it, and before `later`

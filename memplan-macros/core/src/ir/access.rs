@@ -1,7 +1,7 @@
 //! What each op reads and writes: the facts the lifetime and race checks
 //! reason about.
 
-use super::{Arg, BufferId, KernelParamKind, OpKind, Plan};
+use super::{Arg, BufferId, KernelParamKind, Loop, OpKind, Plan};
 use crate::sym::{Sym, SymRange};
 use crate::syntax::SliceAccess;
 use proc_macro2::Span;
@@ -150,6 +150,63 @@ impl Plan {
             }
             OpKind::Record(_) | OpKind::Wait(_) | OpKind::Sync(_) => Vec::new(),
         }
+    }
+
+    /// What all the iterations of `repeat` together touch of `access`, one
+    /// of its body's accesses (for iteration `c`), where that is one range
+    /// the checks can name; `None` where it is not (or is nothing).
+    ///
+    /// - A range that does not read `c` is the same in every iteration:
+    ///   the loop touches it if it runs at all, which a loop that always
+    ///   runs does.
+    /// - A range `s(c)..s(c + 1)` tiles: `c` from 0 to `k - 1` together
+    ///   touch `s(0)..s(k)`, each iteration's `s(c) <= s(c + 1)` checked
+    ///   before it runs, and with `k = 0` that range is empty, as what no
+    ///   iteration touches is. So the loop need not run.
+    ///
+    /// The facts kept are those that hold whether or not an iteration ran:
+    /// what computing `k` guarantees, and, where the loop always runs,
+    /// what the body's own facts say without `c`. A set's element (`ring[c
+    /// % r]`) is one buffer per iteration, so its accesses have no union.
+    pub fn over_every_iteration(&self, repeat: &Loop, access: &Access) -> Option<Access> {
+        if self.buffers[access.buffer].array.is_some() {
+            return None;
+        }
+        let atoms = &self.atoms;
+        let c = repeat.counter;
+        let (start, end) = (&access.range.start, &access.range.end);
+        let without_c = |facts: &[Sym]| -> Vec<Sym> {
+            facts
+                .iter()
+                .filter(|fact| !atoms.reads_var(fact, c))
+                .cloned()
+                .collect()
+        };
+        let mut facts = without_c(&repeat.facts);
+        if repeat.never_empty {
+            facts.extend(without_c(&access.facts));
+        }
+        let range = if !atoms.reads_var(start, c) && !atoms.reads_var(end, c) {
+            if !repeat.never_empty {
+                return None;
+            }
+            access.range.clone()
+        } else {
+            let next = Sym::atom(c).add(&Sym::constant(1))?;
+            let tiles = atoms.substitute(start, c, &next)?.sub(end)?.is_zero();
+            if !tiles {
+                return None;
+            }
+            SymRange {
+                start: atoms.substitute(start, c, &Sym::constant(0))?,
+                end: atoms.substitute(start, c, &repeat.count_value)?,
+            }
+        };
+        Some(Access {
+            range,
+            facts,
+            ..access.clone()
+        })
     }
 }
 

@@ -709,14 +709,18 @@ impl Builder<'_> {
                 );
                 false
             }
-            (Some(_), Some(index)) if !self.in_loop => {
+            (Some(array), Some(index)) if !self.in_loop => {
+                let count = match &array.count {
+                    Expr::Path(_) | Expr::Lit(_) => text(&array.count),
+                    other => format!("({})", text(other)),
+                };
                 self.errors.at(
                     index.span(),
                     format!(
                         "a set of {} can be used only in a `for` loop, indexed by the loop's variable",
                         of.many()
                     ),
-                    format!("move this into `for c in 0..k {{ ... }}`, as `{name}[c % k]`"),
+                    format!("move this into `for c in 0..k {{ ... }}`, as `{name}[c % {count}]`"),
                 );
                 false
             }
@@ -782,8 +786,9 @@ impl Builder<'_> {
             mut facts,
         } = self.read(&def.count);
         let later_name = format!("{var}′");
+        let counter = self.plan.atoms.intern(&var);
         let (current, later) = (
-            Sym::atom(self.plan.atoms.intern(&var)),
+            Sym::atom(counter),
             Sym::atom(self.plan.atoms.intern(&later_name)),
         );
         let one = Sym::constant(1);
@@ -864,7 +869,9 @@ impl Builder<'_> {
         }
         self.plan.loops.push(Loop {
             var: def.var.clone(),
+            counter,
             count: def.count.clone(),
+            count_value: count,
             never_empty,
             ops: first..end,
             later,

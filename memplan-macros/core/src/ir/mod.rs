@@ -13,7 +13,7 @@ pub use access::{Access, Mode};
 pub use build::{RESERVED_PREFIX, build};
 pub use extent::LaunchExtent;
 
-use crate::sym::{Atoms, Sym, SymRange};
+use crate::sym::{Atom, Atoms, Sym, SymRange};
 use crate::syntax::{CollectiveWord, SliceAccess};
 use proc_macro2::Span;
 use syn::{Attribute, Block, Expr, ExprRange, Ident, Path, Type, Visibility};
@@ -91,8 +91,12 @@ impl Placement {
 #[derive(Clone)]
 pub struct Loop {
     pub var: Ident,
+    /// The atom `c` stands for in sizes.
+    pub counter: Atom,
     /// `k`, as written.
     pub count: Expr,
+    /// `k`, as a size.
+    pub count_value: Sym,
     /// Whether `k >= 1` whatever the sizes (`0..2`, `0..n + 1`): the body
     /// runs at least once. Otherwise it may run no iterations.
     pub never_empty: bool,

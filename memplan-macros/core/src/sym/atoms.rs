@@ -161,6 +161,34 @@ impl Atoms {
         linear
     }
 
+    /// Whether anything in `sym` reads variable `var`: is it, or a quotient
+    /// or opaque term of it.
+    pub fn reads_var(&self, sym: &Sym, var: Atom) -> bool {
+        sym.atoms().any(|atom| self.reads(atom, var))
+    }
+
+    /// `sym` with `value` for variable `var`: `None` where an atom other
+    /// than `var` itself reads it (a quotient or `min` of it, which would
+    /// need atoms of their own), or beyond the arithmetic's limits.
+    pub fn substitute(&self, sym: &Sym, var: Atom, value: &Sym) -> Option<Sym> {
+        let mut result = Sym::constant(sym.constant_term());
+        for (monomial, coefficient) in sym.terms() {
+            let mut term = Sym::constant(*coefficient);
+            for &atom in monomial.atoms() {
+                let factor = if atom == var {
+                    value.clone()
+                } else if self.reads(atom, var) {
+                    return None;
+                } else {
+                    Sym::atom(atom)
+                };
+                term = term.mul(&factor)?;
+            }
+            result = result.add(&term)?;
+        }
+        Some(result)
+    }
+
     /// Whether `atom` is `var`, a quotient whose terms read it, or an
     /// opaque term whose text names it (`min(c, 1)`).
     fn reads(&self, atom: Atom, var: Atom) -> bool {

@@ -63,6 +63,21 @@ impl Atoms {
         goal.is_some_and(|goal| self.impossible(&[goal], facts, true))
     }
 
+    /// Whether `left <= max(rights)` whatever the atoms are: no value
+    /// makes `left` above each of them at once. With one right, this is
+    /// [`provably_le`](Self::provably_le); with none, nothing is proved.
+    pub fn provably_le_max(&self, left: &Sym, rights: &[&Sym], facts: &[&[Sym]]) -> bool {
+        // `left - right >= 1`, that is `right - left + 1 <= 0`, for each.
+        let goals: Option<Vec<Sym>> = rights
+            .iter()
+            .map(|right| right.sub(left)?.add(&Sym::constant(1)))
+            .collect();
+        match goals {
+            Some(goals) if !goals.is_empty() => self.impossible(&goals, facts, false),
+            _ => false,
+        }
+    }
+
     /// Whether the range is empty whatever the atoms are.
     pub fn is_empty(&self, range: &SymRange, facts: &[&[Sym]]) -> bool {
         self.provably_le(&range.end, &range.start, facts)
