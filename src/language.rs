@@ -469,9 +469,10 @@
 //! be `g`, a size `new` takes). A plan on no GPUs could never run: a
 //! count written as 0 does not compile, and `new` refuses a `g` of 0,
 //! naming the declaration. Every device buffer and stream says which GPU
-//! it is on: `on gpu[e]` (GPU `e`, a size), or for a set, `on gpu`
-//! (element `i` on GPU `i`; `new` refuses a set longer than the GPUs,
-//! naming it). `new` makes each buffer and stream once, on its GPU, so
+//! it is on: `on gpu[e]` (GPU `e`, a size: one that is at least `g` for
+//! every size, as `gpu[g]`, does not compile, and `new` refuses any other
+//! past the GPUs), or for a set, `on gpu` (element `i` on GPU `i`; `new`
+//! refuses a set longer than the GPUs, naming it). `new` makes each buffer and stream once, on its GPU, so
 //! the count and placements are sizes of the plan's parameters, never of
 //! a run (`run len: usize` cannot place one). Host memory is on no GPU: pinned memory of such a
 //! plan is made portable, so every GPU reaches it, and mapped memory is

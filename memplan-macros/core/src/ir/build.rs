@@ -440,7 +440,8 @@ impl Builder<'_> {
             let what = FixedAtNew::GpuCount { gpus: &decl.name };
             // A count that is 0 only at `new` is refused there (`NoGpus`);
             // one that is 0 as written is a plan that can never run.
-            if let Some(0) = self.fixed_at_new(count, what).and_then(|g| g.as_constant()) {
+            let count_value = self.fixed_at_new(count, what);
+            if let Some(0) = count_value.as_ref().and_then(Sym::as_constant) {
                 let written = text(count);
                 let why = match written.as_str() {
                     "0" => String::new(),
@@ -461,6 +462,7 @@ impl Builder<'_> {
             self.plan.gpus = Some(Gpus {
                 name: decl.name.clone(),
                 count: count.clone(),
+                count_value,
                 span: decl
                     .gpus_token
                     .span
@@ -612,6 +614,28 @@ impl Builder<'_> {
             }
             (Some(index), _) => {
                 let value = self.fixed_at_new(index, FixedAtNew::Placement { name })?;
+                // Past the last GPU for every size (a count of 0 is an
+                // error of its own).
+                let count = self.plan.gpus.as_ref().and_then(|g| g.count_value.as_ref());
+                if let Some(count) = count
+                    && !self.plan.atoms.provably_le(count, &Sym::constant(0), &[])
+                    && self.plan.atoms.provably_le(count, &value, &[])
+                {
+                    let written = text(&self.plan.gpus.as_ref()?.count);
+                    let last = match count.as_constant() {
+                        Some(count) => (count - 1).to_string(),
+                        None => format!("{written} - 1"),
+                    };
+                    self.errors.over(
+                        index,
+                        format!(
+                            "`{name}` is placed on `{gpus}[{}]`, past the plan's GPUs (`gpus {gpus}[{written}]`, the last `{gpus}[{last}]`)",
+                            text(index)
+                        ),
+                        format!("place it on one of them, `{gpus}[0]` to `{gpus}[{last}]`"),
+                    );
+                    return None;
+                }
                 Some(Placement::One {
                     index: index.clone(),
                     value,

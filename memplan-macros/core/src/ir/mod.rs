@@ -62,6 +62,8 @@ pub struct Gpus {
     pub name: Ident,
     /// `g`, as written.
     pub count: Expr,
+    /// `g`, as a size (`None` where it is not one `new` can compute).
+    pub count_value: Option<Sym>,
     pub span: Span,
     /// Where `peer gpu;` is written, if it is: kernels may then reach
     /// every GPU's memory.
