@@ -2,6 +2,7 @@
 //! macro, next to the 1000-op plan of `checker`: a length summing 160
 //! quotients, 500 one-element fills then 500 one-element reads (at literal
 //! and at symbolic places), 200 chunks written backwards then read as one,
+//! 1000 prefixes ended at `min` then a read,
 //! 300 streams
 //! each followed by `sync all`, a loop of 200 copies whose iterations are
 //! compared, and 1000 nested parentheses. Prints the
@@ -51,6 +52,11 @@ fn shapes() -> Vec<(&'static str, String)> {
     let chunks_backwards: String = (0..200)
         .rev()
         .map(|i| format!("fill d[{i} * k..{} * k] with 0.0;\n", i + 1))
+        .collect();
+    // Writes whose ends no proof orders (`min(i * m, b)`): the walk keeps
+    // only a few of them as points.
+    let min_prefixes: String = (0..1000)
+        .map(|i| format!("fill d[0..min({i} * m, b)] with 0.0;\n"))
         .collect();
     let streams: Vec<String> = (0..300).map(|s| format!("s{s}")).collect();
     let syncs: String = (0..300)
@@ -103,6 +109,13 @@ fn shapes() -> Vec<(&'static str, String)> {
             format!(
                 "plan P(k: usize) {{ device d: [f32; 200 * k], e: [f32; 200 * k];\n\
                  {chunks_backwards}copy d -> e;\n}}"
+            ),
+        ),
+        (
+            "1000 prefixes ended at `min`, then a read",
+            format!(
+                "plan P(m: usize, b: usize) {{ device d: [f32; b], e: [f32; b];\n\
+                 {min_prefixes}copy d -> e;\n}}"
             ),
         ),
         (

@@ -105,12 +105,16 @@ fn initialized_before_read(
 /// point for some sizes and up to another for the rest still counts.
 /// Sizes for which the read is empty, or ends by the points, have it
 /// covered already, so each proof may take it as neither. A point that a
-/// later one provably passes is dropped, with its write's facts. Each
-/// write is stepped over once, so the walk ends.
+/// later one provably passes is dropped, with its write's facts, and
+/// past [`MAX_POINTS`] the oldest. Each write is stepped over once, so
+/// the walk ends.
 ///
 /// Cost: O(W) proofs for a read covered by one of W writes, O(W²) for one
 /// covered only by several, each with the facts of the points kept (one
 /// or two where writes follow each other).
+/// The most points [`covered`] keeps.
+const MAX_POINTS: usize = 4;
+
 fn covered(atoms: &Atoms, written: &[&Access], read: &Access) -> bool {
     if atoms.is_empty(&read.range, &[&read.facts]) {
         return true;
@@ -158,6 +162,13 @@ fn covered(atoms: &Atoms, written: &[&Access], read: &Access) -> bool {
         facts.push(&write.facts);
         let end = &write.range.end;
         points.retain(|(point, _)| !atoms.provably_le(point, end, &facts));
+        // Points no end passes for every size (`min(i * m, b)` of many
+        // `i`) would each stay, and every proof carry them all: keep the
+        // newest few. Dropping one is sound, as what the rest reach is
+        // still covered; it can only fail a proof.
+        if points.len() >= MAX_POINTS {
+            points.remove(0);
+        }
         points.push((end, &write.facts));
     }
 }

@@ -190,14 +190,19 @@ impl Atoms {
     }
 
     /// Whether `atom` is `var`, a quotient whose terms read it, or an
-    /// opaque term whose text names it (`min(c, 1)`).
+    /// opaque term whose text names it (`min(c, 1)`). Words are split
+    /// only at ASCII punctuation and spaces, so that every character an
+    /// identifier may hold (`c‿i`, `c′`) stays in its word, and a raw
+    /// identifier is its name (`r#c` is `c`): a name the split cannot
+    /// find would let a term of `c` pass for one fixed across iterations.
     fn reads(&self, atom: Atom, var: Atom) -> bool {
         let var_name = self.name(var);
+        let var_name = var_name.strip_prefix("r#").unwrap_or(var_name);
         atom == var
             || match self.def(atom) {
                 AtomDef::Opaque => self
                     .name(atom)
-                    .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '′'))
+                    .split(|ch: char| ch.is_ascii() && !(ch.is_ascii_alphanumeric() || ch == '_'))
                     .any(|word| word == var_name),
                 AtomDef::Quotient { numerator, divisor } => [numerator, divisor]
                     .into_iter()
