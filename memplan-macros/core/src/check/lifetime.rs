@@ -94,6 +94,9 @@ fn initialized_before_read(
     }
 }
 
+/// The most points [`covered`] keeps.
+const MAX_POINTS: usize = 4;
+
 /// Whether the union of `written` provably covers what `read` reads, given
 /// what the run time guarantees of each range (inside its buffer, no size
 /// wrapped). One write holding it all is the common case and is tried
@@ -112,9 +115,6 @@ fn initialized_before_read(
 /// Cost: O(W) proofs for a read covered by one of W writes, O(W²) for one
 /// covered only by several, each with the facts of the points kept (one
 /// or two where writes follow each other).
-/// The most points [`covered`] keeps.
-const MAX_POINTS: usize = 4;
-
 fn covered(atoms: &Atoms, written: &[&Access], read: &Access) -> bool {
     if atoms.is_empty(&read.range, &[&read.facts]) {
         return true;

@@ -735,7 +735,7 @@ impl Builder<'_> {
             }
             (Some(array), Some(index)) if !self.in_loop => {
                 let count = match &array.count {
-                    Expr::Path(_) | Expr::Lit(_) => text(&array.count),
+                    Expr::Path(_) | Expr::Lit(_) | Expr::Paren(_) => text(&array.count),
                     other => format!("({})", text(other)),
                 };
                 self.errors.at(

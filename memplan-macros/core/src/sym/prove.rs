@@ -49,6 +49,7 @@ impl Atoms {
     /// (groups of polynomials the run time guarantees to be `<= 0`).
     pub fn provably_le(&self, left: &Sym, right: &Sym, facts: &[&[Sym]]) -> bool {
         // `left - right >= 1`, that is `right - left + 1 <= 0`, is impossible.
+        // (`provably_le_max` of one, without its allocation: this is hot.)
         let goal = right.sub(left).and_then(|g| g.add(&Sym::constant(1)));
         goal.is_some_and(|goal| self.impossible(&[goal], facts, false))
     }
@@ -64,8 +65,8 @@ impl Atoms {
     }
 
     /// Whether `left <= max(rights)` whatever the atoms are: no value
-    /// makes `left` above each of them at once. With one right, this is
-    /// [`provably_le`](Self::provably_le); with none, nothing is proved.
+    /// makes `left` above each of them at once ([`provably_le`](Self::provably_le)
+    /// is the case of one); with none, nothing is proved.
     pub fn provably_le_max(&self, left: &Sym, rights: &[&Sym], facts: &[&[Sym]]) -> bool {
         // `left - right >= 1`, that is `right - left + 1 <= 0`, for each.
         let goals: Option<Vec<Sym>> = rights
