@@ -32,7 +32,7 @@ const RUNS: usize = 9;
 memplan! {
     /// `Pipelined` with a kernel of `rounds` multiply-adds per element.
     plan PipelinedHeavy(n: usize, m: usize, k: usize, rounds: i32) {
-        kernel vadd_heavy(a: &[f32], b: &[f32], c: &out [f32], n: i32, rounds: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd_heavy(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32, rounds: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream up, add, down;

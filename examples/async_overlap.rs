@@ -13,7 +13,7 @@ use memplan::prelude::*;
 memplan! {
     /// c = a + b on one stream: upload everything, add, download.
     pub plan VectorAddSerial(n: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
 
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
@@ -30,7 +30,7 @@ memplan! {
     /// c = a + b in two halves: the second half uploads while the first is
     /// added and downloaded.
     pub plan VectorAddOverlapped(n: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
 
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];

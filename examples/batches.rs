@@ -19,7 +19,7 @@ use std::time::Instant;
 memplan! {
     /// y = a * x + y over the first `len` of `cap` elements.
     pub plan Saxpy(cap: usize, rounds: i32, run len: usize, run a: f32) {
-        kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
         stream s;

@@ -12,7 +12,7 @@ memplan! {
     /// Doubles an upload buffer into mapped memory, and the caller's samples
     /// in place.
     pub plan Doubler(n: usize, samples: &mut [f32; n] registered) {
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
 
         // Written by the host, read by the device: write-combined is fastest.
         host   upload: [f32; n] pinned(write_combined, portable);

@@ -17,7 +17,7 @@ use memplan::prelude::*;
 memplan! {
     /// output = input + 1, in chunks of `m` through a ring of `r` buffers.
     pub plan OutOfCore(n: usize, m: usize, k: usize, r: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   input: [f32; n] pinned, output: [f32; n] pinned;
         device ring[r]: [f32; m];
         stream up, lanes[r];

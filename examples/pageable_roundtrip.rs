@@ -12,7 +12,7 @@ memplan! {
     /// Squares `n` integers on the GPU with pageable memory and synchronous
     /// copies: the simplest plan there is.
     pub plan Squares(n: usize) {
-        kernel square(input: &[i32], output: &out [i32], n: i32) from memplan_kernels::SQUARE;
+        kernel square(input: &[i32; n], output: &out [i32; n], n: i32) from memplan_kernels::SQUARE;
 
         host   numbers: [i32; n] pageable, squares: [i32; n] pageable;
         device input: [i32; n], output: [i32; n];

@@ -12,7 +12,7 @@ memplan! {
     /// Adds one to every element: upload, kernel, download, all queued on
     /// one stream.
     pub plan AddOne(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
 
         host   data: [f32; n] pinned;
         device on_gpu: [f32; n];

@@ -12,7 +12,7 @@ use memplan::prelude::*;
 memplan! {
     /// out = 2 * in, with the kernel reading and writing host memory.
     pub plan ZeroCopy(n: usize) {
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
 
         host   input: [f32; n] mapped, output: [f32; n] mapped;
         stream work;
@@ -24,7 +24,7 @@ memplan! {
 
     /// out = 2 * in, staged through device memory.
     pub plan Staged(n: usize) {
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
 
         host   input: [f32; n] pinned, output: [f32; n] pinned;
         device on_gpu_in: [f32; n], on_gpu_out: [f32; n];

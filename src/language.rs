@@ -11,7 +11,7 @@
 //! memplan! {
 //!     /// Adds one to every element of `data`, on the GPU.
 //!     pub plan AddOne(n: usize) {
-//!         kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+//!         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
 //!
 //!         host   data: [f32; n] pinned;
 //!         device on_gpu: [f32; n];
@@ -68,7 +68,7 @@
 //! # use memplan::prelude::*;
 //! memplan! {
 //!     plan Double(n: usize, input: &[f32; n] registered, output: &mut [f32; n] registered) {
-//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
 //!         device from: [f32; n], to: [f32; n];
 //!         stream work;
 //!         on work {
@@ -88,32 +88,38 @@
 //!
 //! `kernel name(params) from MODULE;` declares a kernel of a compiled
 //! module (an [`Image`](crate::Image), such as those of `memplan_kernels`)
-//! with its C++ signature: `&[T]` for a pointer the kernel reads, `&mut [T]`
-//! for one it reads and writes, `&out [T]` for one it only writes, and
-//! plain data for values: types that implement
-//! [`KernelValue`](crate::KernelValue) (integers, floats, `bool`, arrays of
-//! them, and `#[repr(C)]` structs their author vouches for). Memory reaches
-//! a kernel only as a buffer argument, which the checks track; a device
-//! pointer is not a `KernelValue`. The macro holds every launch to the
-//! declaration, and the declaration is held to the C++:
+//! with its C++ signature: `&[T; e]` for a pointer whose first `e`
+//! elements the kernel reads, `&mut [T; e]` for one it reads and writes,
+//! `&out [T; e]` for one whose first `e` elements it all writes, and plain
+//! data for values: types that implement [`KernelValue`](crate::KernelValue)
+//! (integers, floats, `bool`, arrays of them, CUDA's vector types as
+//! [`Float4`](crate::Float4) and its kin, and `#[repr(C)]` structs their
+//! author vouches for). Memory reaches a kernel only as a buffer argument,
+//! which the checks track; a device pointer is not a `KernelValue`. The
+//! macro holds every launch to the declaration, and the declaration is
+//! held to what the kernel's source states, described under [Kernel
+//! contracts](#kernel-contracts):
 //!
 //! - **Checked while the program compiles**, for modules `memplan-build`
-//!   made (it reads each kernel's signature from nvcc): the name exists;
-//!   the parameter count; pointer or value; the element type (`&[f32]` is
-//!   `const float *`); const-ness (`&[T]` needs a `const T *`, so a kernel
-//!   that may write through a pointer cannot be declared read-only, while
-//!   `&mut [T]` and `&out [T]` take a `T *`); value widths and signedness
-//!   (`i32` is `int`, `u32` `unsigned int`, `u64` `unsigned long long` or
-//!   `size_t`, `f32` `float`). A mismatch is an error at the declaration
-//!   that shows the C++ and the declaration that would match it. `extern
-//!   "C"` and C++ kernels alike; a C++ name that is not a Rust identifier,
-//!   such as a template's instance, is given with `as`:
-//!   `kernel scale(...) from M as "scaled<float>";`.
-//! - **`unsafe kernel`** declares a kernel of a module of unknown origin
-//!   (bytes from elsewhere, PTX from another tool: [`Image::from_ptx`](crate::Image::from_ptx)),
-//!   whose signature no build step read: the declaration is then your
-//!   promise, written with `unsafe`, which `#![forbid(unsafe_code)]`
-//!   refuses.
+//!   made: the name exists; the parameter count; pointer or value; the
+//!   element type (`&[f32; n]` is `float *`, `const` or not); value widths
+//!   and signedness (`i32` is `int`, `u32` `unsigned int`, `u64`
+//!   `unsigned long long` or `size_t`, `f32` `float`), read from the Rust
+//!   type itself, so an alias is the type it aliases; classes by name and
+//!   layout; each pointer's access and extent, as its contract states
+//!   them. A mismatch is an error at the declaration that shows the C++
+//!   and the declaration that would match it. `extern "C"` and C++ kernels
+//!   alike; a C++ name that is not a Rust identifier, such as a template's
+//!   instance, is given with `as`: `kernel scale(...) from M as
+//!   "scaled<float>";`.
+//! - **`unsafe kernel`** declares a kernel whose facts no build step read:
+//!   a module of unknown origin (bytes from elsewhere, PTX from another
+//!   tool: [`Image::from_ptx`](crate::Image::from_ptx)), or a kernel whose
+//!   source states no contract. The declaration is then your promise,
+//!   written with `unsafe`, which `#![forbid(unsafe_code)]` refuses: its
+//!   types, and that the kernel touches only the declared extent of each
+//!   pointer (all of the argument where none is declared) in the declared
+//!   way.
 //! - **At `new`**, whatever the origin, each declaration is compared with
 //!   the driver's account of the compiled kernel's parameters
 //!   (`cuFuncGetParamInfo`: count, offsets, sizes; CUDA 12.4 drivers and
@@ -123,7 +129,7 @@
 //! # use memplan::prelude::*;
 //! memplan! {
 //!     plan Add(n: usize) {
-//!         kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+//!         kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
 //!         device a: [f32; n], b: [f32; n], c: [f32; n];
 //!         fill a with 1.0;
 //!         fill b with 2.0;
@@ -132,14 +138,123 @@
 //! }
 //! ```
 //!
+//! ### Kernel contracts
+//!
+//! A plan is sound only if its kernels do what their declarations say:
+//! touch no element past a pointer's extent, write nothing they are said
+//! only to read, write all of what they are said to write. Those are facts
+//! about the kernel's body, so they are stated where the body is written,
+//! in the `.cu`, next to each pointer parameter, with the macros of
+//! `memplan.cuh` (which `memplan-build` puts on nvcc's include path):
+//!
+//! ```text
+//! #include <memplan.cuh>
+//!
+//! extern "C" __global__ void vadd(MEMPLAN_READS(n) const float *a,
+//!                                 MEMPLAN_READS(n) const float *b,
+//!                                 MEMPLAN_WRITES(n) float *c, int n);
+//! ```
+//!
+//! | in the `.cu` | the kernel, in any launch | declared |
+//! | --- | --- | --- |
+//! | `MEMPLAN_READS(e)` | reads elements `[0, e)`, writes none | `&[T; e]` |
+//! | `MEMPLAN_WRITES(e)` | writes every element of `[0, e)` if its grid has a block, reads none before writing it | `&out [T; e]` |
+//! | `MEMPLAN_UPDATES(e)` | reads and writes elements of `[0, e)` | `&mut [T; e]` |
+//! | `MEMPLAN_ATOMIC(e)` | reads and writes elements of `[0, e)`, atomically | `&mut [T; e]` |
+//!
+//! An extent `e` is written with integers, the kernel's integer
+//! parameters, `+ - * / %` and parentheses (a negative value counts as 0).
+//! Outside `memplan-build` the macros expand to nothing, so the source
+//! compiles and runs for any other use exactly as without them; and
+//! `memplan-build` reads them from nvcc's front end, not from the text, so
+//! they survive macros and templates (a template's instances take the
+//! template's contracts).
+//!
+//! What is trusted, where it is stated, and what is checked:
+//!
+//! | fact | stated by | checked |
+//! | --- | --- | --- |
+//! | which kernels a module has, each parameter's type | nvcc (the names it mangles), read by `memplan-build` | every declaration agrees, while the program compiles |
+//! | a class's layout (`float4`, `struct Window`) | nvcc, which `memplan-build` asks for each class's size and alignment | the Rust type's [`KernelValue`](crate::KernelValue) impl names the class (`CPP_NAME`) and has its size and alignment, while the program compiles; that the fields agree and hold no pointer is the impl's `unsafe` promise |
+//! | what the body does with each pointer, and how far it reaches | the kernel's author, in the `.cu`, with `memplan.cuh` | by `memplan-build`: a contract sits on a pointer, what is written is not `const`, the extent names integer parameters; while the program compiles: the declaration restates each contract, and the access and extent are what the checks track |
+//! | how many elements a launch touches | the contract's extent, through the launch's arguments | a range provably shorter does not compile; otherwise `new` (or each `run`, for sizes a run gives) refuses a shorter range and a cast that changed a count (`len as i32` of a `len` past `i32::MAX`) |
+//! | that `&out` writes all of its range | the contract (`MEMPLAN_WRITES`) | an empty grid, which runs nothing, given a non-empty `&out` range is refused by `new` or `run`; an extent the checks cannot follow counts as the whole argument, so `new` refuses it shorter than its argument |
+//! | where each parameter lies in the argument buffer | the compiled kernel | `new` asks the driver (`cuFuncGetParamInfo`) |
+//! | everything above, for an `unsafe kernel` | your declaration | only the driver's account at `new` |
+//!
+//! Safe Rust states none of these facts: a declaration restates them, and
+//! must agree, or names types whose `unsafe` impls vouch for them. A
+//! kernel whose source states no contract for a pointer (a library's, say)
+//! is declared `unsafe kernel`; a Rust type that merely shares a class's
+//! name, or an alias of the same size, matches nothing.
+//!
+//! A class is passed by a Rust type that names it:
+//!
+//! ```
+//! # use memplan::prelude::*;
+//! use memplan::{Float4, KernelValue};
+//!
+//! /// `struct Affine { float scale; float offset; };` of classes.cu.
+//! #[repr(C)]
+//! #[derive(Clone, Copy)]
+//! struct Affine {
+//!     scale: f32,
+//!     offset: f32,
+//! }
+//!
+//! // SAFETY: two floats, as the C++ struct; no pointers.
+//! unsafe impl KernelValue for Affine {
+//!     const CPP_NAME: Option<&'static str> = Some("Affine");
+//! }
+//!
+//! memplan! {
+//!     plan Scale(n: usize, a: Affine) {
+//!         // affine4(MEMPLAN_UPDATES(n) float4 *v, Affine a, int n)
+//!         kernel affine4(v: &mut [Float4; n], a: Affine, n: i32) from memplan_kernels::CLASSES;
+//!         host h: [Float4; n] pinned;
+//!         device v: [Float4; n];
+//!         stream s;
+//!         on s {
+//!             copy h -> v;
+//!             launch affine4<<<blocks(n, 256), 256>>>(v, a, n as i32);
+//!             copy v -> h;
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! `memplan::include_kernels!()` embeds a crate's images with `unsafe`
+//! (each is its build step's promise that nvcc wrote the bytes), so a
+//! crate under `#![forbid(unsafe_code)]` keeps its kernels in a sibling
+//! crate whose `lib.rs` is that one line (as `memplan_kernels` is) and
+//! depends on it:
+//!
+//! ```
+//! #![forbid(unsafe_code)]
+//! use memplan::prelude::*;
+//!
+//! memplan! {
+//!     plan AddOne(n: usize) {
+//!         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+//!         device d: [f32; n];
+//!         fill d with 0.0;
+//!         launch process_data<<<blocks(n, 256), 256>>>(d, n as i32);
+//!     }
+//! }
+//! # fn main() {}
+//! ```
+//!
 //! ### Extents
 //!
-//! A buffer parameter may say how many elements from its start the kernel
-//! touches, in terms of the kernel's integer value parameters: `&[f32; n]`,
-//! `&out [f32; rows * cols]` (integers, parameters, `+ - * / %`,
-//! parentheses). At each launch the extent is rewritten in the plan's sizes
-//! through the arguments, so each value an extent names must be a size of
-//! the plan, cast to the parameter's type if need be (`len as i32`). Then:
+//! A buffer parameter's extent says how many elements from its start the
+//! kernel touches, in terms of the kernel's integer value parameters:
+//! `&[f32; n]`, `&out [f32; rows * cols]` (integers, parameters, `+ - * /
+//! %`, parentheses): the contract's, restated, or the promise of an
+//! `unsafe kernel`, which may leave it out (the kernel then touches the
+//! whole argument). At each launch the extent is rewritten in the plan's
+//! sizes through the arguments, so each value an extent names should be a
+//! size of the plan, cast to the parameter's type if need be (`len as
+//! i32`). Then:
 //!
 //! - a launch whose buffer is provably shorter than the extent does not
 //!   compile; one the arithmetic cannot judge is checked by `new`, which
@@ -152,11 +267,12 @@
 //! A value an extent names that is not a size of the plan (a call, a value
 //! parameter) is fine too: `new` then computes the extent from the values
 //! the kernel receives (a negative one counting as 0) and checks it, and
-//! the checks track the whole argument.
+//! the checks track the whole argument, so an `&out` argument must then be
+//! exactly as long as the extent.
 //!
 //! The extent is computed exactly, without the wrapping the kernel's own
 //! `int` arithmetic might do; a kernel that touches past its extent breaks
-//! the declaration, as a wrong element type would.
+//! its contract, as a wrong element type would.
 //!
 //! ```
 //! # use memplan::prelude::*;
@@ -203,7 +319,7 @@
 //! # use memplan::prelude::*;
 //! memplan! {
 //!     plan ZeroCopy(n: usize) {
-//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
 //!         host   input: [f32; n] pinned(write_combined, mapped), output: [f32; n] mapped;
 //!         stream work;
 //!         on work {
@@ -310,7 +426,7 @@
 //! # use memplan::prelude::*;
 //! memplan! {
 //!     plan Steps(n: usize) {
-//!         kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+//!         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
 //!         host data: [f32; n] pageable, total: [f32; 1] pageable;
 //!         device d: [f32; n];
 //!         copy data -> d;
@@ -352,7 +468,7 @@
 //!     /// output = input + 1, `m` elements at a time through a ring of `q`
 //!     /// device buffers: input of any length in `q * m` of device memory.
 //!     plan OutOfCore(n: usize, m: usize, k: usize, q: usize) {
-//!         kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+//!         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
 //!         host   input: [f32; n] pinned, output: [f32; n] pinned;
 //!         device ring[q]: [f32; m];
 //!         stream up, lanes[q];
@@ -447,7 +563,7 @@
 //! # use memplan::prelude::*;
 //! memplan! {
 //!     plan Pipelined(n: usize, m: usize, k: usize) {
-//!         kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+//!         kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
 //!         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
 //!         device da: [f32; n], db: [f32; n], dc: [f32; n];
 //!         stream up, add, down;
@@ -485,7 +601,7 @@
 //!     /// `y = 2x`, shard `i` on GPU `i`.
 //!     plan Spread(n: usize, g: usize) {
 //!         gpus   gpu[g];
-//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
 //!         host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
 //!         device part[g]: [f32; n] on gpu, doubled[g]: [f32; n] on gpu;
 //!         stream s[g] on gpu;
@@ -569,7 +685,7 @@
 //!     /// Each GPU scales its shard; the shards are summed on every GPU.
 //!     plan DataParallel(n: usize, g: usize) {
 //!         gpus   gpu[g];
-//!         kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+//!         kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
 //!         host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
 //!         device part[g]: [f32; n] on gpu, grads[g]: [f32; n] on gpu;
 //!         stream s[g] on gpu;
@@ -719,7 +835,7 @@
 //!   ```
 //!   # use memplan::prelude::*;
 //!   # memplan! { plan Saxpy(cap: usize, run len: usize, run a: f32) {
-//!   #     kernel saxpy(n: i32, a: f32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+//!   #     kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
 //!   #     host x: [f32; cap] pinned, y: [f32; cap] pinned;
 //!   #     device dx: [f32; cap], dy: [f32; cap];
 //!   #     stream s;
@@ -762,9 +878,13 @@
 //! `tests/expand/` keeps one example's expansion. Nothing of yours is ever
 //! placed inside an `unsafe` block, so a crate with
 //! `#![forbid(unsafe_code)]` gets rustc's own error for an expression that
-//! needs one; and no code, not even the module that invokes `memplan!`,
-//! reaches the plan's buffers, streams or in-flight state except through
-//! these methods.
+//! needs one. The plan's buffers, streams and in-flight state are private
+//! to the runtime. The module that invokes `memplan!` can reach one thing
+//! more than other code, the plan's one field, the runtime's engine those
+//! methods forward to: it can call the engine's (hidden) methods, which
+//! check what they are given as the plan's do, or move the engine from one
+//! plan of the type to another, in flight or not, and the run's wait goes
+//! with it; nothing it can do touches memory in use.
 //!
 //! ## Timing
 //!
@@ -792,7 +912,7 @@
 //! ```no_run
 //! # use memplan::prelude::*;
 //! # memplan! { plan Batch(n: usize) {
-//! #     kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+//! #     kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
 //! #     host x: [f32; n] pinned; device dx: [f32; n]; stream s;
 //! #     on s { copy x -> dx; launch process_data<<<blocks(n, 256), 256>>>(dx, n as i32); copy dx -> x; } } }
 //! # fn go(ctx: &Context) -> Result<(), Box<dyn std::error::Error>> {
@@ -845,9 +965,9 @@
 //! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it |
 //! | a copy of pageable memory in a stream block | it would silently block: make it `pinned` or `registered` |
 //! | a device-to-host copy into write-combined memory, or a host step reading it (`&` or `&mut`) | the CPU reads it uncached: a step that only writes it borrows it `&out` |
-//! | a kernel declaration that disagrees with the C++ | name, count, pointer or value, element type, const-ness, width, signedness; `unsafe kernel` for modules of unknown origin |
+//! | a kernel declaration that disagrees with the C++ | name, count, pointer or value, element type, width, signedness, a class's name and layout, each pointer's contract (access and extent); `unsafe kernel` for modules of unknown origin and pointers without a contract |
 //! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory |
-//! | a launch whose buffer is provably shorter than its parameter's extent | other extents are checked by `new` |
+//! | a launch whose buffer is provably shorter than its parameter's extent | other extents are checked by `new`, or by each `run` where a run's size decides; so is an empty grid given an `&out` range to write |
 //! | a name not declared, declared twice, or of the wrong kind; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach |
 //! | a host step listing a buffer twice, or borrowing a read-only slice `&mut` | |
 //! | a read of device memory no earlier operation wrote | written ranges must cover the read |

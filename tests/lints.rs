@@ -12,8 +12,8 @@ use memplan::memplan;
 memplan! {
     /// Every construct at once.
     pub(crate) plan Everything(n: usize, scale: f32, input: &[f32; n] registered, output: &mut [f32; n]) {
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
 
         host   staging: [f32; n] pinned, upload: [f32; n] pinned(write_combined, portable);
         host   shared: [f32; n] mapped, scratch: [f32; n] pageable, total: [f32; 1] pageable;

@@ -7,7 +7,7 @@ use memplan::memplan;
 memplan! {
     /// c = a + b on one stream: upload everything, add, download.
     pub plan OneStream(n: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream work;
@@ -23,7 +23,7 @@ memplan! {
     /// upload, add and download on stream `c % s` of a set: the classic
     /// round-robin schedule.
     pub plan RoundRobin(n: usize, m: usize, k: usize, s: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream lanes[s];
@@ -42,7 +42,7 @@ memplan! {
     /// uploads never wait behind downloads, so the host-to-device engine
     /// is never idle, and the downloads follow on their own.
     pub plan Pipelined(n: usize, m: usize, k: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream up, add, down;

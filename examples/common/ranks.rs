@@ -32,7 +32,7 @@ memplan! {
     /// every GPU's copy of the sum.
     pub plan DataParallel(shard: usize, g: usize) {
         gpus   gpu[g];
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
         host   batch: [f32; shard * g] pinned, sums: [f32; shard * g] pinned;
         device part[g]: [f32; shard] on gpu, gradient[g]: [f32; shard] on gpu;
         stream s[g] on gpu;
@@ -54,7 +54,7 @@ memplan! {
     /// the processes.
     pub plan RankStep(shard: usize) {
         ranks  world;
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
         host   mine: [f32; shard] pinned, sum: [f32; shard] pinned;
         device part: [f32; shard], gradient: [f32; shard];
         stream s;

@@ -3,16 +3,30 @@
 //! `build.rs` compiles every `src/*.cu` with `memplan-build`, as your own
 //! crate would: each file becomes a [`memplan_runtime::Image`] named after
 //! it (`vector_add.cu` is [`VECTOR_ADD`]), a fatbin with machine code for
-//! sm_80 and sm_90 and PTX for compute_90, and each kernel's C++ signature,
-//! which plans check their `kernel` declarations against. Load one with
+//! sm_80 and sm_90 and PTX for compute_90, and each kernel's C++ signature
+//! and the contracts its source states (`MEMPLAN_READS(n)`), which plans
+//! check their `kernel` declarations against. Load one with
 //! `memplan::Module::from_image`.
+//!
+//! A crate of this one line is also the way to kernels for a crate under
+//! `#![forbid(unsafe_code)]`: `include_kernels!` makes each image with
+//! `unsafe`, here rather than there.
 //!
 //! ```
 //! // Every fatbin starts with the fatbin magic number 0xBA55ED50.
 //! assert_eq!(&memplan_kernels::VECTOR_ADD.bytes()[..4], &0xBA55ED50u32.to_le_bytes());
 //! let kernels = memplan_kernels::VECTOR_ADD.kernels().unwrap();
 //! let vadd = kernels.iter().find(|k| k.name == "vadd").unwrap();
-//! assert_eq!(vadd.cpp, "extern \"C\" __global__ void vadd(const float *, const float *, float *, int)");
+//! assert_eq!(
+//!     vadd.cpp,
+//!     "extern \"C\" __global__ void vadd(MEMPLAN_READS(n) const float *a, \
+//!      MEMPLAN_READS(n) const float *b, MEMPLAN_WRITES(n) float *c, int n)"
+//! );
+//! let checks = memplan_kernels::CHECKS.kernels().unwrap();
+//! let sum = checks.iter().find(|k| k.name == "sum_u32").unwrap();
+//! let contract = sum.contracts[1].unwrap();
+//! assert_eq!(contract.access, memplan_runtime::ContractAccess::Atomic);
+//! assert_eq!(contract.extent, "1");
 //! ```
 #![no_std]
 

@@ -1,14 +1,18 @@
 // y = a * x + y, element by element.
+#include <memplan.cuh>
 #include "common.cuh"
 
-extern "C" __global__ void saxpy(int n, float a, const float *x, float *y) {
+extern "C" __global__ void saxpy(int n, float a, MEMPLAN_READS(n) const float *x,
+                                 MEMPLAN_UPDATES(n) float *y) {
     FOR_EACH_INDEX(i, n) { y[i] = a * x[i] + y[i]; }
 }
 
 // y = a * x + y, after `rounds` dependent multiply-adds per element that
 // leave the result as it is: saxpy standing for a kernel with real work to
 // do (examples/batches.rs).
-extern "C" __global__ void saxpy_rounds(int n, float a, int rounds, const float *x, float *y) {
+extern "C" __global__ void saxpy_rounds(int n, float a, int rounds,
+                                        MEMPLAN_READS(n) const float *x,
+                                        MEMPLAN_UPDATES(n) float *y) {
     FOR_EACH_INDEX(i, n) {
         float acc = 0.0f;
         for (int r = 0; r < rounds; ++r) {

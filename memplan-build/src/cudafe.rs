@@ -10,6 +10,7 @@
 //! A C++ kernel's stub is its symbol after `__device_stub_`; an `extern
 //! "C"` kernel's is the one whose demangled name ends in its symbol.
 
+use crate::contract::{Contracts, KernelContracts};
 use crate::demangle::{self, Function};
 
 /// A `__global__` function of a source file.
@@ -20,12 +21,17 @@ pub struct Found {
     pub extern_c: bool,
     /// Its name and parameters, or why they could not be read.
     pub function: Result<Function, String>,
+    /// The contract of each parameter, where the source states any (see
+    /// [`crate::contract`]).
+    pub contracts: Option<KernelContracts>,
 }
 
-/// The kernels `host_code` (the output of `nvcc -cuda`) registers.
-pub fn kernels(host_code: &str) -> Vec<Found> {
+/// The kernels `host_code` (the output of `nvcc -cuda`) registers; an
+/// error is a contract that cannot be true of its kernel.
+pub fn kernels(host_code: &str) -> Result<Vec<Found>, String> {
     let code = without_line_markers(host_code);
     let stubs = stub_names(&code);
+    let contracts = Contracts::read(&code);
     registered_symbols(&code)
         .into_iter()
         .map(|symbol| {
@@ -35,11 +41,16 @@ pub fn kernels(host_code: &str) -> Vec<Found> {
             } else {
                 demangle::demangle(&symbol)
             };
-            Found {
+            let contracts = match &function {
+                Ok(function) => contracts.of(function)?,
+                Err(_) => None,
+            };
+            Ok(Found {
                 symbol,
                 extern_c,
                 function,
-            }
+                contracts,
+            })
         })
         .collect()
 }
@@ -156,7 +167,7 @@ template<> void __wrapper__device_stub_tscale<float>( const float *&__cuda_0,flo
 
     #[test]
     fn finds_every_registered_kernel_with_its_parameters() {
-        let found = kernels(HOST_CODE);
+        let found = kernels(HOST_CODE).unwrap();
         let summary: Vec<(&str, bool, String)> = found
             .iter()
             .map(|k| {
@@ -188,7 +199,7 @@ template<> void __wrapper__device_stub_tscale<float>( const float *&__cuda_0,flo
     fn a_kernel_without_its_stub_is_unreadable_not_guessed() {
         let code =
             r#"__cudaRegisterFunction(__T1, (const char*)f, (char*)"lonely", "lonely", -1);"#;
-        let found = kernels(code);
+        let found = kernels(code).unwrap();
         assert_eq!(found.len(), 1);
         assert!(found[0].function.is_err());
     }

@@ -2,7 +2,8 @@
 //! kernels' signatures beside its bytes, and the list of all of them.
 
 use crate::cudafe::Found;
-use crate::params::{cpp_declaration, rust_params};
+use crate::layout::Layouts;
+use crate::params::{cpp_declaration, rust_contracts, rust_params};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -13,6 +14,8 @@ pub struct Module<'a> {
     /// The fatbin to embed; `None` for a build without nvcc.
     pub fatbin: Option<(&'a Path, u64)>,
     pub kernels: &'a [Found],
+    /// The classes its kernels take, measured.
+    pub layouts: &'a Layouts,
 }
 
 /// The name of the static for `source`: `box-blur.cu` is `BOX_BLUR`.
@@ -79,7 +82,7 @@ fn write_module(rust: &mut String, module: &Module, runtime: &str, targets: &str
             Ok(function) => writeln!(
                 rust,
                 "/// - `{}`",
-                cpp_declaration(function, kernel.extern_c)
+                cpp_declaration(function, kernel.extern_c, kernel.contracts.as_ref())
             ),
             Err(_) => writeln!(rust, "/// - `{}` (parameters not read)", kernel.symbol),
         }
@@ -88,7 +91,7 @@ fn write_module(rust: &mut String, module: &Module, runtime: &str, targets: &str
     let signatures: Vec<String> = module
         .kernels
         .iter()
-        .map(|kernel| signature(kernel, runtime))
+        .map(|kernel| signature(kernel, module.layouts, runtime))
         .collect();
     let kernels = format!("&[{}]", signatures.join(",\n        "));
     match module.fatbin {
@@ -108,17 +111,19 @@ fn write_module(rust: &mut String, module: &Module, runtime: &str, targets: &str
     .unwrap();
 }
 
-fn signature(kernel: &Found, runtime: &str) -> String {
+fn signature(kernel: &Found, layouts: &Layouts, runtime: &str) -> String {
     let (name, params, cpp) = match &kernel.function {
         Ok(function) => (
             function.name.clone(),
-            format!("Some({})", rust_params(function, runtime)),
-            cpp_declaration(function, kernel.extern_c),
+            format!("Some({})", rust_params(function, layouts, runtime)),
+            cpp_declaration(function, kernel.extern_c, kernel.contracts.as_ref()),
         ),
         Err(why) => (kernel.symbol.clone(), "None".to_owned(), why.clone()),
     };
+    let contracts = rust_contracts(kernel.contracts.as_ref(), runtime);
     format!(
-        "{runtime}::KernelSignature {{ symbol: {:?}, name: {name:?}, params: {params}, cpp: {cpp:?} }}",
+        "{runtime}::KernelSignature {{ symbol: {:?}, name: {name:?}, params: {params}, \
+         contracts: {contracts}, cpp: {cpp:?} }}",
         kernel.symbol
     )
 }

@@ -3,8 +3,10 @@
 //! Each `.cu` file becomes a fatbin, embedded in the crate as an
 //! [`Image`](https://docs.rs/memplan-runtime/latest/memplan_runtime/struct.Image.html)
 //! named after the file (`blur.cu` is `BLUR`), with every kernel's C++
-//! signature as nvcc's front end declared it: plans' `kernel` declarations
-//! are checked against it while your program compiles.
+//! signature as nvcc's front end declared it and the contracts its source
+//! states (`MEMPLAN_READS(n) const float *a`, from [`HEADER`]): plans'
+//! `kernel` declarations are checked against both while your program
+//! compiles.
 //!
 //! `build.rs`, whose `main` is this one line:
 //!
@@ -30,14 +32,25 @@
 //!   host stub, for `extern "C"` and C++ kernels alike (templates
 //!   explicitly instantiated included): the compiler's own reading of the
 //!   declaration, typedefs resolved, never a parse of the source.
+//! - Puts `memplan.cuh` ([`HEADER`]) on the include path and reads each
+//!   pointer parameter's contract from the declarations nvcc's front end
+//!   prints, where its macros become attributes: what the kernel does with
+//!   the pointer and how many elements it touches. A contract that cannot
+//!   be true of its kernel (a write through a `const` pointer, an extent
+//!   naming anything but the kernel's integer parameters) stops the build.
+//! - Measures the size and alignment of every class a kernel takes by
+//!   value or points to (`float4`, `struct Window`) with nvcc, for the
+//!   checks that match Rust types with them.
 //! - With `DOCS_RS` set, or `MEMPLAN_NO_NVCC=1` (an explicit opt-out for
 //!   machines without a toolkit), writes stand-ins instead: the crate and
 //!   its plans compile, and loading a module says it was built without
 //!   nvcc.
 
+mod contract;
 mod cudafe;
 mod demangle;
 mod emit;
+mod layout;
 mod nvcc;
 mod params;
 pub mod setup;
@@ -169,12 +182,14 @@ impl Kernels {
         let sources = self.sources(&manifest_dir)?;
         let targets = self.targets();
         let rust = if stand_ins_wanted() {
+            let no_layouts = layout::Layouts::new();
             let modules: Vec<emit::Module> = sources
                 .iter()
                 .map(|source| emit::Module {
                     source,
                     fatbin: None,
                     kernels: &[],
+                    layouts: &no_layouts,
                 })
                 .collect();
             emit::rust_file(&modules, &self.runtime, &targets)
@@ -194,11 +209,15 @@ impl Kernels {
         sources: &[PathBuf],
         targets: &str,
     ) -> Result<String, String> {
+        let work = out_dir.join("memplan-build");
+        let header_dir = work.join("include");
+        write_header(&header_dir)?;
         let includes: Vec<PathBuf> = self
             .source_dirs
             .iter()
             .chain(&self.includes)
             .map(|dir| manifest_dir.join(dir))
+            .chain([header_dir])
             .collect();
         let gencode = self.gencode();
         let settings = nvcc::Settings {
@@ -206,35 +225,59 @@ impl Kernels {
             includes: &includes,
             flags: &self.flags,
             gencode: &gencode,
+            oldest: self.oldest_architecture(),
         };
-        let work = out_dir.join("memplan-build");
-        let compiled = in_parallel(sources, |index, source| {
-            nvcc::compile(&settings, source, &work.join(format!("{index}")))
+        let read = in_parallel(sources, |index, source| {
+            let out = work.join(format!("{index}"));
+            let compiled = nvcc::compile(&settings, source, &out)?;
+            let found = cudafe::kernels(&compiled.host_code)
+                .map_err(|e| format!("{}: {e}", source.display()))?;
+            let classes = layout::classes(found.iter().filter_map(|k| k.function.as_ref().ok()));
+            let layouts = if classes.is_empty() {
+                layout::Layouts::new()
+            } else {
+                let measuring = layout::measuring_source(source, &classes);
+                let ptx = nvcc::measure(&settings, source, &measuring, &out)?;
+                layout::read_ptx(&ptx, &classes)
+                    .map_err(|e| format!("{}: measuring its classes: {e}", source.display()))?
+            };
+            Ok::<_, String>((compiled, found, layouts))
         });
-        let compiled: Vec<nvcc::Compiled> = compiled.into_iter().collect::<Result<_, _>>()?;
-        let mut kernels = Vec::with_capacity(compiled.len());
-        for (source, compiled) in sources.iter().zip(&compiled) {
+        let read: Vec<(nvcc::Compiled, Vec<cudafe::Found>, layout::Layouts)> =
+            read.into_iter().collect::<Result<_, _>>()?;
+        let mut lens = Vec::with_capacity(read.len());
+        for (source, (compiled, ..)) in sources.iter().zip(&read) {
             for dependency in &compiled.dependencies {
                 println!("cargo:rerun-if-changed={}", dependency.display());
             }
             println!("cargo:rerun-if-changed={}", source.display());
-            let found = cudafe::kernels(&compiled.host_code);
             let len = fs::metadata(&compiled.fatbin)
                 .map_err(|e| format!("cannot read {}: {e}", compiled.fatbin.display()))?
                 .len();
-            kernels.push((found, len));
+            lens.push(len);
         }
         let modules: Vec<emit::Module> = sources
             .iter()
-            .zip(&compiled)
-            .zip(&kernels)
-            .map(|((source, compiled), (found, len))| emit::Module {
+            .zip(&read)
+            .zip(&lens)
+            .map(|((source, (compiled, found, layouts)), len)| emit::Module {
                 source,
                 fatbin: Some((compiled.fatbin.as_path(), *len)),
                 kernels: found,
+                layouts,
             })
             .collect();
         Ok(emit::rust_file(&modules, &self.runtime, targets))
+    }
+
+    /// The oldest architecture of the build, real or virtual.
+    fn oldest_architecture(&self) -> u32 {
+        self.machine_code
+            .iter()
+            .chain(&self.ptx)
+            .copied()
+            .min()
+            .unwrap_or(80)
     }
 
     /// The sources: listed files, then each folder's `.cu` files sorted.
@@ -299,6 +342,23 @@ impl Kernels {
             (true, _) => format!("PTX for {}", list("compute", &self.ptx)),
         }
     }
+}
+
+/// `memplan.cuh`, the header of kernel contracts (`MEMPLAN_READS(n)` and
+/// its kin), which every build puts on nvcc's include path. Outside
+/// memplan-build its macros expand to nothing; a build of the same sources
+/// by other means can include a copy of this text.
+pub const HEADER: &str = include_str!("../include/memplan.cuh");
+
+fn write_header(dir: &Path) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("memplan.cuh");
+    // Written only when it changed, so that nvcc's dependency list does not
+    // rerun the build for a header that is the same.
+    if fs::read_to_string(&path).is_ok_and(|text| text == HEADER) {
+        return Ok(());
+    }
+    fs::write(&path, HEADER).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Whether to write stand-ins rather than run nvcc.

@@ -49,6 +49,8 @@ pub struct Settings<'a> {
     pub flags: &'a [String],
     /// `-gencode` values.
     pub gencode: &'a [String],
+    /// The oldest architecture compiled for, which measures layouts.
+    pub oldest: u32,
 }
 
 /// What compiling one source made.
@@ -82,8 +84,17 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         .arg(source);
     run(&mut binary, source)?;
 
+    // With the contracts of memplan.cuh as attributes, which the front end
+    // keeps in the declarations it prints (warning 1097: an attribute the
+    // compiler itself does not know).
     let mut front = command(settings);
-    front.arg("-cuda").arg("-o").arg(&host).arg(source);
+    front
+        .arg("-cuda")
+        .arg(format!("-D{CONTRACTS}"))
+        .arg("-diag-suppress=1097")
+        .arg("-o")
+        .arg(&host)
+        .arg(source);
     run(&mut front, source)?;
 
     let depends = fs::read_to_string(&depfile)
@@ -95,6 +106,31 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         dependencies: dependencies(&depends),
         host_code,
     })
+}
+
+/// The macro under which memplan.cuh's contracts become attributes.
+pub const CONTRACTS: &str = "__MEMPLAN_CONTRACTS__";
+
+/// The PTX of `measuring` (a source [`crate::layout`] wrote, in `out`),
+/// compiled for the oldest architecture of the build.
+pub fn measure(
+    settings: &Settings,
+    source: &Path,
+    measuring: &str,
+    out: &Path,
+) -> Result<String, String> {
+    let file = out.join("layouts.cu");
+    let ptx = out.join("layouts.ptx");
+    fs::write(&file, measuring).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let mut compile = command(settings);
+    compile
+        .arg("-ptx")
+        .arg(format!("-arch=compute_{}", settings.oldest))
+        .arg("-o")
+        .arg(&ptx)
+        .arg(&file);
+    run(&mut compile, source)?;
+    fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
 }
 
 fn command(settings: &Settings) -> Command {

@@ -88,6 +88,21 @@ pub enum Fault {
         extent: usize,
         len: usize,
     },
+    /// A launch whose grid is empty, so that it runs nothing, given a
+    /// non-empty range for a parameter declared `&out`, which the checks
+    /// count as written (`None`: a parameter without an extent).
+    EmptyGridWrites {
+        param: Option<&'static str>,
+        elements: usize,
+    },
+    /// An `&out` parameter whose extent the checks could not follow (it
+    /// names values that are not sizes), so that they count the whole
+    /// argument as written, given an argument longer than the extent.
+    MeasuredWriteShort {
+        param: &'static str,
+        extent: usize,
+        len: usize,
+    },
     /// An argument an extent names that is not the size it was cast from
     /// (`n as i32` of an `n` above `i32::MAX`).
     ExtentArgument {
@@ -181,6 +196,20 @@ impl fmt::Display for Fault {
                 f,
                 "the kernel touches {extent} elements through `{param}` (its extent), and the \
                  argument has {len}"
+            ),
+            Fault::EmptyGridWrites { param, elements } => {
+                let through = match param {
+                    Some(param) => format!("`{param}`"),
+                    None => "an `&out` parameter".to_owned(),
+                };
+                write!(
+                    f,
+                    "the launch's grid is empty, so the kernel runs nothing, yet it is given                      {elements} elements to write through {through}, which the plan's checks                      count as written; a launch that may be empty writes an empty range then                      (`blocks(len, 256)` with an extent of `len`)"
+                )
+            }
+            Fault::MeasuredWriteShort { param, extent, len } => write!(
+                f,
+                "the kernel writes {extent} elements through `{param}` (its extent, from values                  that are not sizes of the plan), and the argument has {len}: the checks count                  such a write as writing its whole argument, so it must be as long as the                  extent (pass the range it writes, or write the extent with sizes)"
             ),
             Fault::ExtentArgument { param, value, size } => write!(
                 f,

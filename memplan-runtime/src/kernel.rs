@@ -358,8 +358,11 @@ pub fn blocks(n: usize, per_block: u32) -> u32 {
 /// a value (a [`DevicePtr`](crate::DevicePtr), say) would escape them.
 ///
 /// Implemented for the integer and float types, `bool`, and arrays of
-/// them. For a `#[repr(C)]` struct of such fields that mirrors a C++
-/// struct:
+/// them. A kernel parameter of a C++ class (`struct Window`, `float4`),
+/// by value or as the element a pointer points to, takes a Rust type whose
+/// impl names the class in [`CPP_NAME`](Self::CPP_NAME); the declaration
+/// check then compares its size and alignment with the class's as nvcc
+/// laid it out. For a `#[repr(C)]` struct that mirrors a C++ one:
 ///
 /// ```
 /// #[repr(C)]
@@ -370,14 +373,35 @@ pub fn blocks(n: usize, per_block: u32) -> u32 {
 ///     scale: f32,
 /// }
 /// // SAFETY: plain numbers, laid out as the kernel's C++ `struct Window`.
-/// unsafe impl memplan_runtime::KernelValue for Window {}
+/// unsafe impl memplan_runtime::KernelValue for Window {
+///     const CPP_NAME: Option<&'static str> = Some("Window");
+/// }
 /// ```
 ///
 /// # Safety
 /// The type is plain data: no pointers, references or handles, and every
 /// byte the kernel reads is initialized (no padding the kernel looks at).
-/// Its layout is the one the kernel's C++ parameter has.
+/// Its layout is the one the kernel's C++ parameter has; with a
+/// `CPP_NAME`, field for field the layout of that C++ class, which holds
+/// no pointer either.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a type a kernel can take as a value or point to",
+    note = "a C++ class is mirrored by a `#[repr(C)]` type with `unsafe impl memplan::KernelValue` naming it in `CPP_NAME`"
+)]
 pub unsafe trait KernelValue: Copy + 'static {
+    /// The C++ class, struct or vector type this type mirrors, by its
+    /// qualified name as nvcc spells it (`"float4"`, `"ns::Window"`);
+    /// `None` (the default) for a type that mirrors no class. Only a type
+    /// that names a class matches a kernel parameter of that class.
+    const CPP_NAME: Option<&'static str> = None;
+
+    /// Which primitive the type is, for the declaration check: only
+    /// memplan's own impls say, so that the check reads the type itself,
+    /// never its spelling (`c_int` is `i32`; a type of the user's named
+    /// `f32` is not).
+    #[doc(hidden)]
+    const PRIMITIVE: Option<crate::declaration::RustScalar> = None;
+
     /// The value, if it is an integer: what the checks of extents compare
     /// with the size it was cast from. Only the integer types say.
     #[doc(hidden)]
@@ -387,10 +411,12 @@ pub unsafe trait KernelValue: Copy + 'static {
 }
 
 macro_rules! kernel_values {
-    (integers: $($int:ty),*; others: $($ty:ty),*) => {
+    (integers: $($int:ident $int_scalar:ident),*; others: $($ty:ident $scalar:ident),*) => {
         $(
             // SAFETY: a plain number.
             unsafe impl KernelValue for $int {
+                const PRIMITIVE: Option<crate::declaration::RustScalar> =
+                    Some(crate::declaration::RustScalar::$int_scalar);
                 fn integer(&self) -> Option<i128> {
                     i128::try_from(*self).ok()
                 }
@@ -398,13 +424,17 @@ macro_rules! kernel_values {
         )*
         $(
             // SAFETY: a plain number.
-            unsafe impl KernelValue for $ty {}
+            unsafe impl KernelValue for $ty {
+                const PRIMITIVE: Option<crate::declaration::RustScalar> =
+                    Some(crate::declaration::RustScalar::$scalar);
+            }
         )*
     };
 }
 kernel_values!(
-    integers: i8, i16, i32, i64, isize, u8, u16, u32, u64, usize;
-    others: f32, f64, bool
+    integers: i8 I8, i16 I16, i32 I32, i64 I64, isize Isize, u8 U8, u16 U16, u32 U32, u64 U64,
+        usize Usize;
+    others: f32 F32, f64 F64, bool Bool
 );
 // SAFETY: arrays of plain data are plain data.
 unsafe impl<T: KernelValue, const N: usize> KernelValue for [T; N] {}

@@ -67,6 +67,7 @@ mod svg;
 mod timeline;
 mod timer;
 mod trace;
+mod vector;
 
 pub use context::Context;
 pub use device::{DeviceBuffer, StreamOrderedBuffer};
@@ -84,19 +85,28 @@ pub use peer::{copy_peer, copy_peer_async};
 pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
 pub use report::{Clock, HostSpan, OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
-pub use signature::{CParam, CScalar, KernelSignature};
+pub use signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
 pub use stream::{Priority, Stream};
 pub use timeline::Timeline;
 pub use timer::Timing;
+pub use vector::{Double2, Float2, Float4, Int2, Int4, UInt2, UInt4};
 
 /// Includes the kernels `memplan-build` compiled for this crate: a
 /// `pub static` [`Image`] per `.cu` file, named after it (`blur.cu` becomes
-/// `BLUR`), with its kernels' signatures. Write it where the images should
-/// live, at a module's top level:
+/// `BLUR`), with its kernels' signatures and contracts. Write it where the
+/// images should live, at a module's top level:
 ///
 /// ```text
 /// memplan::include_kernels!();
 /// ```
+///
+/// Each image is made with `unsafe` ([`Image::from_build`]: the build
+/// step's promise that nvcc wrote its bytes), which the generated code
+/// states in your crate, where `#![forbid(unsafe_code)]` sees it. A crate
+/// that forbids `unsafe` keeps its kernels in a sibling crate whose
+/// `lib.rs` is this one line (as `memplan-kernels` is, beside memplan) and
+/// depends on it; its plans then name the images through it
+/// (`my_kernels::BLUR`).
 #[macro_export]
 macro_rules! include_kernels {
     () => {
@@ -116,10 +126,11 @@ pub use cust::sys;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::declaration::{
-        Access, Declared, DeclaredParam, Message, RustScalar, check_kernel, kernel_symbol,
-        promise_kernel_matches,
+        Access, Declared, DeclaredParam, Message, RustScalar, RustType, check_kernel,
+        kernel_symbol, promise_kernel_matches,
     };
     pub use crate::host::HostAlloc;
+    pub use crate::kernel::KernelValue;
     pub use crate::nccl::{Rank, ReduceOp};
     pub use crate::param::ParamLayout;
     pub use crate::plan::{
@@ -128,6 +139,7 @@ pub mod __private {
         PlanInfo, RunGiven, Shared, Site, Size, Slice, StreamInfo, Term, copied, elem, launch,
         pick,
     };
+    pub use crate::signature::ExtentTerm;
     pub use crate::stream::Priority;
     pub use crate::{Fault, Result};
 }

@@ -25,10 +25,17 @@ pub enum CScalar {
     F32,
     /// `double`: `f64`.
     F64,
-    /// A class, struct or enum, by its unqualified name: a Rust type of the
-    /// same name matches it (its layout is the `unsafe` promise of
-    /// [`KernelValue`](crate::KernelValue)).
-    Named(&'static str),
+    /// A class, struct, union or enum (`float4`, `ns::Window`), by its
+    /// qualified name, with the size and alignment nvcc gave it. A Rust
+    /// type matches it only if its [`KernelValue`](crate::KernelValue)
+    /// impl names it ([`KernelValue::CPP_NAME`](crate::KernelValue::CPP_NAME),
+    /// an `unsafe` promise of the same layout) and has the same size and
+    /// alignment.
+    Named {
+        name: &'static str,
+        size: usize,
+        align: usize,
+    },
     /// A type no Rust declaration matches (`__half`, `long double`, ...),
     /// by its C++ spelling.
     Other(&'static str),
@@ -57,7 +64,55 @@ pub struct KernelSignature {
     /// Its parameters; `None` where they could not be read (a type the
     /// reader does not know), so declarations of it need `unsafe kernel`.
     pub params: Option<&'static [CParam]>,
+    /// What the kernel's body does with each parameter, as the source
+    /// states it (`MEMPLAN_READS(n) const float *a`): one entry per
+    /// parameter, `None` for a parameter without a contract; empty for a
+    /// kernel whose source states none.
+    pub contracts: &'static [Option<Contract>],
     /// The declaration as C++ would write it, for messages:
-    /// `extern "C" __global__ void vadd(const float *, const float *, float *, int)`.
+    /// `extern "C" __global__ void vadd(const float *, const float *, float *, int)`,
+    /// or with the contracts and names where the source states contracts.
     pub cpp: &'static str,
+}
+
+/// What a kernel's body does with the elements of a pointer parameter,
+/// stated in its source with `memplan.cuh`'s macros, next to the
+/// parameter: `MEMPLAN_WRITES(n) float *c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contract {
+    pub access: ContractAccess,
+    /// The extent as the source writes it: `n`, `rows * cols`.
+    pub extent: &'static str,
+    /// The extent as a program over the kernel's parameters.
+    pub program: &'static [ExtentTerm],
+}
+
+/// The kinds of access a contract states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContractAccess {
+    /// `MEMPLAN_READS(e)`: reads elements `[0, e)`, writes none.
+    Reads,
+    /// `MEMPLAN_WRITES(e)`: writes every element of `[0, e)` in any launch
+    /// of at least one block, and reads none before writing it.
+    Writes,
+    /// `MEMPLAN_UPDATES(e)`: reads and writes elements of `[0, e)`.
+    Updates,
+    /// `MEMPLAN_ATOMIC(e)`: reads and writes elements of `[0, e)` with
+    /// atomic operations only.
+    Atomic,
+}
+
+/// One step of an extent's program, on a stack of integers: `rows * cols`
+/// is `[Param(2), Param(3), Mul]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtentTerm {
+    /// Pushes the value of the kernel's parameter at this position.
+    Param(u16),
+    Literal(u64),
+    /// Pops `b`, then `a`; pushes `a + b`, and so on.
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
 }

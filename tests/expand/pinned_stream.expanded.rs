@@ -12,16 +12,19 @@ const _: () = {
         params: &[
             __memplan::DeclaredParam::Buffer {
                 name: "data",
-                elem: __memplan::RustScalar::F32,
+                elem: __memplan::RustType::of::<f32>(),
                 access: __memplan::Access::ReadWrite,
-                ty: "&mut [f32]",
+                extent: ::core::option::Option::Some(&[__memplan::ExtentTerm::Param(1)]),
+                elem_spelled: "f32",
+                ty: "&mut [f32; n]",
             },
             __memplan::DeclaredParam::Value {
                 name: "n",
-                scalar: __memplan::RustScalar::I32,
+                value: __memplan::RustType::of::<i32>(),
                 ty: "i32",
             },
         ],
+        names: &["data", "n"],
     };
     const _: () = match __memplan::check_kernel(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0) {
         ::core::result::Result::Ok(_) => (),
@@ -73,7 +76,7 @@ const _: () = {
                         Sizes(&[1]),
                         Sizes(&[2]),
                         None,
-                        &[Buffer(Whole(1)), Value],
+                        &[Extent(Whole(1), 0, "data"), Bound(0, "n")],
                     )),
                 ),
                 Site("copy on_gpu -> data", 24, 13).on(0, Copy(Whole(1), Whole(0))),

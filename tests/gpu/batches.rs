@@ -32,7 +32,7 @@ memplan! {
     /// y = 2a * x + y over the first `len` elements; `rounds`, given to
     /// `new`, is an argument beside two that each run gives.
     plan Saxpy(cap: usize, rounds: i32, run len: usize, run a: f32) {
-        kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
         stream s;
@@ -46,7 +46,7 @@ memplan! {
 
     /// y = a * x + y in the first `k` chunks of `m`.
     plan Chunks(cap: usize, m: usize, run k: usize, run a: f32) {
-        kernel saxpy(n: i32, a: f32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
         stream lanes[2];

@@ -32,7 +32,7 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 memplan! {
     /// Adds one in chunks of `m`, chunk `c` on stream `c % s`.
     plan Chunked(n: usize, m: usize, k: usize, s: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   data: [f32; n] pinned;
         device on_gpu: [f32; n];
         stream lanes[s];
@@ -49,7 +49,7 @@ memplan! {
     /// output = input + 1 through a ring of `r` buffers of `m`, with named
     /// ranges.
     plan Ring(n: usize, m: usize, k: usize, r: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   input: [f32; n] pinned, output: [f32; n] pinned;
         device ring[r]: [f32; m];
         stream up, lanes[r];

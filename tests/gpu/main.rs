@@ -5,6 +5,7 @@
 #[allow(dead_code)] // `trials_on`, which tests/multi_gpu uses
 mod harness;
 mod batches;
+mod contracts;
 mod data;
 mod kernels;
 mod loops;
@@ -29,6 +30,7 @@ fn main() {
         placed::TESTS,
         sealed::TESTS,
         kernels::TESTS,
+        contracts::TESTS,
         loops::TESTS,
         batches::TESTS,
         timing::TESTS,

@@ -60,7 +60,7 @@ memplan! {
     /// `x * 2` in `g` shards of `n`, shard `i` on GPU `i`.
     plan Spread(n: usize, g: usize) {
         gpus   gpu[g];
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
         host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
         device part[g]: [f32; n] on gpu, doubled[g]: [f32; n] on gpu;
         stream s[g] on gpu;
@@ -77,7 +77,7 @@ memplan! {
     /// there in stream-ordered memory.
     plan Relay(n: usize) {
         gpus   gpu[2];
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   x: [f32; n] pinned, y: [f32; n] pinned;
         device a: [f32; n] on gpu[0], b: [f32; n] on gpu[1];
         stream first on gpu[0], second on gpu[1];
@@ -102,7 +102,7 @@ memplan! {
     plan Reach(n: usize) {
         gpus   gpu[2];
         peer   gpu;
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n] on gpu[0], db: [f32; n] on gpu[1], dc: [f32; n] on gpu[1];
         stream zero on gpu[0], one on gpu[1];
@@ -134,8 +134,8 @@ memplan! {
     /// Two kernels, each loaded on every one of `g` GPUs.
     plan Kernels(n: usize, g: usize) {
         gpus   gpu[g];
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
         host   x: [f32; n] pinned;
         device d: [f32; n] on gpu[0], e: [f32; n] on gpu[0];
         stream s on gpu[0];

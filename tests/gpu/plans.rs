@@ -40,7 +40,7 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 memplan! {
     /// Adds one on one stream.
     plan AddOne(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   data: [f32; n] pinned;
         device on_gpu: [f32; n];
         stream work;
@@ -53,7 +53,7 @@ memplan! {
 
     /// Doubles the caller's registered slice into a result slice.
     plan Double(n: usize, input: &[f32; n] registered, output: &mut [f32; n] registered) {
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
         device from: [f32; n], to: [f32; n];
         stream work;
         on work {
@@ -65,7 +65,7 @@ memplan! {
 
     /// Scratch memory allocated on one stream, used on another, freed on the first.
     plan Scratch(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   data: [f32; n] pinned;
         stream owner, user;
         event  allocated, used;
@@ -104,7 +104,7 @@ memplan! {
 
     /// Synchronous copies and launches, a host step between two rounds.
     plan Rounds(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   data: [f32; n] pageable, total: [f32; 1] pageable;
         device on_gpu: [f32; n];
         copy data -> on_gpu;

@@ -48,7 +48,7 @@ memplan! {
     /// Adds one over `n` elements, then writes a flag: with `n = 0` the
     /// launch has no blocks, and everything else still runs.
     plan Empty(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   data: [f32; n] pinned, done: [u32; 1] pinned;
         device on_gpu: [f32; n], flag: [u32; 1];
         stream work;
@@ -83,7 +83,7 @@ memplan! {
 
     /// Launch dimensions from sizes: each checked to fit, and against the GPU.
     plan Configured(n: usize, grid: usize, block: usize, shared: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   data: [f32; n] pinned;
         device d: [f32; n];
         stream s;
@@ -96,7 +96,7 @@ memplan! {
 
     /// Two read-only registered slices, which may be one memory.
     plan AddSlices(n: usize, a: &[f32; n] registered, b: &[f32; n] registered, c: &mut [f32; n] registered) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream s;
         on s {

@@ -48,7 +48,7 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 memplan! {
     /// x + 1 in `k` chunks of `m`, round robin over 4 streams.
     plan Chunked(n: usize, m: usize, k: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   x: [f32; n] pinned;
         device dx: [f32; n];
         stream lanes[4];
@@ -65,7 +65,7 @@ memplan! {
     /// A host step between two rounds, synchronous copies, and a copy
     /// between host buffers (the CPU's work, no driver call).
     plan WithHostStep(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   x: [f32; n] pinned, y: [f32; n] pageable;
         device dx: [f32; n];
         stream s;

@@ -1,9 +1,15 @@
 // A 3x3 box blur over a batch of grayscale images, stored one after
 // another, each `width * height` floats in rows. Pixels past an edge take
 // the value of the nearest edge pixel.
+//
+// The MEMPLAN_ macros state what the kernel does with each buffer, and how
+// many elements it touches: the plan's declaration restates them, and is
+// checked against them. Outside memplan-build they expand to nothing.
+#include <memplan.cuh>
 
-extern "C" __global__ void box_blur(const float *input, float *output, int width, int height,
-                                    int count) {
+extern "C" __global__ void box_blur(MEMPLAN_READS(width * height * count) const float *input,
+                                    MEMPLAN_WRITES(width * height * count) float *output,
+                                    int width, int height, int count) {
     long long pixels = (long long)width * height;
     long long total = pixels * count;
     long long stride = (long long)gridDim.x * blockDim.x;

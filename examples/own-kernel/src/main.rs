@@ -2,9 +2,11 @@
 //! checked against the same blur on the CPU.
 //!
 //! The kernel's declaration is checked against the C++ while this program
-//! compiles (names, pointer or value, element types, const-ness, widths),
-//! and its extents say how much of each buffer it touches: `new` refuses a
-//! launch whose buffers are shorter.
+//! compiles (names, pointer or value, element types, widths) and against
+//! the contract `blur.cu` states next to each pointer (`MEMPLAN_READS`,
+//! `MEMPLAN_WRITES` and how many elements): the extents restated here are
+//! the ones the source states, and `new` refuses a launch whose buffers
+//! are shorter.
 
 use memplan::memplan;
 

@@ -186,6 +186,7 @@ impl Site {
             entry,
             module,
             params,
+            written: &[],
         }
     }
 
@@ -247,6 +248,20 @@ pub struct KernelInfo {
     /// How the plan passes each parameter, checked at `new` against the
     /// compiled kernel.
     pub params: &'static [ParamLayout],
+    /// The parameters declared `&out`, by position: the checks count a
+    /// launch as writing all of each one's range, so a launch whose grid is
+    /// empty, which runs nothing, must give them empty ranges.
+    pub written: &'static [u16],
+}
+
+impl KernelInfo {
+    /// The kernel, whose parameters at `positions` are declared `&out`.
+    pub const fn writes(self, positions: &'static [u16]) -> KernelInfo {
+        KernelInfo {
+            written: positions,
+            ..self
+        }
+    }
 }
 
 /// A buffer: declared, a caller's slice, or allocated in stream order.

@@ -368,6 +368,13 @@ impl Resolver<'_> {
                 }
             }
         }
+        let written = self
+            .info
+            .kernels
+            .get(usize::from(launch.kernel))
+            .ok_or(MALFORMED)?
+            .written;
+        let empty = [config.grid.x, config.grid.y, config.grid.z].contains(&0);
         let mut arguments = Arguments::default();
         for (position, arg) in launch.args.iter().enumerate() {
             match arg {
@@ -395,6 +402,32 @@ impl Resolver<'_> {
                             extent,
                             len: span.elements,
                         });
+                    }
+                    let writes = written.contains(&u16::try_from(position).map_err(|_| MALFORMED)?);
+                    // The checks count an `&out` range as written: all of
+                    // it, which only a launch that runs can make true. Of a
+                    // measured extent they count the whole argument.
+                    if writes {
+                        let touched = extent.map_or(span.elements, |(extent, _)| extent);
+                        let param = match *arg {
+                            Arg::Extent(_, _, param) | Arg::Measured(_, _, param) => Some(param),
+                            _ => None,
+                        };
+                        if empty && touched > 0 {
+                            return Err(Fault::EmptyGridWrites {
+                                param,
+                                elements: touched,
+                            });
+                        }
+                        if let Arg::Measured(_, _, param) = *arg
+                            && touched != span.elements
+                        {
+                            return Err(Fault::MeasuredWriteShort {
+                                param,
+                                extent: touched,
+                                len: span.elements,
+                            });
+                        }
                     }
                     arguments.pointer(match span.addr.base {
                         Base::Fixed(base) => Ok(base.wrapping_add(span.addr.offset)),

@@ -5,7 +5,7 @@ use memplan::memplan;
 memplan! {
     plan Reach(n: usize) {
         gpus   gpu[2];
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n] on gpu[0], db: [f32; n] on gpu[1], dc: [f32; n] on gpu[1];
         stream zero on gpu[0], one on gpu[1];
@@ -23,7 +23,7 @@ memplan! {
     /// the stream of GPU `i + 1`'s.
     plan Shifted(n: usize, g: usize) {
         gpus   gpu[g];
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         device part[g]: [f32; n] on gpu;
         stream s[g] on gpu;
         for i in 0..g - 1 {

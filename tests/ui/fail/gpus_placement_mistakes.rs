@@ -9,7 +9,7 @@ use memplan::memplan;
 memplan! {
     plan Unplaced(n: usize) {
         gpus   gpu[2];
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   x: [f32; n] pinned on gpu[0];
         device d: [f32; n], e: [f32; n] on gpu[1];
         stream s, t on gpu;
@@ -26,7 +26,7 @@ memplan! {
 
     plan FarCopy(n: usize) {
         gpus   gpu[2];
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   x: [f32; n] pinned;
         device d: [f32; n] on gpu[1];
         stream s on gpu[0];

@@ -6,7 +6,7 @@ use memplan::memplan;
 memplan! {
     plan Handoff(n: usize) {
         gpus   gpu[2];
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   x: [f32; n] pinned, y: [f32; n] pinned;
         device a: [f32; n] on gpu[0], b: [f32; n] on gpu[1];
         stream first on gpu[0], second on gpu[1];

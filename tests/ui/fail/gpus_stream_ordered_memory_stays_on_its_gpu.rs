@@ -7,7 +7,7 @@ memplan! {
     plan Pooled(n: usize) {
         gpus   gpu[2];
         peer   gpu;
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         stream a on gpu[0], b on gpu[1];
         event  filled, used;
         on a { alloc tmp: [f32; n]; fill tmp with 0.0; record filled; }

@@ -2,7 +2,7 @@ use memplan::memplan;
 
 memplan! {
     plan P(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         launch process_data<<<blocks(n, 256), 256>>>(n, n as i32);
     }
 }

@@ -5,8 +5,8 @@ use memplan::memplan;
 
 memplan! {
     plan P(n: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &[f32], n: i32) from memplan_kernels::VECTOR_ADD;
-        kernel scale_by_two(input: &mut [f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &[f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel scale_by_two(input: &mut [f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
     }
 }
 

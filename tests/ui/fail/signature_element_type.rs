@@ -4,7 +4,7 @@ use memplan::memplan;
 
 memplan! {
     plan P(n: usize) {
-        kernel scale_by_two(input: &[f64], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f64; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
     }
 }
 

@@ -4,7 +4,7 @@ use memplan::memplan;
 
 memplan! {
     plan P(n: usize) {
-        kernel process_data(data: &mut [f32], n: i64) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i64) from memplan_kernels::ADD_ONE;
     }
 }
 

@@ -5,7 +5,7 @@ use memplan::memplan;
 
 memplan! {
     plan P(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host a: [f32; n] pinned;
         device d: [f32; n], spare: [f32; n];
         stream used, idle;

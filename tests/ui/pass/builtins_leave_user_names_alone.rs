@@ -11,7 +11,7 @@ fn blocks(n: usize) -> u32 {
 
 memplan! {
     plan UsersFunction(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         device d: [f32; n];
         stream s;
         on s {
@@ -22,7 +22,7 @@ memplan! {
     }
 
     plan UsersParameter(n: usize, blocks: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         device d: [f32; n];
         stream s;
         on s {

@@ -9,7 +9,7 @@ memplan! {
     /// summed on every GPU, and each GPU's sum comes back.
     plan DataParallel(n: usize, g: usize) {
         gpus   gpu[g];
-        kernel scale_by_two(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SCALE;
+        kernel scale_by_two(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SCALE;
         host   x: [f32; n * g] pinned, y: [f32; n * g] pinned;
         device part[g]: [f32; n] on gpu, doubled[g]: [f32; n] on gpu;
         stream s[g] on gpu;

@@ -8,7 +8,7 @@ use memplan::memplan;
 
 memplan! {
     plan Assemble(n: usize, first: &[f32; n / 2], out: &mut [f32; n] registered) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host rest: [f32; n - n / 2] pinned;
         device d: [f32; n];
         stream s;

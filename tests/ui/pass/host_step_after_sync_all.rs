@@ -6,7 +6,7 @@ use memplan::memplan;
 
 memplan! {
     plan TwoRounds(n: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host data: [f32; n] pinned, total: [f32; 1] pinned;
         device d: [f32; n];
         stream work;

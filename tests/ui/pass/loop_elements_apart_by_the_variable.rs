@@ -5,7 +5,7 @@ use memplan::memplan;
 
 memplan! {
     plan Shifted(n: usize, g: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         device part[g]: [f32; n], odd[2 * g + 1]: [f32; n];
         stream s[g];
         for i in 0..g - 1 {
@@ -21,7 +21,7 @@ memplan! {
     /// the next GPU's memory on that GPU's stream.
     plan PassOn(n: usize, g: usize) {
         gpus   gpu[g];
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   x: [f32; n * g] pinned;
         device part[g]: [f32; n] on gpu, next[g]: [f32; n] on gpu;
         stream s[g] on gpu;

@@ -6,7 +6,7 @@ use memplan::memplan;
 
 memplan! {
     pub plan Pipelined(n: usize, m: usize, k: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream up, add, down;
@@ -20,7 +20,7 @@ memplan! {
     }
 
     pub plan OutOfCore(n: usize, m: usize, k: usize, q: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   input: [f32; n] pinned, output: [f32; n] pinned;
         device ring[q]: [f32; m];
         stream up, lanes[q];

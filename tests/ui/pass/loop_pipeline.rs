@@ -7,7 +7,7 @@ use memplan::memplan;
 
 memplan! {
     pub plan Pipeline(n: usize, m: usize, k: usize, s: usize) {
-        kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;
+        kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;
         host   a: [f32; n] pinned, b: [f32; n] pinned, c: [f32; n] pinned;
         device da: [f32; n], db: [f32; n], dc: [f32; n];
         stream lanes[s];

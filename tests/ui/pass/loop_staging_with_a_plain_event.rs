@@ -8,7 +8,7 @@ use memplan::memplan;
 
 memplan! {
     plan Staged(n: usize, m: usize, k: usize, s: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   input: [f32; n] pinned, output: [f32; n] pinned;
         device stage: [f32; m];
         stream up, lanes[s];

@@ -8,7 +8,7 @@ use memplan::memplan;
 
 memplan! {
     plan Counted(n: usize, k: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   h: [f32; n] pinned, out: [f32; n] pinned;
         device d: [f32; n];
         stream a, b;

@@ -9,7 +9,7 @@ use memplan::memplan;
 
 memplan! {
     plan Chunked(k: usize, m: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   h: [f32; k * m] pinned, out: [f32; k * m] pinned;
         device d: [f32; k * m];
         stream s;
@@ -23,7 +23,7 @@ memplan! {
     }
 
     plan Spread(k: usize, m: usize, s: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   h: [f32; k * m] pinned, out: [f32; k * m] pinned;
         device d: [f32; k * m];
         stream lanes[s], t;
@@ -38,7 +38,7 @@ memplan! {
     }
 
     plan Passes(n: usize, passes: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   h: [f32; n] pinned, out: [f32; n] pinned;
         device d: [f32; n];
         stream s;

@@ -7,7 +7,7 @@ use memplan::memplan;
 
 memplan! {
     plan Other(size: usize, chunks: usize, width: usize) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   source: [f32; size * chunks] pinned, sink: [f32; chunks * size] pinned;
         device staging[width]: [f32; size];
         stream copy_in, work[width];

@@ -8,7 +8,7 @@ use memplan::memplan;
 
 memplan! {
     plan Ends(n: usize, input: &[f32; n] registered) {
-        kernel process_data(data: &mut [f32], n: i32) from memplan_kernels::ADD_ONE;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host   first: [f32; 1] pinned, last: [f32; 1] pinned;
         device d: [f32; n], e: [f32; n];
         stream s;

@@ -7,7 +7,7 @@ use memplan::memplan;
 
 memplan! {
     pub plan Saxpy(cap: usize, run len: usize, run a: f32) {
-        kernel saxpy(n: i32, a: f32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
         stream s;
@@ -20,7 +20,7 @@ memplan! {
     }
 
     pub plan Chunks(cap: usize, m: usize, run k: usize, run a: f32) {
-        kernel saxpy(n: i32, a: f32, x: &[f32], y: &mut [f32]) from memplan_kernels::SAXPY;
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
         stream lanes[2];

@@ -8,13 +8,13 @@ use memplan::memplan;
 
 memplan! {
     plan Linkages(n: usize) {
-        kernel c_linkage(input: &[f32], output: &out [f32], n: i32) from memplan_kernels::SIGNATURES;
-        kernel cpp_linkage(input: &[f64], output: &out [f64], n: u32) from memplan_kernels::SIGNATURES;
-        kernel scale_f32(input: &[f32], output: &out [f32], factor: f32, n: i32)
+        kernel c_linkage(input: &[f32; n], output: &out [f32; n], n: i32) from memplan_kernels::SIGNATURES;
+        kernel cpp_linkage(input: &[f64; n], output: &out [f64; n], n: u32) from memplan_kernels::SIGNATURES;
+        kernel scale_f32(input: &[f32; n], output: &out [f32; n], factor: f32, n: i32)
             from memplan_kernels::SIGNATURES as "scaled<float>";
-        kernel scale_i32(input: &[i32], output: &mut [i32], factor: i32, n: i32)
+        kernel scale_i32(input: &[i32; n], output: &out [i32; n], factor: i32, n: i32)
             from memplan_kernels::SIGNATURES as "scaled<int>";
-        kernel widths(out: &mut [u64], a: i64, b: u32, c: usize, d: i16) from memplan_kernels::SIGNATURES;
+        kernel widths(out: &out [u64; 1], a: i64, b: u32, c: usize, d: i16) from memplan_kernels::SIGNATURES;
 
         device x: [f32; n], y: [f32; n], u: [f64; n], v: [f64; n], i: [i32; n], j: [i32; n], w: [u64; 1];
         fill x with 1.0;

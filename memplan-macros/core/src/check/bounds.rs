@@ -46,13 +46,8 @@ fn extents(plan: &Plan, launch: &Launch, errors: &Errors) {
             continue;
         };
         let range = &place.range;
-        let (Some(touched), Some(beyond)) =
-            (range.start.add(value), range.end.add(&Sym::constant(1)))
-        else {
-            continue;
-        };
         let atoms = &plan.atoms;
-        if atoms.provably_le(&beyond, &touched, &[&place.facts, facts]) {
+        if crate::ir::provably_past(atoms, place, value, facts) {
             let param = &kernel.params[index];
             let length = range.end.sub(&range.start);
             errors.at(

@@ -106,6 +106,7 @@ impl Plan {
                             let mut access = place(p, mode);
                             if let Some(Some(super::LaunchExtent::Sized { value, facts, .. })) =
                                 launch.extents.get(index)
+                                && !super::extent::provably_past(&self.atoms, p, value, facts)
                             {
                                 narrow(&mut access, value, facts);
                             }

@@ -965,6 +965,7 @@ impl Builder<'_> {
             params,
             unchecked: kernel.unsafe_token,
             cpp_name: kernel.cpp_name.clone(),
+            misdeclared: false,
         };
         for error in extent::check_declaration(&mut kernel_ir) {
             self.errors.push(error);

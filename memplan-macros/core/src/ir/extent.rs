@@ -8,7 +8,7 @@
 //! are not sizes of the plan (`count()`) is computed by `new` from what the
 //! kernel receives, and checked there only.
 
-use super::{Arg, Kernel, KernelParamKind};
+use super::{Arg, Kernel, KernelParamKind, Place};
 use crate::sym::{self, Atoms, Sym};
 use crate::text::text;
 use syn::spanned::Spanned;
@@ -119,6 +119,7 @@ pub fn check_declaration(kernel: &mut Kernel) -> Vec<syn::Error> {
             && let KernelParamKind::Slice { extent, .. } = &mut kernel.params[index].kind
         {
             *extent = None;
+            kernel.misdeclared = true;
         }
     }
     errors
@@ -167,6 +168,20 @@ fn depth(expr: &Expr) -> usize {
         }
     }
     deepest
+}
+
+/// Whether `extent` elements from `place`'s start provably reach past its
+/// end (`n` elements of a range of `n - 1`): an error `check::bounds`
+/// reports. The launch then counts as touching its whole argument, as
+/// narrowing the access to the extent would assume what `new` refutes.
+pub fn provably_past(atoms: &Atoms, place: &Place, extent: &Sym, facts: &[Sym]) -> bool {
+    let (Some(touched), Some(beyond)) = (
+        place.range.start.add(extent),
+        place.range.end.add(&Sym::constant(1)),
+    ) else {
+        return false;
+    };
+    atoms.provably_le(&beyond, &touched, &[&place.facts, facts])
 }
 
 /// The value parameters the extent names, by position.

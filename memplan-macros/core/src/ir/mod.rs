@@ -11,7 +11,7 @@ mod label;
 
 pub use access::{Access, Mode};
 pub use build::{RESERVED_PREFIX, build};
-pub use extent::LaunchExtent;
+pub use extent::{LaunchExtent, provably_past};
 
 use crate::sym::{Atom, Atoms, Sym, SymRange};
 use crate::syntax::{CollectiveWord, SliceAccess};
@@ -171,6 +171,10 @@ pub struct Kernel {
     /// The C++ name (the symbol, for an unchecked one) when it is not
     /// `name`: `as "scale<float>"`.
     pub cpp_name: Option<syn::LitStr>,
+    /// The declaration has errors of its own (an extent memplan cannot
+    /// read, now removed): its check against the C++ would only repeat
+    /// them.
+    pub misdeclared: bool,
 }
 
 #[derive(Clone)]

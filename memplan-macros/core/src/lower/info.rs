@@ -12,8 +12,9 @@ use crate::ir::{
     Arg, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, ParamKind, Place, Placement,
     Plan, Priority,
 };
+use crate::syntax::SliceAccess;
 use crate::text::text;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::ToTokens;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -401,7 +402,23 @@ pub fn describe(plan: &Plan) -> syn::Result<Description> {
             KernelParamKind::Slice { .. } => quote!(ParamLayout::POINTER),
             KernelParamKind::Value(ty) => quote_spanned!(ty.span()=> ParamLayout::of::<#ty>()),
         });
-        quote!(#site.kernel(#entry, #module, &[#(#params),*]))
+        let written: Vec<Literal> = kernel
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, param)| {
+                matches!(
+                    param.kind,
+                    KernelParamKind::Slice {
+                        access: SliceAccess::Write,
+                        ..
+                    }
+                )
+            })
+            .map(|(position, _)| Literal::usize_unsuffixed(position))
+            .collect();
+        let writes = (!written.is_empty()).then(|| quote!(.writes(&[#(#written),*])));
+        quote!(#site.kernel(#entry, #module, &[#(#params),*])#writes)
     });
     let streams = plan
         .streams

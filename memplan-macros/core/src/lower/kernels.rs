@@ -12,8 +12,9 @@ use super::names::private;
 use crate::ir::{Kernel, KernelParamKind, Plan};
 use crate::syntax::SliceAccess;
 use crate::text::text;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Expr, Type};
 
 /// The constant describing kernel `index`'s declaration, inside the plan's
@@ -29,6 +30,9 @@ fn declared(index: usize) -> Ident {
 pub fn checks(plan: &Plan) -> TokenStream {
     let private = private();
     let items = plan.kernels.iter().enumerate().map(|(index, kernel)| {
+        if kernel.misdeclared {
+            return quote!();
+        }
         if let Some(unsafe_token) = &kernel.unchecked {
             // Every token of the block at the user's `unsafe`: a block
             // spanning generated tokens counts as the macro's, which the
@@ -84,28 +88,41 @@ fn declaration(plan: &Plan, kernel: &Kernel) -> TokenStream {
     let name = cpp_name(kernel);
     let rust_name = kernel.name.to_string();
     let module = text(&plan.modules[kernel.module]);
+    let names = kernel.params.iter().map(|param| param.name.to_string());
     let params = kernel.params.iter().map(|param| {
         let name = param.name.to_string();
+        let spelled = param.spelled();
         match &param.kind {
-            KernelParamKind::Slice { access, elem, .. } => {
+            KernelParamKind::Slice {
+                access,
+                elem,
+                extent,
+            } => {
                 let access = match access {
                     SliceAccess::Read => quote!(Read),
                     SliceAccess::ReadWrite => quote!(ReadWrite),
                     SliceAccess::Write => quote!(Write),
                 };
-                let spelled = param.spelled();
-                let elem = scalar(elem);
+                let elem_spelled = text(elem);
+                let elem = rust_type(elem);
+                let extent = match extent.as_ref().and_then(|e| extent_terms(e, kernel)) {
+                    Some(terms) => {
+                        quote!(::core::option::Option::Some(&[#(#private::ExtentTerm::#terms),*]))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
                 quote!(#private::DeclaredParam::Buffer {
                     name: #name,
                     elem: #elem,
                     access: #private::Access::#access,
+                    extent: #extent,
+                    elem_spelled: #elem_spelled,
                     ty: #spelled,
                 })
             }
             KernelParamKind::Value(ty) => {
-                let spelled = param.spelled();
-                let ty = scalar(ty);
-                quote!(#private::DeclaredParam::Value { name: #name, scalar: #ty, ty: #spelled })
+                let ty = rust_type(ty);
+                quote!(#private::DeclaredParam::Value { name: #name, value: #ty, ty: #spelled })
             }
         }
     });
@@ -115,64 +132,72 @@ fn declaration(plan: &Plan, kernel: &Kernel) -> TokenStream {
             rust_name: #rust_name,
             module: #module,
             params: &[#(#params),*],
+            names: &[#(#names),*],
         }
     }
 }
 
-/// A declared type as the check knows it: a primitive, or a named type by
-/// its last path segment (which a C++ class of that name matches).
-fn scalar(ty: &Type) -> TokenStream {
+/// A declared type as the check knows it, read from the type's
+/// `KernelValue` impl (never from its spelling). The type's tokens are the
+/// user's, so rustc reports a type that is not a `KernelValue` at them.
+fn rust_type(ty: &Type) -> TokenStream {
     let private = private();
-    let primitive = |name: &str| {
-        let variant = match name {
-            "bool" => "Bool",
-            "i8" => "I8",
-            "u8" => "U8",
-            "i16" => "I16",
-            "u16" => "U16",
-            "i32" => "I32",
-            "u32" => "U32",
-            "i64" => "I64",
-            "u64" => "U64",
-            "isize" => "Isize",
-            "usize" => "Usize",
-            "f32" => "F32",
-            "f64" => "F64",
-            _ => return None,
-        };
-        Some(Ident::new(variant, Span::call_site()))
-    };
-    let named = match ty {
-        Type::Path(path) if path.qself.is_none() => path
-            .path
-            .segments
-            .last()
-            .map(|last| (primitive(&last.ident.to_string()), last.ident.to_string())),
-        _ => None,
-    };
-    match named {
-        Some((Some(variant), _)) => quote!(#private::RustScalar::#variant),
-        Some((None, name)) => quote!(#private::RustScalar::Named(#name)),
-        // An array, a tuple, a reference: nothing a C++ parameter is.
-        None => {
-            let spelled = text(ty);
-            quote!(#private::RustScalar::Named(#spelled))
-        }
-    }
+    quote_spanned! {ty.span()=> #private::RustType::of::<#ty>() }
+}
+
+/// An extent as `ExtentTerm` variants in postfix order, each parameter by
+/// its position; `None` for one `extent::check_declaration` refused.
+fn extent_terms(extent: &Expr, kernel: &Kernel) -> Option<Vec<TokenStream>> {
+    let terms = postfix(extent, kernel).ok()?;
+    Some(
+        terms
+            .into_iter()
+            .map(|term| match term {
+                Term::Param(position) => {
+                    let position = Literal::u16_unsuffixed(position);
+                    quote!(Param(#position))
+                }
+                Term::Literal(value) => {
+                    let value = Literal::u64_unsuffixed(value);
+                    quote!(Literal(#value))
+                }
+                Term::Op(op) => quote!(#op),
+            })
+            .collect(),
+    )
 }
 
 /// An extent that `new` computes from the values the kernel receives:
 /// `Size(text, &[terms])`, whose input `i` is the value of parameter `i`.
 pub fn extent_program(extent: &Expr, kernel: &Kernel) -> syn::Result<TokenStream> {
-    fn terms(expr: &Expr, kernel: &Kernel, out: &mut Vec<TokenStream>) -> syn::Result<()> {
+    let terms = postfix(extent, kernel)?.into_iter().map(|term| match term {
+        Term::Param(position) => quote!(Input(#position)),
+        Term::Literal(value) => quote!(Literal(#value)),
+        Term::Op(op) => quote!(#op),
+    });
+    let text = text(extent);
+    Ok(quote!(Size(#text, &[#(#terms),*])))
+}
+
+/// One step of an extent in postfix order: what both of the runtime's
+/// spellings of it (a contract's `ExtentTerm`, a size program's `Term`)
+/// are written from.
+enum Term {
+    Param(u16),
+    Literal(u64),
+    /// `Add`, `Sub`, `Mul`, `Div` or `Rem`: the variant's name in both.
+    Op(Ident),
+}
+
+/// `extent` in postfix order, each name the position of a parameter of
+/// `kernel`. `extent::check_declaration` refused anything else already.
+fn postfix(extent: &Expr, kernel: &Kernel) -> syn::Result<Vec<Term>> {
+    fn walk(expr: &Expr, kernel: &Kernel, out: &mut Vec<Term>) -> syn::Result<()> {
         match expr {
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(int),
                 ..
-            }) => {
-                let value: u64 = int.base10_parse()?;
-                out.push(quote!(Literal(#value)));
-            }
+            }) => out.push(Term::Literal(int.base10_parse()?)),
             Expr::Path(path) => {
                 let position = path
                     .path
@@ -181,30 +206,28 @@ pub fn extent_program(extent: &Expr, kernel: &Kernel) -> syn::Result<TokenStream
                     .ok_or_else(|| {
                         syn::Error::new_spanned(path, "not a parameter of the kernel")
                     })?;
-                let position = position as u16;
-                out.push(quote!(Input(#position)));
+                out.push(Term::Param(position as u16));
             }
-            Expr::Paren(paren) => terms(&paren.expr, kernel, out)?,
-            Expr::Group(group) => terms(&group.expr, kernel, out)?,
+            Expr::Paren(paren) => walk(&paren.expr, kernel, out)?,
+            Expr::Group(group) => walk(&group.expr, kernel, out)?,
             Expr::Binary(binary) => {
-                terms(&binary.left, kernel, out)?;
-                terms(&binary.right, kernel, out)?;
-                out.push(match binary.op {
-                    syn::BinOp::Add(_) => quote!(Add),
-                    syn::BinOp::Sub(_) => quote!(Sub),
-                    syn::BinOp::Mul(_) => quote!(Mul),
-                    syn::BinOp::Div(_) => quote!(Div),
-                    syn::BinOp::Rem(_) => quote!(Rem),
+                walk(&binary.left, kernel, out)?;
+                walk(&binary.right, kernel, out)?;
+                let op = match binary.op {
+                    syn::BinOp::Add(_) => "Add",
+                    syn::BinOp::Sub(_) => "Sub",
+                    syn::BinOp::Mul(_) => "Mul",
+                    syn::BinOp::Div(_) => "Div",
+                    syn::BinOp::Rem(_) => "Rem",
                     _ => return Err(syn::Error::new_spanned(binary, "not an extent")),
-                });
+                };
+                out.push(Term::Op(Ident::new(op, Span::call_site())));
             }
-            // `extent::check_declaration` refused anything else already.
             other => return Err(syn::Error::new_spanned(other, "not an extent")),
         }
         Ok(())
     }
     let mut out = Vec::new();
-    terms(extent, kernel, &mut out)?;
-    let text = text(extent);
-    Ok(quote!(Size(#text, &[#(#out),*])))
+    walk(extent, kernel, &mut out)?;
+    Ok(out)
 }

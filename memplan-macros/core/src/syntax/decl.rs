@@ -5,7 +5,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, LitInt, LitStr, Path, Token, Type};
 
-/// `kernel vadd(a: &[f32], b: &[f32], c: &out [f32], n: i32) from memplan_kernels::VECTOR_ADD;`,
+/// `kernel vadd(a: &[f32; n], b: &[f32; n], c: &out [f32; n], n: i32) from memplan_kernels::VECTOR_ADD;`,
 /// optionally `unsafe` (not checked against the C++) and with the C++
 /// name after `as` (`from MODULE as "scale<float>";`).
 pub struct KernelDecl {

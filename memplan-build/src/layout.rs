@@ -1,0 +1,179 @@
+//! The layouts of the classes kernels take (`float4 *`, `struct Window`),
+//! measured by nvcc.
+//!
+//! A Rust type stands for a C++ class only through an `unsafe`
+//! `KernelValue` impl that names it; the size and alignment measured here
+//! are checked against that type's while the plan compiles, so a type of
+//! another size is refused whatever its impl says. The measuring is a
+//! second small compile: the source, then an array per class holding
+//! `sizeof` and `alignof`, compiled to PTX, where nvcc writes each array's
+//! initial bytes as numbers.
+
+use crate::demangle::{CType, Function};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A class's size and alignment, in bytes, as the device compiler lays it
+/// out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub size: u64,
+    pub align: u64,
+}
+
+/// What was measured, by the class's qualified name.
+pub type Layouts = BTreeMap<String, Layout>;
+
+/// The classes `functions` take by value or point to, which C++ can name
+/// from the file's scope, without repeats, sorted.
+pub fn classes<'a>(functions: impl IntoIterator<Item = &'a Function>) -> Vec<String> {
+    let mut names: Vec<String> = functions
+        .into_iter()
+        .flat_map(|function| &function.params)
+        .filter_map(|param| {
+            let param = unqualified(param);
+            match param {
+                CType::Pointer(pointee) => match unqualified(pointee) {
+                    CType::Named(name) => Some(name.clone()),
+                    _ => None,
+                },
+                CType::Named(name) => Some(name.clone()),
+                _ => None,
+            }
+        })
+        // An anonymous namespace's class, a lambda: nothing to name.
+        .filter(|name| !name.contains('(') && !name.contains('{'))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn unqualified(ty: &CType) -> &CType {
+    match ty {
+        CType::Qualified { inner, .. } => inner,
+        other => other,
+    }
+}
+
+/// The array of `class` number `index` in the measuring source.
+fn array(index: usize) -> String {
+    format!("__memplan_layout_{index}")
+}
+
+/// A source that includes `source` and measures `classes`.
+pub fn measuring_source(source: &Path, classes: &[String]) -> String {
+    let mut text = format!(
+        "// Written by memplan-build: the layouts of the classes the kernels of\n\
+         // {0} take.\n#include \"{0}\"\n",
+        source.display()
+    );
+    for (index, class) in classes.iter().enumerate() {
+        writeln!(
+            text,
+            "__device__ unsigned long long {}[2] = {{ sizeof(::{class}), alignof(::{class}) }};",
+            array(index)
+        )
+        .unwrap();
+    }
+    text
+}
+
+/// The layouts the PTX of a measuring source holds, by class.
+pub fn read_ptx(ptx: &str, classes: &[String]) -> Result<Layouts, String> {
+    let mut layouts = Layouts::new();
+    for (index, class) in classes.iter().enumerate() {
+        let name = format!("{}[", array(index));
+        let line = ptx
+            .lines()
+            .find(|line| line.contains(&name))
+            .ok_or_else(|| format!("nvcc's PTX has no measure of `{class}`"))?;
+        let values = initial_values(line)
+            .ok_or_else(|| format!("cannot read the measure of `{class}` in `{line}`"))?;
+        let [size, align] = values;
+        if size == 0 || align == 0 || !align.is_power_of_two() {
+            return Err(format!(
+                "`{class}` measured {size} bytes aligned to {align}"
+            ));
+        }
+        layouts.insert(class.clone(), Layout { size, align });
+    }
+    Ok(layouts)
+}
+
+/// The two `u64`s of a PTX array definition: `... .b8 name[16] = {16, 0,
+/// ..., 16};` (little-endian bytes, trailing zeros left out) or `... .u64
+/// name[2] = {16, 16};`.
+fn initial_values(line: &str) -> Option<[u64; 2]> {
+    let list = line.split_once('{')?.1.split_once('}')?.0;
+    let numbers: Vec<u64> = list
+        .split(',')
+        .map(|n| n.trim().parse())
+        .collect::<Result<_, _>>()
+        .ok()?;
+    if line.contains(".u64") {
+        let mut values = [0; 2];
+        for (value, number) in values.iter_mut().zip(&numbers) {
+            *value = *number;
+        }
+        return (numbers.len() <= 2).then_some(values);
+    }
+    if !line.contains(".b8") || numbers.len() > 16 {
+        return None;
+    }
+    let mut bytes = [0u8; 16];
+    for (byte, number) in bytes.iter_mut().zip(&numbers) {
+        *byte = u8::try_from(*number).ok()?;
+    }
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    Some([word(0), word(8)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demangle::demangle;
+
+    #[test]
+    fn classes_are_the_named_pointees_and_values() {
+        let lay = demangle("_Z3layP6float4PyK6WindowN2ns4PairEm").unwrap();
+        let vadd = demangle("_Z4vaddPKfS0_Pfi").unwrap();
+        assert_eq!(classes([&lay, &vadd]), ["Window", "float4", "ns::Pair"]);
+    }
+
+    #[test]
+    fn the_measuring_source_names_each_class_from_the_top() {
+        let source = measuring_source(Path::new("/k/lay.cu"), &["ns::Pair".to_owned()]);
+        assert!(source.contains("#include \"/k/lay.cu\""));
+        assert!(
+            source.contains("__memplan_layout_0[2] = { sizeof(::ns::Pair), alignof(::ns::Pair) };")
+        );
+    }
+
+    #[test]
+    fn reads_nvccs_arrays() {
+        // As nvcc 13.0 writes them.
+        let ptx = ".global .align 8 .b8 __memplan_layout_0[16] = {16, 0, 0, 0, 0, 0, 0, 0, 16};\n\
+                   .global .align 8 .b8 __memplan_layout_1[16] = {0, 16, 0, 0, 0, 0, 0, 0, 4};\n\
+                   .global .align 8 .u64 __memplan_layout_2[2] = {12, 4};\n";
+        let classes = ["float4".to_owned(), "Big".to_owned(), "Window".to_owned()];
+        let layouts = read_ptx(ptx, &classes).unwrap();
+        assert_eq!(
+            layouts["float4"],
+            Layout {
+                size: 16,
+                align: 16
+            }
+        );
+        assert_eq!(
+            layouts["Big"],
+            Layout {
+                size: 4096,
+                align: 4
+            }
+        );
+        assert_eq!(layouts["Window"], Layout { size: 12, align: 4 });
+        assert!(read_ptx("", &classes).is_err());
+    }
+}

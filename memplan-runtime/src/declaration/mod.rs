@@ -1,0 +1,630 @@
+//! A plan's `kernel` declarations checked against the C++, while the
+//! program compiles: the code `memplan!` generates evaluates
+//! [`check_kernel`] in a constant, so a mismatch is a compile error at the
+//! declaration, with the C++ and a declaration that matches it.
+//!
+//! What is checked is what the C++ states: the parameters' types (classes
+//! by their measured layout), and each pointer parameter's contract, which
+//! the source writes next to the parameter (`MEMPLAN_WRITES(n) float *c`)
+//! and the declaration must restate (`c: &out [f32; n]`). A pointer
+//! parameter without a contract can only be declared `unsafe kernel`.
+
+mod extent;
+mod message;
+
+pub use message::Message;
+
+use crate::image::Image;
+use crate::kernel::KernelValue;
+use crate::param::ParamLayout;
+use crate::signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
+use message::str_eq;
+
+/// A Rust type in a kernel declaration, as far as the check knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RustScalar {
+    Bool,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    Isize,
+    Usize,
+    F32,
+    F64,
+    /// Any other type: the C++ class its [`KernelValue`](crate::KernelValue)
+    /// impl names, if any.
+    Named {
+        cpp: Option<&'static str>,
+    },
+}
+
+/// A declared type: which primitive it is or which class it names, and
+/// its layout as Rust lays it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RustType {
+    pub scalar: RustScalar,
+    pub layout: ParamLayout,
+}
+
+impl RustType {
+    /// `T` as its [`KernelValue`] impl describes it: read from the type,
+    /// so that an alias is the type it aliases.
+    pub const fn of<T: KernelValue>() -> RustType {
+        RustType {
+            scalar: match T::PRIMITIVE {
+                Some(scalar) => scalar,
+                None => RustScalar::Named { cpp: T::CPP_NAME },
+            },
+            layout: ParamLayout::of::<T>(),
+        }
+    }
+}
+
+/// How a declaration lets the kernel use a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `&[T]`.
+    Read,
+    /// `&mut [T]`.
+    ReadWrite,
+    /// `&out [T]`.
+    Write,
+}
+
+/// A declared parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclaredParam {
+    /// `name: &[T; extent]`, `&mut [T]` or `&out [T]`, spelled `ty`.
+    Buffer {
+        name: &'static str,
+        elem: RustType,
+        access: Access,
+        /// The extent as a program over the declaration's parameters.
+        extent: Option<&'static [ExtentTerm]>,
+        /// `T` as written.
+        elem_spelled: &'static str,
+        ty: &'static str,
+    },
+    /// `name: T`, spelled `ty`.
+    Value {
+        name: &'static str,
+        value: RustType,
+        ty: &'static str,
+    },
+}
+
+impl DeclaredParam {
+    const fn name(&self) -> &'static str {
+        match *self {
+            DeclaredParam::Buffer { name, .. } | DeclaredParam::Value { name, .. } => name,
+        }
+    }
+
+    const fn spelled(&self) -> &'static str {
+        match *self {
+            DeclaredParam::Buffer { ty, .. } | DeclaredParam::Value { ty, .. } => ty,
+        }
+    }
+}
+
+/// `kernel name(params) from MODULE;` as written.
+#[derive(Clone, Copy, Debug)]
+pub struct Declared {
+    /// The C++ name looked up: the declared name, or the one after `as`.
+    pub name: &'static str,
+    /// The declared name, for the suggested declaration.
+    pub rust_name: &'static str,
+    /// `MODULE` as written, for messages.
+    pub module: &'static str,
+    pub params: &'static [DeclaredParam],
+    /// Every parameter's name, in order, for extents in messages.
+    pub names: &'static [&'static str],
+}
+
+/// `Ok` with the kernel's symbol if the declaration matches the kernel
+/// of that name in `image`, else the message of the compile error. An
+/// image built without nvcc ([`Image::unbuilt`]) accepts every
+/// declaration: it cannot be loaded anyway.
+// The message is built in constant evaluation, where nothing can be boxed;
+// it is never moved around at run time.
+#[allow(clippy::result_large_err)]
+pub const fn check_kernel(image: &Image, declared: &Declared) -> Result<&'static str, Message> {
+    if image.is_unbuilt() {
+        return Ok(declared.name);
+    }
+    let Some(kernels) = image.kernels() else {
+        return Err(Message::new()
+            .push("`")
+            .push(declared.module)
+            .push("` does not list its kernels' parameters (it was not built by memplan-build), so `")
+            .push(declared.rust_name)
+            .push("` cannot be checked: declare it `unsafe kernel`, your promise that the declaration matches the C++"));
+    };
+    let kernel = match find(kernels, declared) {
+        Ok(kernel) => kernel,
+        Err(message) => return Err(message),
+    };
+    let Some(params) = kernel.params else {
+        return Err(Message::new()
+            .push("memplan-build could not read the parameters of `")
+            .push(kernel.name)
+            .push("` (")
+            .push(kernel.cpp)
+            .push(
+                "): declare it `unsafe kernel`, your promise that the declaration matches the C++",
+            ));
+    };
+    if params.len() != declared.params.len() {
+        return Err(mismatch(
+            Message::new()
+                .push("the declaration has ")
+                .push_count(declared.params.len())
+                .push(" and the C++ ")
+                .push_number(params.len() as u64),
+            kernel,
+            params,
+            declared,
+        ));
+    }
+    let mut index = 0;
+    while index < params.len() {
+        if let Some(problem) = compare_types(&params[index], &declared.params[index]) {
+            return Err(mismatch(
+                problem.push(
+                    Message::new()
+                        .push("parameter `")
+                        .push(declared.params[index].name())
+                        .push("` "),
+                ),
+                kernel,
+                params,
+                declared,
+            ));
+        }
+        index += 1;
+    }
+    let mut index = 0;
+    while index < params.len() {
+        if let CParam::Pointer { .. } = params[index]
+            && contract(kernel, index).is_none()
+        {
+            return Err(Message::new()
+                .push("parameter `")
+                .push(declared.params[index].name())
+                .push("` of `")
+                .push(declared.rust_name)
+                .push("` has no contract in its source, so nothing states which elements the kernel touches through it: the C++ is `")
+                .push(kernel.cpp)
+                .push("`; write `MEMPLAN_READS(n)`, `MEMPLAN_WRITES(n)`, `MEMPLAN_UPDATES(n)` or `MEMPLAN_ATOMIC(n)` before it (`#include <memplan.cuh>`), with the elements it touches in terms of the kernel's integer parameters, or declare the kernel `unsafe kernel`, your promise"));
+        }
+        index += 1;
+    }
+    let mut index = 0;
+    while index < params.len() {
+        if let Some(problem) = compare_contract(contract(kernel, index), &declared.params[index]) {
+            return Err(mismatch(
+                Message::new()
+                    .push("parameter `")
+                    .push(declared.params[index].name())
+                    .push("` ")
+                    .push(problem),
+                kernel,
+                params,
+                declared,
+            ));
+        }
+        index += 1;
+    }
+    Ok(kernel.symbol)
+}
+
+/// The kernel the declaration names.
+// As for `check_kernel`.
+#[allow(clippy::result_large_err)]
+const fn find(
+    kernels: &'static [KernelSignature],
+    declared: &Declared,
+) -> Result<&'static KernelSignature, Message> {
+    let mut found: Option<&KernelSignature> = None;
+    let mut index = 0;
+    while index < kernels.len() {
+        if str_eq(kernels[index].name, declared.name) {
+            if found.is_some() {
+                return Err(Message::new()
+                    .push("`")
+                    .push(declared.module)
+                    .push("` has several kernels named `")
+                    .push(declared.name)
+                    .push(
+                        "` (overloads), which a name cannot tell apart: give each its own name",
+                    ));
+            }
+            found = Some(&kernels[index]);
+        }
+        index += 1;
+    }
+    if let Some(kernel) = found {
+        return Ok(kernel);
+    }
+    let mut message = Message::new()
+        .push("`")
+        .push(declared.module)
+        .push("` has no kernel `")
+        .push(declared.name)
+        .push("`; its kernels are");
+    let mut index = 0;
+    while index < kernels.len() {
+        message = message
+            .push(if index == 0 { " `" } else { ", `" })
+            .push(kernels[index].name)
+            .push("`");
+        index += 1;
+    }
+    if kernels.is_empty() {
+        message = message.push(" none");
+    }
+    Err(message.push(
+        " (a C++ kernel is declared by its C++ name, a template's instance with `as \"name<T>\"`)",
+    ))
+}
+
+/// The contract of parameter `index`, if the source states one.
+const fn contract(kernel: &KernelSignature, index: usize) -> Option<&'static Contract> {
+    if index < kernel.contracts.len() {
+        match &kernel.contracts[index] {
+            Some(contract) => Some(contract),
+            None => None,
+        }
+    } else {
+        None
+    }
+}
+
+/// Why a declared type is not the C++ one.
+#[derive(Clone, Copy)]
+enum TypeProblem {
+    Said(&'static str),
+    /// The Rust type's layout, and the C++ type's size and alignment.
+    Layout(ParamLayout, usize, usize),
+}
+
+impl TypeProblem {
+    const fn push(self, message: Message) -> Message {
+        match self {
+            TypeProblem::Said(text) => message.push(text),
+            TypeProblem::Layout(rust, size, align) => message
+                .push("has a Rust type of ")
+                .push_number(rust.size as u64)
+                .push(" bytes aligned to ")
+                .push_number(rust.align as u64)
+                .push(", and the C++ type has ")
+                .push_number(size as u64)
+                .push(" aligned to ")
+                .push_number(align as u64)
+                .push(" as nvcc lays it out"),
+        }
+    }
+}
+
+/// What is wrong with one parameter's type, if anything.
+const fn compare_types(cpp: &CParam, declared: &DeclaredParam) -> Option<TypeProblem> {
+    let said = match (*cpp, *declared) {
+        (CParam::Pointer { pointee, .. }, DeclaredParam::Buffer { elem, .. }) => {
+            return type_problem(pointee, elem);
+        }
+        (CParam::Value(cpp), DeclaredParam::Value { value, .. }) => {
+            return type_problem(cpp, value);
+        }
+        (CParam::Pointer { .. }, DeclaredParam::Value { .. }) => {
+            "is a value in the declaration and a pointer in the C++"
+        }
+        (CParam::Value(_), DeclaredParam::Buffer { .. }) => {
+            "is a buffer in the declaration and a value in the C++"
+        }
+        (CParam::Other(_), _) => "has a C++ type no declaration can express",
+    };
+    Some(TypeProblem::Said(said))
+}
+
+/// Why `rust` is not `cpp`, if it is not.
+const fn type_problem(cpp: CScalar, rust: RustType) -> Option<TypeProblem> {
+    match said_type_problem(cpp, rust) {
+        Some(said) => Some(TypeProblem::Said(said)),
+        None => {
+            let (size, align) = scalar_layout(cpp);
+            if rust.layout.size != size || rust.layout.align != align {
+                Some(TypeProblem::Layout(rust.layout, size, align))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Why `rust` is not `cpp` in kind or name, if it is not; the layouts are
+/// compared after.
+const fn said_type_problem(cpp: CScalar, rust: RustType) -> Option<&'static str> {
+    if let (CScalar::Named { name, .. }, RustScalar::Named { cpp: named }) = (cpp, rust.scalar) {
+        let Some(named) = named else {
+            return Some(
+                "has a Rust type that names no C++ type (its `KernelValue` impl has no `CPP_NAME`; a type alias is the type it aliases), and the C++ takes a class: implement `KernelValue` with `CPP_NAME` for a `#[repr(C)]` type laid out as the C++ one",
+            );
+        };
+        if !str_eq(name, named) {
+            return Some("has a Rust type whose `CPP_NAME` names another C++ class than the C++'s");
+        }
+        return None;
+    }
+    if let CScalar::Other(_) = cpp {
+        return Some("has a C++ type no declaration can express");
+    }
+    if !scalar_matches(cpp, rust.scalar) {
+        return match (cpp_integer(cpp), rust_integer(rust.scalar)) {
+            (Some((cpp_bits, _)), Some((rust_bits, _))) if cpp_bits != rust_bits => {
+                Some("has another width than in the C++")
+            }
+            (Some((_, false)), Some((_, true))) => {
+                Some("is signed in the declaration and unsigned in the C++")
+            }
+            (Some((_, true)), Some((_, false))) => {
+                Some("is unsigned in the declaration and signed in the C++")
+            }
+            _ => Some("has another type than in the C++"),
+        };
+    }
+    None
+}
+
+/// What is wrong with a declared buffer's access or extent, given the
+/// parameter's contract.
+const fn compare_contract(
+    contract: Option<&'static Contract>,
+    declared: &DeclaredParam,
+) -> Option<&'static str> {
+    let (Some(contract), DeclaredParam::Buffer { access, extent, .. }) = (contract, *declared)
+    else {
+        return None;
+    };
+    let agrees = matches!(
+        (contract.access, access),
+        (ContractAccess::Reads, Access::Read)
+            | (ContractAccess::Writes, Access::Write)
+            | (
+                ContractAccess::Updates | ContractAccess::Atomic,
+                Access::ReadWrite
+            )
+    );
+    if !agrees {
+        return Some(match contract.access {
+            ContractAccess::Reads => {
+                "is written (`&mut`/`&out`) in the declaration, and its source says the kernel only reads it"
+            }
+            ContractAccess::Writes => {
+                "is not `&out` in the declaration, and its source says the kernel writes every element of its extent and reads none"
+            }
+            ContractAccess::Updates => {
+                "is not `&mut` in the declaration, and its source says the kernel reads and writes it"
+            }
+            ContractAccess::Atomic => {
+                "is not `&mut` in the declaration, and its source says the kernel updates it atomically"
+            }
+        });
+    }
+    match extent {
+        None => Some(
+            "has no extent in the declaration; its source states the elements the kernel touches, which the declaration restates",
+        ),
+        Some(extent) if !extent::same(extent, contract.program) => {
+            Some("has another extent in the declaration than in its source")
+        }
+        Some(_) => None,
+    }
+}
+
+/// An integer type's width in bits and whether it is signed.
+const fn cpp_integer(scalar: CScalar) -> Option<(u32, bool)> {
+    Some(match scalar {
+        CScalar::I8 => (8, true),
+        CScalar::U8 => (8, false),
+        CScalar::I16 => (16, true),
+        CScalar::U16 => (16, false),
+        CScalar::I32 => (32, true),
+        CScalar::U32 => (32, false),
+        CScalar::I64 => (64, true),
+        CScalar::U64 => (64, false),
+        _ => return None,
+    })
+}
+
+const fn rust_integer(scalar: RustScalar) -> Option<(u32, bool)> {
+    Some(match scalar {
+        RustScalar::I8 => (8, true),
+        RustScalar::U8 => (8, false),
+        RustScalar::I16 => (16, true),
+        RustScalar::U16 => (16, false),
+        RustScalar::I32 => (32, true),
+        RustScalar::U32 => (32, false),
+        RustScalar::I64 | RustScalar::Isize => (64, true),
+        RustScalar::U64 | RustScalar::Usize => (64, false),
+        _ => return None,
+    })
+}
+
+/// The size and alignment of a C++ scalar on the 64-bit targets CUDA
+/// has (classes carry their own).
+const fn scalar_layout(scalar: CScalar) -> (usize, usize) {
+    match scalar {
+        CScalar::Bool | CScalar::I8 | CScalar::U8 => (1, 1),
+        CScalar::I16 | CScalar::U16 => (2, 2),
+        CScalar::I32 | CScalar::U32 | CScalar::F32 => (4, 4),
+        CScalar::I64 | CScalar::U64 | CScalar::F64 => (8, 8),
+        CScalar::Named { size, align, .. } => (size, align),
+        CScalar::Other(_) => (0, 0),
+    }
+}
+
+const fn scalar_matches(cpp: CScalar, rust: RustScalar) -> bool {
+    matches!(
+        (cpp, rust),
+        (CScalar::Bool, RustScalar::Bool)
+            | (CScalar::I8, RustScalar::I8)
+            | (CScalar::U8, RustScalar::U8)
+            | (CScalar::I16, RustScalar::I16)
+            | (CScalar::U16, RustScalar::U16)
+            | (CScalar::I32, RustScalar::I32)
+            | (CScalar::U32, RustScalar::U32)
+            | (CScalar::I64, RustScalar::I64 | RustScalar::Isize)
+            | (CScalar::U64, RustScalar::U64 | RustScalar::Usize)
+            | (CScalar::F32, RustScalar::F32)
+            | (CScalar::F64, RustScalar::F64)
+    )
+}
+
+/// What an `unsafe kernel` declaration calls, in an `unsafe` block of the
+/// user's, so that it is an `unsafe` promise to the compiler too.
+///
+/// # Safety
+/// The declaration matches the kernel's C++ parameters, in number, kind
+/// (pointer or value), type and width, and what the kernel reads and
+/// writes through each pointer, within the extent declared (the whole
+/// argument where none is).
+pub const unsafe fn promise_kernel_matches() {}
+
+/// The symbol to load for a checked declaration (its own name when the
+/// check fails: that is a compile error anyway).
+pub const fn kernel_symbol(image: &Image, declared: &Declared) -> &'static str {
+    match check_kernel(image, declared) {
+        Ok(symbol) => symbol,
+        Err(_) => declared.name,
+    }
+}
+
+/// The message of a mismatch: what differs, the C++, and a declaration
+/// that matches it (with the declared names where there are as many).
+const fn mismatch(
+    what: Message,
+    kernel: &KernelSignature,
+    params: &'static [CParam],
+    declared: &Declared,
+) -> Message {
+    let mut message = what.push(": the C++ is `").push(kernel.cpp).push("`; ");
+    let mut index = 0;
+    while index < params.len() {
+        if let CParam::Other(_) = params[index] {
+            return message.push("no declaration can pass it every parameter");
+        }
+        index += 1;
+    }
+    message = message
+        .push("declare it `kernel ")
+        .push(declared.rust_name)
+        .push("(");
+    let same_count = params.len() == declared.params.len();
+    let mut index = 0;
+    while index < params.len() {
+        if index > 0 {
+            message = message.push(", ");
+        }
+        let mine = if same_count {
+            Some(&declared.params[index])
+        } else {
+            None
+        };
+        message = match mine {
+            Some(param) => message.push(param.name()).push(": "),
+            None => message.push("p").push_number(index as u64).push(": "),
+        };
+        let contract = contract(kernel, index);
+        let matches = match mine {
+            Some(param) => {
+                compare_types(&params[index], param).is_none()
+                    && compare_contract(contract, param).is_none()
+            }
+            None => false,
+        };
+        message = match (mine, params[index]) {
+            // What already matches stays as written.
+            (Some(param), _) if matches => message.push(param.spelled()),
+            (_, CParam::Pointer { pointee, konst }) => {
+                let access = match contract {
+                    Some(contract) => contract.access,
+                    None if konst => ContractAccess::Reads,
+                    None => ContractAccess::Updates,
+                };
+                message = message.push(match access {
+                    ContractAccess::Reads => "&[",
+                    ContractAccess::Writes => "&out [",
+                    ContractAccess::Updates | ContractAccess::Atomic => "&mut [",
+                });
+                // The element as declared where its type is right.
+                message = match mine {
+                    Some(DeclaredParam::Buffer {
+                        elem, elem_spelled, ..
+                    }) if type_problem(pointee, *elem).is_none() => message.push(elem_spelled),
+                    _ => message.push(scalar_spelling(pointee)),
+                };
+                if let Some(contract) = contract {
+                    let names: &[&str] = if same_count { declared.names } else { &[] };
+                    message = extent::push(message.push("; "), contract.program, names);
+                }
+                message.push("]")
+            }
+            (_, CParam::Value(scalar)) => message.push(scalar_spelling(scalar)),
+            (_, CParam::Other(spelling)) => message.push(spelling),
+        };
+        index += 1;
+    }
+    message = message.push(") from ").push(declared.module);
+    if !str_eq(declared.name, declared.rust_name) {
+        message = message.push(" as \"").push(declared.name).push("\"");
+    }
+    message.push(";`")
+}
+
+/// A Rust type for `scalar`, for suggestions: memplan's own for CUDA's
+/// vector types, the C++ name (which a type of the user's mirrors) for
+/// other classes.
+const fn scalar_spelling(scalar: CScalar) -> &'static str {
+    if let CScalar::Named { name, .. } = scalar {
+        let mut index = 0;
+        while index < VECTORS.len() {
+            if str_eq(VECTORS[index].0, name) {
+                return VECTORS[index].1;
+            }
+            index += 1;
+        }
+    }
+    match scalar {
+        CScalar::Bool => "bool",
+        CScalar::I8 => "i8",
+        CScalar::U8 => "u8",
+        CScalar::I16 => "i16",
+        CScalar::U16 => "u16",
+        CScalar::I32 => "i32",
+        CScalar::U32 => "u32",
+        CScalar::I64 => "i64",
+        CScalar::U64 => "u64",
+        CScalar::F32 => "f32",
+        CScalar::F64 => "f64",
+        CScalar::Named { name, .. } | CScalar::Other(name) => name,
+    }
+}
+
+/// CUDA's vector types that memplan mirrors (`crate::vector`).
+const VECTORS: &[(&str, &str)] = &[
+    ("float2", "memplan::Float2"),
+    ("float4", "memplan::Float4"),
+    ("double2", "memplan::Double2"),
+    ("int2", "memplan::Int2"),
+    ("int4", "memplan::Int4"),
+    ("uint2", "memplan::UInt2"),
+    ("uint4", "memplan::UInt4"),
+];
+
+#[cfg(test)]
+mod tests;
