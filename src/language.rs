@@ -163,12 +163,18 @@
 //! | `MEMPLAN_ATOMIC(e)` | reads and writes elements of `[0, e)`, atomically | `&mut [T; e]` |
 //!
 //! An extent `e` is written with integers, the kernel's integer
-//! parameters, `+ - * / %` and parentheses (a negative value counts as 0).
+//! parameters, `+ - * / %` and parentheses; the values it names are never
+//! negative at a launch (sizes are not, and `new` refuses a negative value
+//! it computes an extent from).
 //! Outside `memplan-build` the macros expand to nothing, so the source
 //! compiles and runs for any other use exactly as without them; and
-//! `memplan-build` reads them from nvcc's front end, not from the text, so
-//! they survive macros and templates (a template's instances take the
-//! template's contracts).
+//! `memplan-build` reads them from the declarations nvcc's front end
+//! prints, with their namespaces, so that macros, templates and overloads
+//! are the compiler's to resolve: a template's instances take the
+//! template's contracts unless specialized, a kernel never takes another
+//! function's, overloads it cannot tell apart take none (the build warns),
+//! and a contract that reads differently for some GPU architecture (an
+//! extent's macro that depends on `__CUDA_ARCH__`) stops the build.
 //!
 //! What is trusted, where it is stated, and what is checked:
 //!
@@ -266,7 +272,7 @@
 //!
 //! A value an extent names that is not a size of the plan (a call, a value
 //! parameter) is fine too: `new` then computes the extent from the values
-//! the kernel receives (a negative one counting as 0) and checks it, and
+//! the kernel receives (refusing a negative one) and checks it, and
 //! the checks track the whole argument, so an `&out` argument must then be
 //! exactly as long as the extent.
 //!

@@ -15,7 +15,7 @@ extern "C" __global__ void c_linkage(MEMPLAN_READS(n) const float *in,
 // out[i] = in[i] + 1, with an unsigned count: a C++ name, mangled.
 __global__ void cpp_linkage(MEMPLAN_READS(n) const double *in, MEMPLAN_WRITES(n) double *out,
                             unsigned int n) {
-    FOR_EACH_INDEX(i, (int)n) { out[i] = in[i] + 1.0; }
+    FOR_EACH_INDEX(i, n) { out[i] = in[i] + 1.0; }
 }
 
 // out[i] = in[i] * factor, for each element type instantiated below.

@@ -19,12 +19,16 @@
 //                     operations only.
 //
 // An extent `e` is written with integer literals, the kernel's integer
-// parameters, + - * / % and parentheses: `n`, `rows * cols`, `1`. A
-// negative value counts as 0. Touching an element outside [0, e) breaks the
-// contract, as writing through a `const` pointer would.
+// parameters, + - * / % and parentheses: `n`, `rows * cols`, `1`. A plan
+// never launches with a negative value for a parameter an extent names.
+// memplan computes the extent exactly; the kernel's own arithmetic must not
+// wrap either. Touching an element outside [0, e) breaks the contract, as
+// writing through a `const` pointer would.
 //
 // memplan-build reads these from nvcc's front end and plans' `kernel`
-// declarations must agree with them. Everywhere else (any other compiler,
+// declarations must agree with them. A contract must read the same in
+// every compilation of the file (the host's and each GPU architecture's):
+// an extent whose macros depend on __CUDA_ARCH__ stops the build. Everywhere else (any other compiler,
 // any other use of the file) the macros expand to nothing: the kernel
 // compiles and runs exactly as without them. The file stands alone; copy it
 // next to kernels that other builds compile too.

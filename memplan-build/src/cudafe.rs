@@ -10,7 +10,7 @@
 //! A C++ kernel's stub is its symbol after `__device_stub_`; an `extern
 //! "C"` kernel's is the one whose demangled name ends in its symbol.
 
-use crate::contract::{Contracts, KernelContracts};
+use crate::contract::{Contracts, KernelContracts, Lookup};
 use crate::demangle::{self, Function};
 
 /// A `__global__` function of a source file.
@@ -23,7 +23,17 @@ pub struct Found {
     pub function: Result<Function, String>,
     /// The contract of each parameter, where the source states any (see
     /// [`crate::contract`]).
-    pub contracts: Option<KernelContracts>,
+    pub contracts: Lookup,
+}
+
+impl Found {
+    /// The contracts the kernel takes, if any.
+    pub fn contracts(&self) -> Option<&KernelContracts> {
+        match &self.contracts {
+            Lookup::Found(contracts) => Some(contracts),
+            Lookup::None | Lookup::Ambiguous(_) => None,
+        }
+    }
 }
 
 /// The kernels `host_code` (the output of `nvcc -cuda`) registers; an
@@ -32,7 +42,7 @@ pub fn kernels(host_code: &str) -> Result<Vec<Found>, String> {
     let code = without_line_markers(host_code);
     let stubs = stub_names(&code);
     let contracts = Contracts::read(&code);
-    registered_symbols(&code)
+    let functions: Vec<(String, bool, Result<Function, String>)> = registered_symbols(&code)
         .into_iter()
         .map(|symbol| {
             let extern_c = !symbol.starts_with("_Z");
@@ -41,9 +51,20 @@ pub fn kernels(host_code: &str) -> Result<Vec<Found>, String> {
             } else {
                 demangle::demangle(&symbol)
             };
+            (symbol, extern_c, function)
+        })
+        .collect();
+    let names: Vec<&str> = functions
+        .iter()
+        .filter_map(|(_, _, function)| Some(function.as_ref().ok()?.name.as_str()))
+        .collect();
+    functions
+        .iter()
+        .map(|(symbol, extern_c, function)| {
+            let (symbol, extern_c, function) = (symbol.clone(), *extern_c, function.clone());
             let contracts = match &function {
-                Ok(function) => contracts.of(function)?,
-                Err(_) => None,
+                Ok(function) => contracts.of(function, extern_c, &names)?,
+                Err(_) => Lookup::None,
             };
             Ok(Found {
                 symbol,

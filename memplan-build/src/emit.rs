@@ -82,7 +82,7 @@ fn write_module(rust: &mut String, module: &Module, runtime: &str, targets: &str
             Ok(function) => writeln!(
                 rust,
                 "/// - `{}`",
-                cpp_declaration(function, kernel.extern_c, kernel.contracts.as_ref())
+                cpp_declaration(function, kernel.extern_c, kernel.contracts())
             ),
             Err(_) => writeln!(rust, "/// - `{}` (parameters not read)", kernel.symbol),
         }
@@ -116,11 +116,11 @@ fn signature(kernel: &Found, layouts: &Layouts, runtime: &str) -> String {
         Ok(function) => (
             function.name.clone(),
             format!("Some({})", rust_params(function, layouts, runtime)),
-            cpp_declaration(function, kernel.extern_c, kernel.contracts.as_ref()),
+            cpp_declaration(function, kernel.extern_c, kernel.contracts()),
         ),
         Err(why) => (kernel.symbol.clone(), "None".to_owned(), why.clone()),
     };
-    let contracts = rust_contracts(kernel.contracts.as_ref(), runtime);
+    let contracts = rust_contracts(kernel.contracts(), runtime);
     format!(
         "{runtime}::KernelSignature {{ symbol: {:?}, name: {name:?}, params: {params}, \
          contracts: {contracts}, cpp: {cpp:?} }}",

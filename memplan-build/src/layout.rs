@@ -62,17 +62,23 @@ fn array(index: usize) -> String {
     format!("__memplan_layout_{index}")
 }
 
-/// A source that includes `source` and measures `classes`.
+/// A source that includes `source` and measures `classes`: an incomplete
+/// one (declared, never defined) measures 0, which is not a layout.
 pub fn measuring_source(source: &Path, classes: &[String]) -> String {
     let mut text = format!(
         "// Written by memplan-build: the layouts of the classes the kernels of\n\
-         // {0} take.\n#include \"{0}\"\n",
+         // {0} take.\n#include \"{0}\"\n\
+         template <class T, class = void> struct __memplan_layout {{\n    \
+         static constexpr unsigned long long size = 0, align = 0;\n}};\n\
+         template <class T> struct __memplan_layout<T, decltype(void(sizeof(T)))> {{\n    \
+         static constexpr unsigned long long size = sizeof(T), align = alignof(T);\n}};\n",
         source.display()
     );
     for (index, class) in classes.iter().enumerate() {
         writeln!(
             text,
-            "__device__ unsigned long long {}[2] = {{ sizeof(::{class}), alignof(::{class}) }};",
+            "__device__ unsigned long long {}[2] = {{ __memplan_layout<::{class}>::size, \
+             __memplan_layout<::{class}>::align }};",
             array(index)
         )
         .unwrap();
@@ -80,7 +86,8 @@ pub fn measuring_source(source: &Path, classes: &[String]) -> String {
     text
 }
 
-/// The layouts the PTX of a measuring source holds, by class.
+/// The layouts the PTX of a measuring source holds, by class; an
+/// incomplete class has none.
 pub fn read_ptx(ptx: &str, classes: &[String]) -> Result<Layouts, String> {
     let mut layouts = Layouts::new();
     for (index, class) in classes.iter().enumerate() {
@@ -92,7 +99,10 @@ pub fn read_ptx(ptx: &str, classes: &[String]) -> Result<Layouts, String> {
         let values = initial_values(line)
             .ok_or_else(|| format!("cannot read the measure of `{class}` in `{line}`"))?;
         let [size, align] = values;
-        if size == 0 || align == 0 || !align.is_power_of_two() {
+        if size == 0 {
+            continue;
+        }
+        if !align.is_power_of_two() {
             return Err(format!(
                 "`{class}` measured {size} bytes aligned to {align}"
             ));
@@ -103,9 +113,12 @@ pub fn read_ptx(ptx: &str, classes: &[String]) -> Result<Layouts, String> {
 }
 
 /// The two `u64`s of a PTX array definition: `... .b8 name[16] = {16, 0,
-/// ..., 16};` (little-endian bytes, trailing zeros left out) or `... .u64
-/// name[2] = {16, 16};`.
+/// ..., 16};` (little-endian bytes, trailing zeros left out), `... .u64
+/// name[2] = {16, 16};`, or zeros, which nvcc writes without `=`.
 fn initial_values(line: &str) -> Option<[u64; 2]> {
+    if !line.contains('=') {
+        return line.trim_end().ends_with("];").then_some([0, 0]);
+    }
     let list = line.split_once('{')?.1.split_once('}')?.0;
     let numbers: Vec<u64> = list
         .split(',')
@@ -146,9 +159,10 @@ mod tests {
     fn the_measuring_source_names_each_class_from_the_top() {
         let source = measuring_source(Path::new("/k/lay.cu"), &["ns::Pair".to_owned()]);
         assert!(source.contains("#include \"/k/lay.cu\""));
-        assert!(
-            source.contains("__memplan_layout_0[2] = { sizeof(::ns::Pair), alignof(::ns::Pair) };")
-        );
+        assert!(source.contains(
+            "__memplan_layout_0[2] = { __memplan_layout<::ns::Pair>::size, \
+             __memplan_layout<::ns::Pair>::align };"
+        ));
     }
 
     #[test]
@@ -175,5 +189,8 @@ mod tests {
         );
         assert_eq!(layouts["Window"], Layout { size: 12, align: 4 });
         assert!(read_ptx("", &classes).is_err());
+        // An incomplete class measures zeros, which nvcc leaves unwritten.
+        let opaque = ".global .align 8 .b8 __memplan_layout_0[16];\n";
+        assert_eq!(read_ptx(opaque, &["Opaque".to_owned()]), Ok(Layouts::new()));
     }
 }

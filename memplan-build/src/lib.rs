@@ -54,6 +54,8 @@ mod layout;
 mod nvcc;
 mod params;
 pub mod setup;
+#[cfg(test)]
+mod with_nvcc;
 
 use std::env;
 use std::fs;
@@ -220,27 +222,31 @@ impl Kernels {
             .chain([header_dir])
             .collect();
         let gencode = self.gencode();
+        let architectures = self.architectures();
         let settings = nvcc::Settings {
             nvcc,
             includes: &includes,
             flags: &self.flags,
             gencode: &gencode,
-            oldest: self.oldest_architecture(),
+            architectures: &architectures,
         };
         let read = in_parallel(sources, |index, source| {
             let out = work.join(format!("{index}"));
             let compiled = nvcc::compile(&settings, source, &out)?;
-            let found = cudafe::kernels(&compiled.host_code)
-                .map_err(|e| format!("{}: {e}", source.display()))?;
+            let in_source = |e: String| format!("{}: {e}", source.display());
+            contracts_agree(&settings, source, &compiled).map_err(in_source)?;
+            let found = cudafe::kernels(&compiled.host_code).map_err(in_source)?;
+            for kernel in &found {
+                if let contract::Lookup::Ambiguous(why) = &kernel.contracts {
+                    println!(
+                        "cargo:warning={}: {why}; it takes no contract (declare it `unsafe \
+                         kernel`, or give the kernels different names)",
+                        source.display()
+                    );
+                }
+            }
             let classes = layout::classes(found.iter().filter_map(|k| k.function.as_ref().ok()));
-            let layouts = if classes.is_empty() {
-                layout::Layouts::new()
-            } else {
-                let measuring = layout::measuring_source(source, &classes);
-                let ptx = nvcc::measure(&settings, source, &measuring, &out)?;
-                layout::read_ptx(&ptx, &classes)
-                    .map_err(|e| format!("{}: measuring its classes: {e}", source.display()))?
-            };
+            let layouts = measure(&settings, source, &classes, &out);
             Ok::<_, String>((compiled, found, layouts))
         });
         let read: Vec<(nvcc::Compiled, Vec<cudafe::Found>, layout::Layouts)> =
@@ -270,14 +276,16 @@ impl Kernels {
         Ok(emit::rust_file(&modules, &self.runtime, targets))
     }
 
-    /// The oldest architecture of the build, real or virtual.
-    fn oldest_architecture(&self) -> u32 {
-        self.machine_code
-            .iter()
-            .chain(&self.ptx)
-            .copied()
-            .min()
-            .unwrap_or(80)
+    /// Every architecture of the build, real or virtual, oldest first,
+    /// without repeats.
+    fn architectures(&self) -> Vec<u32> {
+        let mut all: Vec<u32> = self.machine_code.iter().chain(&self.ptx).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        if all.is_empty() {
+            all.push(80);
+        }
+        all
     }
 
     /// The sources: listed files, then each folder's `.cu` files sorted.
@@ -342,6 +350,83 @@ impl Kernels {
             (true, _) => format!("PTX for {}", list("compute", &self.ptx)),
         }
     }
+}
+
+/// That `source`'s contracts read the same in its compilation for each GPU
+/// architecture as in the host's, where they are read (see
+/// [`contract::agree`]); a source without contracts needs no comparing.
+fn contracts_agree(
+    settings: &nvcc::Settings,
+    source: &Path,
+    compiled: &nvcc::Compiled,
+) -> Result<(), String> {
+    let host = contract::agree::annotated(&compiled.host_preprocessed);
+    if host.is_empty() {
+        return Ok(());
+    }
+    for &architecture in settings.architectures {
+        let device = nvcc::preprocess_for(settings, source, architecture)?;
+        let device = contract::agree::annotated(&device);
+        contract::agree::same(&host, &device, &format!("for compute_{architecture}"))?;
+    }
+    Ok(())
+}
+
+/// The layouts of `classes`, measured by nvcc for every architecture of
+/// the build: all at once, and where that fails (a class the file's top
+/// level cannot name), one at a time. A class that cannot be measured, or
+/// whose layout differs between architectures, has no layout, so no Rust
+/// type matches it; the build says which.
+fn measure(
+    settings: &nvcc::Settings,
+    source: &Path,
+    classes: &[String],
+    out: &Path,
+) -> layout::Layouts {
+    let attempt = |classes: &[String]| -> Result<layout::Layouts, String> {
+        let measuring = layout::measuring_source(source, classes);
+        let mut agreed: Option<layout::Layouts> = None;
+        for &architecture in settings.architectures {
+            let ptx = nvcc::measure(settings, source, &measuring, out, architecture)?;
+            let measured = layout::read_ptx(&ptx, classes)?;
+            agreed = Some(match agreed {
+                None => measured,
+                Some(earlier) => earlier
+                    .into_iter()
+                    .filter(|(class, layout)| {
+                        let same = measured.get(class) == Some(layout);
+                        if !same {
+                            println!(
+                                "cargo:warning={}: `{class}` is laid out differently for \
+                                 compute_{architecture}, so no Rust type matches it",
+                                source.display()
+                            );
+                        }
+                        same
+                    })
+                    .collect(),
+            });
+        }
+        Ok(agreed.unwrap_or_default())
+    };
+    if classes.is_empty() {
+        return layout::Layouts::new();
+    }
+    if let Ok(layouts) = attempt(classes) {
+        return layouts;
+    }
+    let mut layouts = layout::Layouts::new();
+    for class in classes {
+        match attempt(std::slice::from_ref(class)) {
+            Ok(measured) => layouts.extend(measured),
+            Err(_) => println!(
+                "cargo:warning={}: nvcc could not measure `{class}`, so no Rust type matches \
+                 it (kernels that take it are declared `unsafe kernel`)",
+                source.display()
+            ),
+        }
+    }
+    layouts
 }
 
 /// `memplan.cuh`, the header of kernel contracts (`MEMPLAN_READS(n)` and

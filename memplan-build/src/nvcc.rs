@@ -49,8 +49,9 @@ pub struct Settings<'a> {
     pub flags: &'a [String],
     /// `-gencode` values.
     pub gencode: &'a [String],
-    /// The oldest architecture compiled for, which measures layouts.
-    pub oldest: u32,
+    /// Every GPU architecture compiled for, real or virtual (`80` is
+    /// sm_80 or compute_80), without repeats; the first is the oldest.
+    pub architectures: &'a [u32],
 }
 
 /// What compiling one source made.
@@ -60,6 +61,8 @@ pub struct Compiled {
     pub dependencies: Vec<PathBuf>,
     /// nvcc's host code, whose stubs name the kernels' parameters.
     pub host_code: String,
+    /// The source after the host compilation's preprocessor.
+    pub host_preprocessed: String,
 }
 
 /// Compiles `source` into `out` (a folder of its own): the fatbin and its
@@ -69,6 +72,9 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
     let fatbin = out.join("module.fatbin");
     let depfile = out.join("module.d");
     let host = out.join("host.cpp.ii");
+    let front_dir = out.join("front");
+    fs::create_dir_all(&front_dir)
+        .map_err(|e| format!("cannot create {}: {e}", front_dir.display()))?;
 
     let mut binary = command(settings);
     binary.arg("-fatbin").arg("-O3");
@@ -88,14 +94,32 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
     // keeps in the declarations it prints (warning 1097: an attribute the
     // compiler itself does not know).
     let mut front = command(settings);
+    // Its intermediate files kept: the host's preprocessed source among
+    // them, which the other compilations' contracts are compared with.
     front
         .arg("-cuda")
         .arg(format!("-D{CONTRACTS}"))
         .arg("-diag-suppress=1097")
+        .arg("-keep")
+        .arg("-keep-dir")
+        .arg(&front_dir)
         .arg("-o")
         .arg(&host)
         .arg(source);
     run(&mut front, source)?;
+    let host_preprocessed = fs::read_dir(&front_dir)
+        .map_err(|e| format!("cannot list {}: {e}", front_dir.display()))?
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .find(|path| path.to_string_lossy().ends_with(".cpp4.ii"))
+        .ok_or_else(|| {
+            format!(
+                "nvcc kept no host preprocessed source of {}",
+                source.display()
+            )
+        })
+        .and_then(|path| {
+            fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        })?;
 
     let depends = fs::read_to_string(&depfile)
         .map_err(|e| format!("cannot read {}: {e}", depfile.display()))?;
@@ -105,27 +129,56 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         fatbin,
         dependencies: dependencies(&depends),
         host_code,
+        host_preprocessed,
     })
+}
+
+/// `source` after the preprocessor of the compilation for GPU
+/// architecture `architecture` (`__CUDA_ARCH__` defined), with the
+/// contracts of memplan.cuh as attributes.
+pub fn preprocess_for(
+    settings: &Settings,
+    source: &Path,
+    architecture: u32,
+) -> Result<String, String> {
+    let mut preprocess = command(settings);
+    preprocess
+        .arg("-E")
+        .arg(format!("-arch=compute_{architecture}"))
+        .arg(format!("-D{CONTRACTS}"))
+        .arg(source);
+    let output = preprocess
+        .output()
+        .map_err(|e| format!("cannot run nvcc: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "nvcc failed to preprocess {} for compute_{architecture}:\n{}",
+            source.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// The macro under which memplan.cuh's contracts become attributes.
 pub const CONTRACTS: &str = "__MEMPLAN_CONTRACTS__";
 
 /// The PTX of `measuring` (a source [`crate::layout`] wrote, in `out`),
-/// compiled for the oldest architecture of the build.
+/// compiled for GPU architecture `architecture`.
 pub fn measure(
     settings: &Settings,
     source: &Path,
     measuring: &str,
     out: &Path,
+    architecture: u32,
 ) -> Result<String, String> {
     let file = out.join("layouts.cu");
-    let ptx = out.join("layouts.ptx");
+    let ptx = out.join(format!("layouts.{architecture}.ptx"));
     fs::write(&file, measuring).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let mut compile = command(settings);
     compile
         .arg("-ptx")
-        .arg(format!("-arch=compute_{}", settings.oldest))
+        .arg(format!("-arch=compute_{architecture}"))
         .arg("-o")
         .arg(&ptx)
         .arg(&file);

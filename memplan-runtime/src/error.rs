@@ -103,6 +103,14 @@ pub enum Fault {
         extent: usize,
         len: usize,
     },
+    /// A negative value given to the parameter at `position` that the
+    /// extent of `param` (computed from the values the kernel receives)
+    /// names.
+    NegativeExtentValue {
+        param: &'static str,
+        position: usize,
+        value: i64,
+    },
     /// An argument an extent names that is not the size it was cast from
     /// (`n as i32` of an `n` above `i32::MAX`).
     ExtentArgument {
@@ -204,12 +212,28 @@ impl fmt::Display for Fault {
                 };
                 write!(
                     f,
-                    "the launch's grid is empty, so the kernel runs nothing, yet it is given                      {elements} elements to write through {through}, which the plan's checks                      count as written; a launch that may be empty writes an empty range then                      (`blocks(len, 256)` with an extent of `len`)"
+                    "the launch's grid is empty, so the kernel runs nothing, yet it is given \
+                     {elements} elements to write through {through}, which the plan's checks \
+                     count as written; a launch that may be empty writes an empty range then \
+                     (`blocks(len, 256)` with an extent of `len`)"
                 )
             }
             Fault::MeasuredWriteShort { param, extent, len } => write!(
                 f,
-                "the kernel writes {extent} elements through `{param}` (its extent, from values                  that are not sizes of the plan), and the argument has {len}: the checks count                  such a write as writing its whole argument, so it must be as long as the                  extent (pass the range it writes, or write the extent with sizes)"
+                "the kernel writes {extent} elements through `{param}` (its extent, from values \
+                 that are not sizes of the plan), and the argument has {len}: the checks count \
+                 such a write as writing its whole argument, so it must be as long as the \
+                 extent (pass the range it writes, or write the extent with sizes)"
+            ),
+            Fault::NegativeExtentValue {
+                param,
+                position,
+                value,
+            } => write!(
+                f,
+                "the extent of `{param}` names the kernel's argument {position}, which is \
+                 {value}: the kernel's own arithmetic on a negative value may reach further than \
+                 memplan would read it to, so an extent is computed from values of 0 and up only"
             ),
             Fault::ExtentArgument { param, value, size } => write!(
                 f,

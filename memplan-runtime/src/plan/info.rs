@@ -481,7 +481,7 @@ pub enum Arg {
     Extent(Place, u16, &'static str),
     /// A buffer of which the kernel touches as many elements as `extent`
     /// computes from the launch's value arguments (input `i` is argument
-    /// `i`, a negative one counting as 0), by the declaration of parameter
+    /// `i`, a negative one refused), by the declaration of parameter
     /// `name`: an extent whose values the plan's sizes cannot follow.
     Measured(Place, &'static Size, &'static str),
     Value,

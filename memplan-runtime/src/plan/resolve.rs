@@ -10,7 +10,7 @@ use super::address::{Addr, Base, Home, Placed};
 use super::builder::{Givens, Value, Which};
 use super::info::{
     Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, Int, LaunchInfo, MALFORMED,
-    Op, Place, PlanInfo, Shared, Size,
+    Op, Place, PlanInfo, Shared, Size, Term,
 };
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
@@ -390,7 +390,7 @@ impl Resolver<'_> {
                     let extent = match *arg {
                         Arg::Extent(_, extent, param) => Some((self.sizes.get(extent)?, param)),
                         Arg::Measured(_, extent, param) => {
-                            Some((self.measure(index, launch, extent)?, param))
+                            Some((self.measure(index, launch, extent, param)?, param))
                         }
                         _ => None,
                     };
@@ -553,13 +553,43 @@ impl Resolver<'_> {
 
     /// An extent computed from the integer arguments of launch `index` as
     /// the kernel receives them, a negative one counting as 0.
-    fn measure(&self, index: usize, launch: &LaunchInfo, extent: &Size) -> Result<usize, Fault> {
-        let inputs: Vec<Option<usize>> = (0..launch.args.len())
-            .map(|position| {
-                let integer = self.value(index, position).ok()?.integer?;
-                usize::try_from(integer.max(0)).ok()
-            })
-            .collect();
+    /// The extent of `param`, computed from the values launch `index`'s
+    /// kernel receives. A negative one is refused: the kernel's C
+    /// arithmetic on it (`w * h` of two negatives) may reach further than
+    /// any reading of it that clamps.
+    fn measure(
+        &mut self,
+        index: usize,
+        launch: &LaunchInfo,
+        extent: &Size,
+        param: &'static str,
+    ) -> Result<usize, Fault> {
+        let named = |position: usize| {
+            extent
+                .1
+                .iter()
+                .any(|term| matches!(*term, Term::Input(input) if usize::from(input) == position))
+        };
+        let mut inputs: Vec<Option<usize>> = Vec::with_capacity(launch.args.len());
+        for (position, arg) in launch.args.iter().enumerate() {
+            if !named(position) {
+                inputs.push(None);
+                continue;
+            }
+            inputs.push(Some(match *arg {
+                // A size the plan computes at each iteration: the value the
+                // kernel receives, once it is checked to fit its type.
+                Arg::Count(size, ..) => self.sizes.get(size)?,
+                _ => {
+                    let integer = self.value(index, position)?.integer.ok_or(MALFORMED)?;
+                    usize::try_from(integer).map_err(|_| Fault::NegativeExtentValue {
+                        param,
+                        position,
+                        value: i64::try_from(integer).unwrap_or(i64::MIN),
+                    })?
+                }
+            }));
+        }
         super::sizes::evaluate(extent.1, &inputs).map_err(|problem| Fault::Size {
             size: extent.0,
             problem,

@@ -212,8 +212,9 @@ pub fn bound_size<'a>(arg: &'a Expr, atoms: &Atoms) -> Option<&'a Expr> {
 }
 
 /// Whether `expr` is built from integers, the plan's `usize` parameters
-/// and caller slices' lengths with `+ - * / %`: a size whose value `new`
-/// can compute without running anything of the user's.
+/// (a loop's variable and `run` sizes included) and caller slices' lengths
+/// with `+ - * / %` and `min`: a size whose value the plan computes
+/// without running anything of the user's.
 fn plain_size(expr: &Expr, atoms: &Atoms, depth: usize) -> bool {
     if depth > sym::MAX_DEPTH {
         return false;
@@ -228,6 +229,7 @@ fn plain_size(expr: &Expr, atoms: &Atoms, depth: usize) -> bool {
         Expr::Binary(binary) => {
             is_arithmetic(&binary.op) && inner(&binary.left) && inner(&binary.right)
         }
+        Expr::Call(call) if sym::is_min(call) => inner(&call.args[0]) && inner(&call.args[1]),
         Expr::MethodCall(call) => {
             call.method == "len"
                 && call.args.is_empty()
@@ -250,7 +252,9 @@ pub fn substitute(extent: &Expr, kernel: &Kernel, args: &[Arg], atoms: &Atoms) -
             };
             let size = bound_size(arg, atoms)?.clone();
             match size {
-                simple @ (Expr::Path(_) | Expr::Lit(_) | Expr::MethodCall(_)) => simple,
+                simple @ (Expr::Path(_) | Expr::Lit(_) | Expr::MethodCall(_) | Expr::Call(_)) => {
+                    simple
+                }
                 compound => Expr::Paren(syn::ExprParen {
                     attrs: Vec::new(),
                     paren_token: syn::token::Paren(compound.span()),
