@@ -716,12 +716,17 @@
 //! makes the id and hands its text to the others (an environment variable,
 //! a file, a key-value store, MPI), with `NCCL_NVLS_ENABLE` set in each
 //! process's environment; `examples/data_parallel_ranks.rs` is such a
-//! launcher for one host.
+//! launcher for one host. Each process makes its plan with its own sizes,
+//! and NCCL's behaviour when ranks give a collective different counts or
+//! roots is undefined (a hang at best): so `new`, once joined, exchanges a
+//! fingerprint of the plan and the sizes it was given among the ranks (two
+//! small all-gathers), and every rank fails alike, naming the first
+//! difference, where they would not match (`Fault::RanksDisagree`). Sizes a
+//! run gives are not compared.
 //!
 //! **What is checked.** Each part is an op on its stream that reads its
 //! send buffer and writes its receive buffer (in place, reads and writes
-//! it; a broadcast in place only writes, since which rank is the root the
-//! checks do not know), so a buffer written by another stream without an
+//! it), so a buffer written by another stream without an
 //! event, or read by the host while the collective may run, is a race like
 //! any other (`tests/ui/fail/collective_buffer_written_by_another_stream.rs`).
 //! A collective claims no order between ranks' streams: NCCL ends the
@@ -736,6 +741,10 @@
 //! and no GPU's part waits (through its stream or an event) for work
 //! queued after another GPU's part, which would leave the GPUs waiting for
 //! each other for ever. Plans with collectives are not captured as graphs.
+//! A broadcast in place reads the root's buffer: in a `ranks` plan, which
+//! every process runs, that is every rank's; in a plan on several GPUs the
+//! checks do not know which part is the root's, so there it counts only as
+//! a write, and an unwritten root buffer is not caught.
 //!
 //! **Timing.** A timed run reports each GPU's part as an op of its stream,
 //! timed by the work NCCL ran on that GPU for the part's group (NCCL's

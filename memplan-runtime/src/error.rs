@@ -103,6 +103,15 @@ pub enum Fault {
         extent: usize,
         len: usize,
     },
+    /// Another rank of a `ranks world` job made its plan otherwise: rank
+    /// `rank` has `there` where this one has `here`, for size `name`, or
+    /// (`None`) for the plan's fingerprint.
+    RanksDisagree {
+        rank: usize,
+        name: Option<&'static str>,
+        here: u64,
+        there: u64,
+    },
     /// A negative value given to the parameter at `position` that the
     /// extent of `param` (computed from the values the kernel receives)
     /// names.
@@ -225,6 +234,33 @@ impl fmt::Display for Fault {
                  such a write as writing its whole argument, so it must be as long as the \
                  extent (pass the range it writes, or write the extent with sizes)"
             ),
+            Fault::RanksDisagree {
+                rank, name: None, ..
+            } => write!(
+                f,
+                "rank {rank} of the job runs another plan than this rank (its fingerprint \
+                 differs): every rank of a job runs the same plan, or their collectives \
+                 would not match"
+            ),
+            Fault::RanksDisagree {
+                rank,
+                name: Some(name),
+                here,
+                there,
+            } => {
+                let value = |v: &u64| match *v {
+                    u64::MAX => "not yet known".to_owned(),
+                    v => v.to_string(),
+                };
+                write!(
+                    f,
+                    "rank {rank} of the job made the plan with `{name}` {}, this rank with {}: \
+                     every rank makes it with the same sizes, or their collectives would not \
+                     match (NCCL would wait for ever)",
+                    value(there),
+                    value(here)
+                )
+            }
             Fault::NegativeExtentValue {
                 param,
                 position,

@@ -1,7 +1,8 @@
 //! NCCL collectives as plan operations: each GPU's part an op on its
 //! stream, queued together by memplan; a plan that is one rank of a job;
 //! and what `new` refuses (a collective some GPU does not take part in,
-//! parts that would wait for each other for ever).
+//! parts that would wait for each other for ever, processes of one job
+//! that made their plans with other sizes).
 
 use crate::collectives::{ONE_AT_A_TIME, on_a_thread_each};
 use crate::harness::GpuTest;
@@ -26,7 +27,17 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "multi_gpu::plans::new_refuses_collectives_that_cannot_meet",
         new_refuses_collectives_that_cannot_meet,
     ),
+    (
+        RANKS_THAT_DISAGREE,
+        ranks_that_disagree_are_refused_by_every_rank,
+    ),
 ];
+
+const RANKS_THAT_DISAGREE: &str = "multi_gpu::plans::ranks_that_disagree_are_refused_by_every_rank";
+
+/// Set in a child process of [`ranks_that_disagree_are_refused_by_every_rank`]:
+/// `id:rank:count:n`, the rank it plays.
+const RANK_CHILD: &str = "MEMPLAN_TEST_RANK_CHILD";
 
 memplan! {
     /// Each GPU doubles its shard, the doubled shards are summed on every
@@ -229,5 +240,82 @@ fn new_refuses_collectives_that_cannot_meet() -> Result<(), Failed> {
     .err()
     .ok_or("rank 1 of 1 was accepted")?;
     ensure!(error.to_string().contains("ranks world"), "{error}");
+    Ok(())
+}
+
+/// A process per rank, as a launcher starts them: this test binary again,
+/// running only this test, told its rank. Ranks given the same size agree
+/// and run; given different ones, every rank's `new` fails naming the size
+/// and what the other rank was given, where NCCL would hang.
+fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
+    if let Ok(role) = std::env::var(RANK_CHILD) {
+        return play_rank(&role);
+    }
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let count = Context::count().min(2);
+    let run = |sizes: &[usize]| -> Result<Vec<String>, Failed> {
+        let id = UniqueId::new()?;
+        let children: Vec<std::process::Child> = (0..count)
+            .map(|rank| {
+                std::process::Command::new(std::env::current_exe()?)
+                    .args(["--exact", RANKS_THAT_DISAGREE, "--test-threads=1"])
+                    .env(RANK_CHILD, format!("{id}:{rank}:{count}:{}", sizes[rank]))
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+            })
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| format!("cannot start a rank: {e}"))?;
+        children
+            .into_iter()
+            .map(|child| {
+                let output = child.wait_with_output().map_err(|e| e.to_string())?;
+                let text = String::from_utf8_lossy(&output.stdout).into_owned();
+                ensure!(
+                    output.status.success(),
+                    "a rank failed: {text}{}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                Ok(text)
+            })
+            .collect()
+    };
+    for (rank, said) in run(&[N, N])?.iter().enumerate() {
+        ensure!(
+            said.contains("rank agreed"),
+            "rank {rank} with the same size: {said}"
+        );
+    }
+    for (rank, said) in run(&[N, N + 1])?.iter().enumerate() {
+        let other = 1 - rank;
+        let (there, here) = if rank == 0 { (N + 1, N) } else { (N, N + 1) };
+        ensure!(
+            said.contains(&format!(
+                "rank {other} of the job made the plan with `n` {there}, this rank with {here}"
+            )),
+            "rank {rank} with another size than rank {other}: {said}"
+        );
+    }
+    Ok(())
+}
+
+/// One rank's part, in a child process: makes the plan and says whether
+/// the ranks agreed (on stdout, for the parent).
+fn play_rank(role: &str) -> Result<(), Failed> {
+    let fields: Vec<&str> = role.split(':').collect();
+    let [id, rank, count, n] = fields[..] else {
+        return Err(format!("a rank's role is `id:rank:count:n`, not `{role}`").into());
+    };
+    let number = |text: &str| text.parse::<usize>().map_err(|e| e.to_string());
+    let (rank, count, n) = (number(rank)?, number(count)?, number(n)?);
+    let id: UniqueId = id.parse()?;
+    let context = Context::new(rank)?;
+    match Joined::new(&context, &Rank { id, count, rank }, n) {
+        Ok(mut plan) => {
+            plan.run()?;
+            println!("rank agreed");
+        }
+        Err(error) => println!("rank refused: {error}"),
+    }
     Ok(())
 }

@@ -10,6 +10,7 @@ mod address;
 mod builder;
 mod collectives;
 mod engine;
+mod fingerprint;
 mod graph;
 mod in_flight;
 mod info;

@@ -480,9 +480,12 @@ impl Runner {
         }
         let made = match (joining, info.ranks, info.gpus) {
             (Some(rank), Some(site), _) => {
-                Communicator::join(&self.contexts[0], &rank.id, rank.count, rank.rank)
-                    .map(|comm| vec![comm])
-                    .map_err(|e| self.within(site, e))
+                let comm = Communicator::join(&self.contexts[0], &rank.id, rank.count, rank.rank)
+                    .map_err(|e| self.within(site, e))?;
+                let plan = super::fingerprint::fingerprint(info);
+                super::fingerprint::agree(&comm, plan, &self.sizes.given())
+                    .map_err(|e| self.within(site, e))?;
+                Ok(vec![comm])
             }
             (None, None, Some(gpus)) => {
                 Communicator::all(&self.contexts).map_err(|e| self.within(gpus.site, e))

@@ -56,6 +56,17 @@ impl Sizes {
         }
     }
 
+    /// Each input the plan was given at `new`, by name, `u64::MAX` for
+    /// one not known yet (a run's): what the ranks of a job compare.
+    pub fn given(&self) -> Vec<(&'static str, u64)> {
+        self.info
+            .inputs
+            .iter()
+            .zip(&self.inputs)
+            .map(|(name, value)| (*name, value.map_or(u64::MAX, |v| v as u64)))
+            .collect()
+    }
+
     /// Sets a loop's variable (`None` outside the loop), and forgets
     /// every size computed from it.
     pub fn set_loop_input(&mut self, input: u16, value: Option<usize>) {

@@ -57,6 +57,8 @@ memplan! {
         on s {
             copy x -> grads;
             all_reduce avg grads -> sums;
+            // In place: the root's `sums` is read, and written above.
+            broadcast sums from 0;
             copy sums -> x;
         }
     }

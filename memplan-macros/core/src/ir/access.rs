@@ -140,9 +140,16 @@ impl Plan {
                     (W::Recv, _) => vec![place(&c.recv, Mode::Write)],
                     // Each rank's buffer is read and written.
                     (W::AllReduce, true) => vec![place(&c.recv, Mode::ReadWrite)],
-                    // The root's is read, and every other rank's written:
-                    // which rank an op is, the checks do not know, so it
-                    // counts as written and not read.
+                    // The root's is read, and every other rank's written.
+                    // Every process of a `ranks` job runs this one plan,
+                    // so the root's buffer is written before exactly when
+                    // every rank's is: reading it on every rank is exact.
+                    // On several GPUs of one plan, which part is the root's
+                    // the checks do not know: it counts as written, and an
+                    // unwritten root buffer is not caught.
+                    (W::Broadcast, true) if self.ranks.is_some() => {
+                        vec![place(&c.recv, Mode::ReadWrite)]
+                    }
                     (W::Broadcast, true) => vec![place(&c.recv, Mode::Write)],
                     // Out of place, every rank's send counts as read
                     // (a broadcast reads only the root's).
