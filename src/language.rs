@@ -719,10 +719,12 @@
 //! launcher for one host. Each process makes its plan with its own sizes,
 //! and NCCL's behaviour when ranks give a collective different counts or
 //! roots is undefined (a hang at best): so `new`, once joined, exchanges a
-//! fingerprint of the plan and the sizes it was given among the ranks (two
-//! small all-gathers), and every rank fails alike, naming the first
-//! difference, where they would not match (`Fault::RanksDisagree`). Sizes a
-//! run gives are not compared.
+//! fingerprint of the plan and the sizes its collectives depend on among
+//! the ranks (two small all-gathers), and every rank fails alike, naming
+//! the first difference, where they would not match
+//! (`Fault::RanksDisagree`). A run that gives such a size exchanges it the
+//! same way before it queues anything. Sizes no collective depends on (a
+//! shard of each rank's own length) may differ.
 //!
 //! **What is checked.** Each part is an op on its stream that reads its
 //! send buffer and writes its receive buffer (in place, reads and writes

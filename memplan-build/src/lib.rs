@@ -182,6 +182,13 @@ impl Kernels {
             println!("cargo:rerun-if-env-changed={variable}");
         }
         let sources = self.sources(&manifest_dir)?;
+        if self.architectures().is_empty() {
+            return Err(
+                "no GPU architecture to compile for: give `machine_code` or `ptx` at \
+                        least one"
+                    .to_owned(),
+            );
+        }
         let targets = self.targets();
         let rust = if stand_ins_wanted() {
             let no_layouts = layout::Layouts::new();
@@ -234,7 +241,7 @@ impl Kernels {
             let out = work.join(format!("{index}"));
             let compiled = nvcc::compile(&settings, source, &out)?;
             let in_source = |e: String| format!("{}: {e}", source.display());
-            contracts_agree(&settings, source, &compiled).map_err(in_source)?;
+            contracts_agree(&compiled).map_err(in_source)?;
             let found = cudafe::kernels(&compiled.host_code).map_err(in_source)?;
             for kernel in &found {
                 if let contract::Lookup::Ambiguous(why) = &kernel.contracts {
@@ -282,9 +289,6 @@ impl Kernels {
         let mut all: Vec<u32> = self.machine_code.iter().chain(&self.ptx).copied().collect();
         all.sort_unstable();
         all.dedup();
-        if all.is_empty() {
-            all.push(80);
-        }
         all
     }
 
@@ -352,22 +356,24 @@ impl Kernels {
     }
 }
 
-/// That `source`'s contracts read the same in its compilation for each GPU
-/// architecture as in the host's, where they are read (see
+/// That `source`'s contracts read the same in its fatbin's compilation
+/// for each GPU architecture as in the host's, where they are read (see
 /// [`contract::agree`]); a source without contracts needs no comparing.
-fn contracts_agree(
-    settings: &nvcc::Settings,
-    source: &Path,
-    compiled: &nvcc::Compiled,
-) -> Result<(), String> {
-    let host = contract::agree::annotated(&compiled.host_preprocessed);
+fn contracts_agree(compiled: &nvcc::Compiled) -> Result<(), String> {
+    let host = contract::agree::annotated(&compiled.host_preprocessed)?;
     if host.is_empty() {
         return Ok(());
     }
-    for &architecture in settings.architectures {
-        let device = nvcc::preprocess_for(settings, source, architecture)?;
-        let device = contract::agree::annotated(&device);
-        contract::agree::same(&host, &device, &format!("for compute_{architecture}"))?;
+    if compiled.device_preprocessed.is_empty() {
+        return Err(
+            "nvcc kept no preprocessed source of the fatbin's compilation, which \
+                    the contracts are compared with"
+                .to_owned(),
+        );
+    }
+    for (architecture, text) in &compiled.device_preprocessed {
+        let device = contract::agree::annotated(text)?;
+        contract::agree::same(&host, &device, &format!("for {architecture}"))?;
     }
     Ok(())
 }

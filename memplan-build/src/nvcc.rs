@@ -63,18 +63,30 @@ pub struct Compiled {
     pub host_code: String,
     /// The source after the host compilation's preprocessor.
     pub host_preprocessed: String,
+    /// The source after the preprocessor of each GPU architecture's
+    /// compilation of the fatbin, by the name nvcc gives it
+    /// (`compute_90`).
+    pub device_preprocessed: Vec<(String, String)>,
 }
 
 /// Compiles `source` into `out` (a folder of its own): the fatbin and its
 /// dependency list in one nvcc run, the host code in another.
+///
+/// Both runs see the contracts of memplan.cuh as attributes (which nvcc
+/// warns of, warning 1097, as attributes it does not know, and which
+/// change nothing it compiles) and keep their preprocessed sources: what
+/// the fatbin was compiled from, for each architecture, is what the
+/// contracts read from the host's are compared with. The host code's run
+/// takes the fatbin's optimization level, so that both preprocess alike.
 pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compiled, String> {
-    fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let fatbin = out.join("module.fatbin");
     let depfile = out.join("module.d");
     let host = out.join("host.cpp.ii");
+    let device_dir = out.join("device");
     let front_dir = out.join("front");
-    fs::create_dir_all(&front_dir)
-        .map_err(|e| format!("cannot create {}: {e}", front_dir.display()))?;
+    for dir in [out, &device_dir, &front_dir] {
+        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
 
     let mut binary = command(settings);
     binary.arg("-fatbin").arg("-O3");
@@ -82,6 +94,11 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         binary.arg("-gencode").arg(gencode);
     }
     binary
+        .arg(format!("-D{CONTRACTS}"))
+        .arg("-diag-suppress=1097")
+        .arg("-keep")
+        .arg("-keep-dir")
+        .arg(&device_dir)
         .arg("-MD")
         .arg("-MF")
         .arg(&depfile)
@@ -90,14 +107,10 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         .arg(source);
     run(&mut binary, source)?;
 
-    // With the contracts of memplan.cuh as attributes, which the front end
-    // keeps in the declarations it prints (warning 1097: an attribute the
-    // compiler itself does not know).
     let mut front = command(settings);
-    // Its intermediate files kept: the host's preprocessed source among
-    // them, which the other compilations' contracts are compared with.
     front
         .arg("-cuda")
+        .arg("-O3")
         .arg(format!("-D{CONTRACTS}"))
         .arg("-diag-suppress=1097")
         .arg("-keep")
@@ -107,20 +120,29 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         .arg(&host)
         .arg(source);
     run(&mut front, source)?;
-    let host_preprocessed = fs::read_dir(&front_dir)
-        .map_err(|e| format!("cannot list {}: {e}", front_dir.display()))?
-        .filter_map(|entry| Some(entry.ok()?.path()))
-        .find(|path| path.to_string_lossy().ends_with(".cpp4.ii"))
+
+    let host_preprocessed = kept(&front_dir, ".cpp4.ii")?
+        .pop()
+        .map(|(_, text)| text)
         .ok_or_else(|| {
             format!(
                 "nvcc kept no host preprocessed source of {}",
                 source.display()
             )
-        })
-        .and_then(|path| {
-            fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
         })?;
-
+    // `module.compute_90.cpp1.ii`: one for each virtual architecture.
+    let device_preprocessed = kept(&device_dir, ".cpp1.ii")?
+        .into_iter()
+        .map(|(name, text)| {
+            let architecture = name
+                .trim_end_matches(".cpp1.ii")
+                .rsplit('.')
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            (architecture, text)
+        })
+        .collect();
     let depends = fs::read_to_string(&depfile)
         .map_err(|e| format!("cannot read {}: {e}", depfile.display()))?;
     let host_code =
@@ -130,34 +152,28 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         dependencies: dependencies(&depends),
         host_code,
         host_preprocessed,
+        device_preprocessed,
     })
 }
 
-/// `source` after the preprocessor of the compilation for GPU
-/// architecture `architecture` (`__CUDA_ARCH__` defined), with the
-/// contracts of memplan.cuh as attributes.
-pub fn preprocess_for(
-    settings: &Settings,
-    source: &Path,
-    architecture: u32,
-) -> Result<String, String> {
-    let mut preprocess = command(settings);
-    preprocess
-        .arg("-E")
-        .arg(format!("-arch=compute_{architecture}"))
-        .arg(format!("-D{CONTRACTS}"))
-        .arg(source);
-    let output = preprocess
-        .output()
-        .map_err(|e| format!("cannot run nvcc: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "nvcc failed to preprocess {} for compute_{architecture}:\n{}",
-            source.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ));
+/// The files of `dir` whose names end in `suffix`, by name, sorted, with
+/// their text.
+fn kept(dir: &Path, suffix: &str) -> Result<Vec<(String, String)>, String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.ends_with(suffix) {
+            let text = fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            found.push((name, text));
+        }
     }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    found.sort();
+    Ok(found)
 }
 
 /// The macro under which memplan.cuh's contracts become attributes.
@@ -178,6 +194,7 @@ pub fn measure(
     let mut compile = command(settings);
     compile
         .arg("-ptx")
+        .arg("-O3")
         .arg(format!("-arch=compute_{architecture}"))
         .arg("-o")
         .arg(&ptx)

@@ -14,6 +14,11 @@ struct Read {
 }
 
 fn read(fixture: &str) -> Read {
+    read_unchecked(fixture).unwrap()
+}
+
+/// As [`read`], with the build's error where reading the kernels is one.
+fn read_unchecked(fixture: &str) -> Result<Read, String> {
     let nvcc = nvcc::find().expect("these tests need nvcc: run `cargo xtask setup`");
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let work = std::env::temp_dir().join(format!(
@@ -34,16 +39,19 @@ fn read(fixture: &str) -> Read {
     };
     let source = fixtures.join(fixture);
     let compiled = nvcc::compile(&settings, &source, &work).unwrap();
-    let agree = crate::contracts_agree(&settings, &source, &compiled);
-    let found = cudafe::kernels(&compiled.host_code).unwrap();
-    let classes = layout::classes(found.iter().filter_map(|k| k.function.as_ref().ok()));
+    let agree = crate::contracts_agree(&compiled);
+    let found = cudafe::kernels(&compiled.host_code);
+    let classes = match &found {
+        Ok(found) => layout::classes(found.iter().filter_map(|k| k.function.as_ref().ok())),
+        Err(_) => Vec::new(),
+    };
     let layouts = crate::measure(&settings, &source, &classes, &work);
     let _ = std::fs::remove_dir_all(&work);
-    Read {
-        found,
+    Ok(Read {
+        found: found?,
         agree,
         layouts,
-    }
+    })
 }
 
 fn lookup<'a>(read: &'a Read, name: &str) -> &'a Lookup {
@@ -108,4 +116,84 @@ fn a_class_nvcc_cannot_measure_has_no_layout() {
     let read = read("opaque.cu");
     assert!(read.layouts.is_empty(), "{:?}", read.layouts);
     assert!(matches!(lookup(&read, "opaque"), Lookup::Found(_)));
+}
+
+#[test]
+fn a_specialization_spelled_with_spaces_or_several_arguments_has_its_own() {
+    let read = read("specialized_by_spelling.cu");
+    assert_eq!(read.agree, Ok(()));
+    let writes = |text: &str| Some((Access::Writes, text.to_owned()));
+    assert_eq!(
+        accesses(lookup(&read, "sc<long long>")),
+        [writes("8 * n"), None]
+    );
+    assert_eq!(lookup(&read, "sc<unsigned long>"), &Lookup::None);
+    assert_eq!(lookup(&read, "k2<float, int>"), &Lookup::None);
+    // nvcc prints `unsigned` where the demangler says `unsigned int`: the
+    // instance may be the specialization, so it takes no contract.
+    assert!(matches!(
+        lookup(&read, "ku<unsigned int>"),
+        Lookup::Ambiguous(_)
+    ));
+    assert_eq!(accesses(lookup(&read, "sc<float>")), [writes("n"), None]);
+}
+
+#[test]
+fn a_specialization_defined_outside_its_namespace_has_its_own() {
+    let read = read("specialized_outside_its_namespace.cu");
+    assert_eq!(lookup(&read, "ns::sc<int>"), &Lookup::None);
+    assert!(matches!(lookup(&read, "ns::sc<float>"), Lookup::Found(_)));
+}
+
+#[test]
+fn two_templates_of_one_name_take_no_contract() {
+    let read = read("twin_templates.cu");
+    assert!(matches!(
+        lookup(&read, "pick<float, 4>"),
+        Lookup::Ambiguous(_)
+    ));
+    assert!(matches!(lookup(&read, "pick<float>"), Lookup::Ambiguous(_)));
+}
+
+#[test]
+fn separators_and_raw_strings_do_not_blind_the_comparison() {
+    let error = read("separators.cu").agree.unwrap_err();
+    assert!(error.contains("\"128 * n\""), "{error}");
+}
+
+#[test]
+fn the_comparison_is_with_the_fatbins_own_compilation() {
+    // The fatbin is compiled with -O3 (`__OPTIMIZE__`), and so is the
+    // host code contracts are read from: they agree, on 128 * n.
+    let read = read("optimized.cu");
+    assert_eq!(read.agree, Ok(()));
+    let writes = Some((Access::Writes, "128 * n".to_owned()));
+    assert_eq!(accesses(lookup(&read, "tiled")), [writes, None]);
+}
+
+#[test]
+fn default_arguments_do_not_shift_the_names() {
+    let read = read("defaults.cu");
+    let Lookup::Found(found) = lookup(&read, "shifted") else {
+        panic!("expected contracts");
+    };
+    assert_eq!(found.names, ["in", "w", "n", "big", "out"]);
+    let out = found.params[4].as_ref().unwrap();
+    assert_eq!(out.program, [crate::contract::Term::Param(2)]);
+}
+
+#[test]
+fn two_contracts_on_one_parameter_stop_the_build() {
+    let error = read_unchecked("two_markers.cu").err().unwrap();
+    assert!(error.contains("has 2 contracts"), "{error}");
+}
+
+#[test]
+fn contracts_in_other_places_of_a_parameter_and_blocks() {
+    let read = read("placements.cu");
+    let writes = |text: &str| Some((Access::Writes, text.to_owned()));
+    for name in ["after", "mid", "arr", "ns::ool", "cpp_block"] {
+        assert_eq!(accesses(lookup(&read, name)), [writes("n"), None], "{name}");
+    }
+    assert_eq!(lookup(&read, "ool"), &Lookup::None);
 }

@@ -36,7 +36,7 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 const RANKS_THAT_DISAGREE: &str = "multi_gpu::plans::ranks_that_disagree_are_refused_by_every_rank";
 
 /// Set in a child process of [`ranks_that_disagree_are_refused_by_every_rank`]:
-/// `id:rank:count:n`, the rank it plays.
+/// `id:rank:count:n:shard:len`, the rank it plays.
 const RANK_CHILD: &str = "MEMPLAN_TEST_RANK_CHILD";
 
 memplan! {
@@ -94,6 +94,24 @@ memplan! {
             copy x -> grads;
             all_reduce avg grads -> sums;
             copy sums -> y;
+        }
+    }
+}
+
+memplan! {
+    /// One rank of a job whose shard is its own (no collective reads
+    /// `local`), and whose runs all-reduce the first `len` gradients.
+    pub plan Uneven(n: usize, shard: usize, run len: usize) {
+        ranks  world;
+        host   x: [f32; n] pinned, mine: [f32; shard] pinned;
+        device grads: [f32; n], local: [f32; shard];
+        stream s;
+        on s {
+            copy x -> grads;
+            copy mine -> local;
+            all_reduce sum grads[..len];
+            copy grads -> x;
+            copy local -> mine;
         }
     }
 }
@@ -244,22 +262,26 @@ fn new_refuses_collectives_that_cannot_meet() -> Result<(), Failed> {
 }
 
 /// A process per rank, as a launcher starts them: this test binary again,
-/// running only this test, told its rank. Ranks given the same size agree
-/// and run; given different ones, every rank's `new` fails naming the size
-/// and what the other rank was given, where NCCL would hang.
+/// running only this test, told its rank and sizes. Ranks agree where the
+/// sizes their collectives depend on agree, whatever their other sizes;
+/// where they do not, every rank fails alike, naming the size and what the
+/// other rank was given, where NCCL would hang: `new` for sizes it is
+/// given, each run for sizes the run gives.
 fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
     if let Ok(role) = std::env::var(RANK_CHILD) {
         return play_rank(&role);
     }
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let count = Context::count().min(2);
-    let run = |sizes: &[usize]| -> Result<Vec<String>, Failed> {
+    // Each rank's `n shard len`, and what every rank said.
+    let run = |sizes: &[[usize; 3]]| -> Result<Vec<String>, Failed> {
         let id = UniqueId::new()?;
         let children: Vec<std::process::Child> = (0..count)
             .map(|rank| {
+                let [n, shard, len] = sizes[rank];
                 std::process::Command::new(std::env::current_exe()?)
                     .args(["--exact", RANKS_THAT_DISAGREE, "--test-threads=1"])
-                    .env(RANK_CHILD, format!("{id}:{rank}:{count}:{}", sizes[rank]))
+                    .env(RANK_CHILD, format!("{id}:{rank}:{count}:{n}:{shard}:{len}"))
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::piped())
                     .spawn()
@@ -280,42 +302,66 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
             })
             .collect()
     };
-    for (rank, said) in run(&[N, N])?.iter().enumerate() {
+    let (n, half, quarter) = (N, N / 2, N / 4);
+    // The same sizes; then shards of their own, which no collective reads.
+    for sizes in [[[n, half, n]; 2], [[n, half, n], [n, quarter, n]]] {
+        for (rank, said) in run(&sizes)?.iter().enumerate() {
+            ensure!(
+                said.contains("rank ran"),
+                "rank {rank} with {sizes:?}: {said}"
+            );
+        }
+    }
+    // `n`, which `new` is given and the all-reduce's buffer is sized by.
+    for (rank, said) in run(&[[n, half, n], [n + 1, half, n + 1]])?
+        .iter()
+        .enumerate()
+    {
+        let (there, here) = if rank == 0 { (n + 1, n) } else { (n, n + 1) };
         ensure!(
-            said.contains("rank agreed"),
-            "rank {rank} with the same size: {said}"
+            said.contains("rank refused at new")
+                && said.contains(&format!(
+                    "made the plan with `n` {there}, this rank with {here}"
+                )),
+            "rank {rank} with another `n`: {said}"
         );
     }
-    for (rank, said) in run(&[N, N + 1])?.iter().enumerate() {
-        let other = 1 - rank;
-        let (there, here) = if rank == 0 { (N + 1, N) } else { (N, N + 1) };
+    // `len`, which each run gives and the all-reduce's range ends at.
+    for (rank, said) in run(&[[n, half, n], [n, half, half]])?.iter().enumerate() {
+        let (there, here) = if rank == 0 { (half, n) } else { (n, half) };
         ensure!(
-            said.contains(&format!(
-                "rank {other} of the job made the plan with `n` {there}, this rank with {here}"
-            )),
-            "rank {rank} with another size than rank {other}: {said}"
+            said.contains("rank refused at run")
+                && said.contains(&format!(
+                    "made the plan with `len` {there}, this rank with {here}"
+                )),
+            "rank {rank} with another `len`: {said}"
         );
     }
     Ok(())
 }
 
-/// One rank's part, in a child process: makes the plan and says whether
-/// the ranks agreed (on stdout, for the parent).
+/// One rank's part, in a child process: makes the plan and runs it,
+/// saying on stdout (for the parent) how far it came.
 fn play_rank(role: &str) -> Result<(), Failed> {
     let fields: Vec<&str> = role.split(':').collect();
-    let [id, rank, count, n] = fields[..] else {
-        return Err(format!("a rank's role is `id:rank:count:n`, not `{role}`").into());
+    let [id, rank, count, n, shard, len] = fields[..] else {
+        return Err(format!("a rank's role is `id:rank:count:n:shard:len`, not `{role}`").into());
     };
     let number = |text: &str| text.parse::<usize>().map_err(|e| e.to_string());
-    let (rank, count, n) = (number(rank)?, number(count)?, number(n)?);
+    let (rank, count) = (number(rank)?, number(count)?);
+    let (n, shard, len) = (number(n)?, number(shard)?, number(len)?);
     let id: UniqueId = id.parse()?;
     let context = Context::new(rank)?;
-    match Joined::new(&context, &Rank { id, count, rank }, n) {
-        Ok(mut plan) => {
-            plan.run()?;
-            println!("rank agreed");
+    let mut plan = match Uneven::new(&context, &Rank { id, count, rank }, n, shard) {
+        Ok(plan) => plan,
+        Err(error) => {
+            println!("rank refused at new: {error}");
+            return Ok(());
         }
-        Err(error) => println!("rank refused: {error}"),
+    };
+    match plan.run(len.min(n)) {
+        Ok(_) => println!("rank ran"),
+        Err(error) => println!("rank refused at run: {error}"),
     }
     Ok(())
 }

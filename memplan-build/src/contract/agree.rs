@@ -14,23 +14,34 @@ use super::scan::{literal_end, matching};
 /// Every parameter list of `preprocessed` (a source after the
 /// preprocessor) that holds a contract, with the name before it and
 /// runs of spaces made one: what must be the same in every compilation.
-pub fn annotated(preprocessed: &str) -> Vec<String> {
+/// An error where the lexing lost a contract: every `"memplan:"` of the
+/// text must be one it read as a contract, or the comparison would be
+/// blind to it.
+pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
     const MARKER: &str = "\"memplan:\"";
     let code = without_line_markers(preprocessed);
     let bytes = code.as_bytes();
     let mut open: Vec<usize> = Vec::new();
     let mut lists: Vec<usize> = Vec::new();
+    let mut markers = 0;
     let mut at = 0;
     while at < bytes.len() {
         match bytes[at] {
+            b'\'' if in_number(bytes, at) => {}
+            b'"' if let Some(end) = raw_string_end(bytes, at) => {
+                at = end;
+                continue;
+            }
             b'"' | b'\'' => {
                 // `name(__attribute__((annotate("memplan:" ...`: the list
                 // is the fourth parenthesis out.
-                if code[at..].starts_with(MARKER)
-                    && let Some(&list) = open.len().checked_sub(4).map(|i| &open[i])
-                    && !lists.contains(&list)
-                {
-                    lists.push(list);
+                if code[at..].starts_with(MARKER) {
+                    markers += 1;
+                    if let Some(&list) = open.len().checked_sub(4).map(|i| &open[i])
+                        && !lists.contains(&list)
+                    {
+                        lists.push(list);
+                    }
                 }
                 at = literal_end(bytes, at);
                 continue;
@@ -43,7 +54,14 @@ pub fn annotated(preprocessed: &str) -> Vec<String> {
         }
         at += 1;
     }
-    lists
+    if markers != code.matches(MARKER).count() {
+        return Err(
+            "memplan could not read every contract of the source as it compares them \
+             between compilations (a literal it cannot lex before one?)"
+                .to_owned(),
+        );
+    }
+    Ok(lists
         .into_iter()
         .map(|list| {
             let close = matching(&code, list).unwrap_or(code.len() - 1);
@@ -54,7 +72,45 @@ pub fn annotated(preprocessed: &str) -> Vec<String> {
             let text = &code[name_start..=close];
             text.split_whitespace().collect::<Vec<_>>().join(" ")
         })
-        .collect()
+        .collect())
+}
+
+/// Whether the `'` at `at` is a digit separator (`1'000`): inside a
+/// number, whose token starts with a digit (or `.` and a digit), rather
+/// than after a character literal's prefix (`L'x'`, `u8'x'`).
+fn in_number(bytes: &[u8], at: usize) -> bool {
+    let token = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'\'';
+    let mut start = at;
+    while start > 0 && token(bytes[start - 1]) {
+        start -= 1;
+    }
+    match bytes.get(start) {
+        Some(b) if b.is_ascii_digit() => start < at,
+        Some(b'.') => bytes.get(start + 1).is_some_and(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
+/// Where the raw string literal whose `"` is at `at` ends (`R"d(...)d"`,
+/// prefixed `R`, `u8R`, `uR`, `UR` or `LR`); `None` for any other `"`.
+fn raw_string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut start = at;
+    while start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
+        start -= 1;
+    }
+    if !matches!(&bytes[start..at], b"R" | b"u8R" | b"uR" | b"UR" | b"LR") {
+        return None;
+    }
+    let open = at + 1 + bytes[at + 1..].iter().position(|&b| b == b'(')?;
+    let delimiter = &bytes[at + 1..open];
+    let mut closing = Vec::with_capacity(delimiter.len() + 2);
+    closing.push(b')');
+    closing.extend_from_slice(delimiter);
+    closing.push(b'"');
+    let end = bytes[open..]
+        .windows(closing.len())
+        .position(|window| window == closing.as_slice())?;
+    Some(open + end + closing.len())
 }
 
 /// `Ok` if `other`'s contracts (compiled `for_what`) read as the host's,
@@ -104,24 +160,47 @@ mod tests {
     #[test]
     fn finds_each_list_with_a_contract_and_its_name() {
         assert_eq!(
-            annotated(&source(64)),
+            annotated(&source(64)).unwrap(),
             [
                 "tiled(__attribute__((annotate(\"memplan:\" \"writes\" \":\" \"64 * n\"))) float *out, int n)"
             ]
         );
-        assert!(annotated("void plain(float *p, int n) {}").is_empty());
+        assert!(
+            annotated("void plain(float *p, int n) {}")
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
     fn a_contract_that_differs_by_architecture_is_refused() {
-        let host = annotated(&source(64));
-        assert_eq!(
-            same(&host, &annotated(&source(64)), "for compute_90"),
-            Ok(())
-        );
-        let error = same(&host, &annotated(&source(128)), "for compute_90").unwrap_err();
+        let read = |tile| annotated(&source(tile)).unwrap();
+        let host = read(64);
+        assert_eq!(same(&host, &read(64), "for compute_90"), Ok(()));
+        let error = same(&host, &read(128), "for compute_90").unwrap_err();
         assert!(error.contains("compiled for compute_90"), "{error}");
         assert!(error.contains("\"128 * n\""), "{error}");
         assert!(same(&host, &[], "for compute_80").is_err());
+    }
+
+    #[test]
+    fn separators_and_raw_strings_are_not_literals_that_hide_a_contract() {
+        let text = format!(
+            "constexpr int a = 1'000; constexpr auto b = 0x1'0; const char *c = R\"x(\" ')x\"; \
+             char d = L'x'; char e = u8'y';\n{}",
+            source(64)
+        );
+        assert_eq!(annotated(&text).unwrap().len(), 1);
+        assert!(in_number(b"1'000", 1));
+        assert!(!in_number(b"L'x'", 1));
+        assert_eq!(raw_string_end(b"R\"d(a)\"b)d\"", 1), Some(11));
+        assert_eq!(raw_string_end(b"x\"", 1), None);
+    }
+
+    #[test]
+    fn a_contract_the_lexing_lost_is_an_error() {
+        // An unclosed character literal swallows the rest.
+        let text = format!("char c = '\\\"; {}", source(64));
+        assert!(annotated(&text).is_err());
     }
 }

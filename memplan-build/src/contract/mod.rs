@@ -134,7 +134,7 @@ impl Contracts {
         let of_kind = |kind: Kind, name: &str| -> Vec<&Declaration> {
             self.0
                 .iter()
-                .filter(|d| d.kind == kind && d.params.len() == arity && d.name == name)
+                .filter(|d| d.kind == kind && d.params.len() == arity && same_name(name, &d.name))
                 .collect()
         };
         let candidates: Vec<&Declaration> = if extern_c {
@@ -176,12 +176,27 @@ impl Contracts {
                     ),
                 ));
             } else {
-                of_kind(Kind::Template, qualified)
+                let templates = of_kind(Kind::Template, qualified);
+                // nvcc prints a template's definition once: two are two
+                // templates (told apart by their template parameters),
+                // and which one this instance is, the name does not say.
+                if templates.len() > 1 {
+                    return Ok(ambiguous_if_stated(
+                        &self.0,
+                        qualified,
+                        format!(
+                            "`{qualified}` names several kernel templates of {arity} \
+                             parameters, and memplan cannot tell which `{}` is an instance of",
+                            function.name
+                        ),
+                    ));
+                }
+                templates
             }
         };
         let stated = candidates
             .iter()
-            .any(|d| d.params.iter().any(|p| p.marker.is_some()));
+            .any(|d| d.params.iter().any(|p| p.has_marker()));
         if !stated {
             return Ok(Lookup::None);
         }
@@ -214,7 +229,7 @@ fn same_name(registered: &str, printed: &str) -> bool {
 /// of it) states a contract, else `None`.
 fn ambiguous_if_stated(declarations: &[Declaration], qualified: &str, why: String) -> Lookup {
     let stated = declarations.iter().any(|d| {
-        d.name.split('<').next() == Some(qualified) && d.params.iter().any(|p| p.marker.is_some())
+        d.name.split('<').next() == Some(qualified) && d.params.iter().any(|p| p.has_marker())
     });
     if stated {
         Lookup::Ambiguous(why)
@@ -263,10 +278,30 @@ fn read_declaration(
     let kernel = &function.name;
     let names: Vec<&str> = declaration.params.iter().map(|p| p.name.as_str()).collect();
     let mut contracts = Vec::with_capacity(names.len());
+    let stated = declaration.params.iter().any(|p| p.has_marker());
+    if stated && declaration.params.iter().any(|p| p.name.is_empty()) {
+        return Err(format!(
+            "memplan cannot read the parameters of `{kernel}` as nvcc prints them, so not \
+             which of them its contracts name\n\
+             help: declare the kernel without default arguments or attributes in its \
+             parameters, or leave its contracts out and declare it `unsafe kernel`"
+        ));
+    }
     for (param, ty) in declaration.params.iter().zip(&function.params) {
-        let Some((word, text)) = &param.marker else {
-            contracts.push(None);
-            continue;
+        let (word, text) = match &param.markers[..] {
+            [] => {
+                contracts.push(None);
+                continue;
+            }
+            [marker] => marker,
+            [..] => {
+                return Err(format!(
+                    "`{}` of `{kernel}` has {} contracts, and a parameter has one: say \
+                     `MEMPLAN_UPDATES` for one that is read and written",
+                    param.name,
+                    param.markers.len()
+                ));
+            }
         };
         let access = Access::from_word(word).ok_or_else(|| {
             format!(

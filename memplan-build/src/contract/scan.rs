@@ -49,12 +49,20 @@ pub(super) struct Declaration {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Param {
-    /// Its name (`__T0` for one the source left unnamed).
+    /// Its name (`__T0` for one the source left unnamed); empty where the
+    /// printed text could not be read as a parameter.
     pub name: String,
     /// Its type as printed, without spaces: what tells overloads apart.
     pub ty: String,
-    /// `("writes", "n")` of `MEMPLAN_WRITES(n)`.
-    pub marker: Option<(String, String)>,
+    /// `("writes", "n")` of `MEMPLAN_WRITES(n)`; a second one on the same
+    /// parameter is kept too, for the error it is.
+    pub markers: Vec<(String, String)>,
+}
+
+impl Param {
+    pub fn has_marker(&self) -> bool {
+        !self.markers.is_empty()
+    }
 }
 
 /// What a `{` opened.
@@ -62,6 +70,7 @@ pub(super) struct Param {
 enum Scope {
     Namespace(String),
     ExternC,
+    ExternCpp,
     /// A function body, a class, an initializer: nothing in it is a
     /// kernel declaration.
     Other,
@@ -112,6 +121,9 @@ pub(super) fn declarations(code: &str) -> Vec<Declaration> {
 fn scope_of(head: &str) -> Scope {
     if head == "extern \"C\"" {
         return Scope::ExternC;
+    }
+    if head == "extern \"C++\"" {
+        return Scope::ExternCpp;
     }
     let head = head.strip_prefix("inline ").unwrap_or(head);
     let Some(rest) = head.strip_prefix("namespace ") else {
@@ -165,18 +177,34 @@ fn declaration(
     } else {
         return None;
     };
-    let mut qualified: Vec<&str> = scopes
+    // A name written qualified (`ns::k`, an out-of-line definition) is
+    // qualified from the top, `::k` from the global namespace.
+    let mut qualified: Vec<&str> = if name.starts_with("::") {
+        Vec::new()
+    } else {
+        scopes
+            .iter()
+            .filter_map(|scope| match scope {
+                Scope::Namespace(name) => Some(name.as_str()),
+                _ => None,
+            })
+            .collect()
+    };
+    qualified.push(name.trim_start_matches("::"));
+    // The innermost linkage block decides, unless the declaration says.
+    let block_c = scopes
         .iter()
-        .filter_map(|scope| match scope {
-            Scope::Namespace(name) => Some(name.as_str()),
+        .rev()
+        .find_map(|scope| match scope {
+            Scope::ExternC => Some(true),
+            Scope::ExternCpp => Some(false),
             _ => None,
         })
-        .collect();
-    qualified.push(&name);
+        .unwrap_or(false);
     Some(Declaration {
         kind,
         name: qualified.join("::"),
-        extern_c: scopes.contains(&Scope::ExternC) || head.starts_with("extern \"C\""),
+        extern_c: block_c || head.starts_with("extern \"C\""),
         params: split_params(&code[open + 1..close])
             .iter()
             .map(|text| param(text))
@@ -184,8 +212,9 @@ fn declaration(
     })
 }
 
-/// The function name at the end of `prefix`, template arguments without
-/// spaces (`sc<double>` of `sc< double> `), and where it starts.
+/// The function name at the end of `prefix`, qualified as written
+/// (`ns::k`), template arguments without spaces (`sc<double>` of `sc<
+/// double> `), and where it starts.
 fn name_before(prefix: &str) -> Option<(String, usize)> {
     let mut end = prefix.trim_end().len();
     let mut arguments = String::new();
@@ -206,21 +235,27 @@ fn name_before(prefix: &str) -> Option<(String, usize)> {
         end = prefix[..start].trim_end().len();
     }
     let start = prefix[..end]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
         .map_or(0, |i| i + 1);
     let name = &prefix[start..end];
-    let is_identifier = name
+    let last = name.rsplit("::").next().unwrap_or(name);
+    let is_identifier = last
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     is_identifier.then(|| (format!("{name}{arguments}"), start))
 }
 
-/// The parameters of a list, as text, split at its own commas.
+/// The parameters of a list, as text, split at its own commas. Angle
+/// brackets enclose template arguments in a parameter's type, but are
+/// operators in its default argument (after a `=` of its own), where
+/// counting them would split the list wrongly.
 fn split_params(list: &str) -> Vec<String> {
     let bytes = list.as_bytes();
     let mut params = Vec::new();
     let mut depth = 0usize;
+    let mut angles = 0usize;
+    let mut default = false;
     let mut start = 0;
     let mut at = 0;
     while at < bytes.len() {
@@ -229,11 +264,15 @@ fn split_params(list: &str) -> Vec<String> {
                 at = literal_end(bytes, at);
                 continue;
             }
-            b'(' | b'[' | b'{' | b'<' => depth += 1,
-            b')' | b']' | b'}' | b'>' => depth = depth.saturating_sub(1),
-            b',' if depth == 0 => {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'<' if !default => angles += 1,
+            b'>' if !default => angles = angles.saturating_sub(1),
+            b'=' if depth == 0 && angles == 0 => default = true,
+            b',' if depth == 0 && angles == 0 => {
                 params.push(list[start..at].trim().to_owned());
                 start = at + 1;
+                default = false;
             }
             _ => {}
         }
@@ -249,7 +288,7 @@ fn split_params(list: &str) -> Vec<String> {
 /// One parameter's name, type and marker, from its text:
 /// `__attribute((annotate("memplan:reads:n" ))) const float * in`.
 fn param(text: &str) -> Param {
-    let mut marker = None;
+    let mut markers = Vec::new();
     let mut rest = text.to_owned();
     // Attributes (the marker among them), then `[[...]]` specifiers.
     while let Some(at) = rest.find("__attribute") {
@@ -264,7 +303,7 @@ fn param(text: &str) -> Param {
             let end = literal_end(literal.as_bytes(), 0);
             let body = literal[1..end.saturating_sub(1).max(1)].trim_start_matches("memplan:");
             if let Some((word, extent)) = body.split_once(':') {
-                marker = Some((word.to_owned(), extent.trim().to_owned()));
+                markers.push((word.to_owned(), extent.trim().to_owned()));
             }
         }
         rest.replace_range(at..=close, " ");
@@ -293,7 +332,15 @@ fn param(text: &str) -> Param {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();
-    Param { name, ty, marker }
+    let readable = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    Param {
+        name: if readable { name } else { String::new() },
+        ty,
+        markers,
+    }
 }
 
 /// Where a `=` outside any brackets is.
@@ -428,8 +475,8 @@ namespace _GLOBAL__N__6b6042f2_4_d_cu_466c3b0d __attribute__((visibility("hidden
         let a = &found[0];
         assert_eq!(a.params[0].name, "p");
         assert_eq!(a.params[0].ty, "constfloat*");
-        assert_eq!(a.params[0].marker, Some(("reads".into(), "n".into())));
-        assert_eq!(a.params[1].marker, None);
+        assert_eq!(a.params[0].markers, [("reads".into(), "n".into())]);
+        assert!(a.params[1].markers.is_empty());
         let dflt = &found[8];
         assert_eq!(
             dflt.params[1].name, "n",
@@ -439,8 +486,34 @@ namespace _GLOBAL__N__6b6042f2_4_d_cu_466c3b0d __attribute__((visibility("hidden
         let inblock = &found[9];
         assert_eq!(inblock.params[1].name, "n");
         assert_eq!(
-            inblock.params[0].marker,
-            Some(("writes".into(), "(n + 1) / 2".into()))
+            inblock.params[0].markers,
+            [("writes".into(), "(n + 1) / 2".into())]
+        );
+    }
+
+    #[test]
+    fn default_arguments_with_angles_and_commas_keep_the_names_in_place() {
+        let list = "const float *in, int w = (lim > 1, 0), int n = 4, int big = lim < 2, float *out = nullptr";
+        let names: Vec<String> = split_params(list).iter().map(|p| param(p).name).collect();
+        assert_eq!(names, ["in", "w", "n", "big", "out"]);
+        let typed = "Pair<int, float> p, int n";
+        let names: Vec<String> = split_params(typed).iter().map(|p| param(p).name).collect();
+        assert_eq!(names, ["p", "n"]);
+    }
+
+    #[test]
+    fn a_name_qualified_at_its_definition_is_qualified_from_the_top() {
+        let code = r#"namespace ns { __attribute__((visibility("hidden"))) void k(float *p, int n) ;
+}
+template<> void ns::sc< int> (int *out, int n) {__wrapper__device_stub_sc<int>(out,n);return;}
+extern "C" { extern "C++" { __attribute__((visibility("hidden"))) void inner(float *p, int n) ; } }"#;
+        assert_eq!(
+            names(&declarations(code)),
+            [
+                (Kind::Kernel, "ns::k", false),
+                (Kind::Specialization, "ns::sc<int>", false),
+                (Kind::Kernel, "inner", false),
+            ]
         );
     }
 

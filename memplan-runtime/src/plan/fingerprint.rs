@@ -2,10 +2,12 @@
 //! with its own sizes, and NCCL's behaviour when ranks give one collective
 //! different counts or roots is undefined (a hang at best). So `new`, once
 //! it has joined the job, exchanges among the ranks a fingerprint of the
-//! plan and the sizes it was given (two all-gathers of a few words) and
-//! fails, on every rank alike, naming the first difference.
+//! plan and the sizes its collectives depend on (two all-gathers of a few
+//! words), and fails, on every rank alike, naming the first difference;
+//! a run that gives such a size does the same before it queues anything.
+//! Sizes no collective depends on (a shard of uneven length) may differ.
 
-use super::info::{PlanInfo, Site};
+use super::info::{Op, Place, PlanInfo, Site, Term};
 use crate::copy::{dtoh, htod};
 use crate::device::DeviceBuffer;
 use crate::error::{Fault, Location, Result, ResultExt};
@@ -33,8 +35,9 @@ pub(crate) fn fingerprint(info: &PlanInfo) -> u64 {
     for buffer in info.buffers {
         let _ = write!(
             text,
-            "|{}:{:?}:{}:{:?}:{:?}:{:?}",
+            "|{}:{}:{:?}:{}:{:?}:{:?}:{:?}",
             name(&buffer.site),
+            buffer.elem.name(),
             buffer.elem,
             buffer.len,
             buffer.kind,
@@ -71,6 +74,52 @@ pub(crate) fn fingerprint(info: &PlanInfo) -> u64 {
     }
     let _ = write!(text, "|{:?}|{:?}", info.run_inputs, info.per_run);
     fnv1a(text.as_bytes())
+}
+
+/// The inputs the plan's collectives depend on, in order: those of the
+/// sizes of their places (bounds, and the lengths of their buffers and
+/// sets), their roots and peers, and the counts of the loops around
+/// them; a loop's own variable is none.
+pub(crate) fn collective_inputs(info: &PlanInfo) -> Vec<u16> {
+    let mut sizes: Vec<u16> = Vec::new();
+    let place = |place: &Place, sizes: &mut Vec<u16>| {
+        let buffer = info.buffers.get(usize::from(place.buffer()));
+        sizes.extend(buffer.map(|b| b.len));
+        sizes.extend(buffer.and_then(|b| b.array).map(|a| a.count));
+        if let Place::Part(_, start, end) = *place {
+            sizes.extend([start, end]);
+        }
+    };
+    for (index, def) in info.ops.iter().enumerate() {
+        let Op::Collective(collective) = &def.op else {
+            continue;
+        };
+        place(&collective.send, &mut sizes);
+        place(&collective.recv, &mut sizes);
+        use super::info::CollectiveKind::*;
+        if let Broadcast(size) | Send(size) | Recv(size) = collective.kind {
+            sizes.push(size);
+        }
+        sizes.extend(
+            info.loops
+                .iter()
+                .filter(|l| (usize::from(l.first)..usize::from(l.end)).contains(&index))
+                .map(|l| l.count),
+        );
+    }
+    let loop_variables: Vec<u16> = info.loops.iter().map(|l| l.input).collect();
+    let mut inputs: Vec<u16> = sizes
+        .iter()
+        .filter_map(|&size| info.sizes.get(usize::from(size)))
+        .flat_map(|size| size.1.iter())
+        .filter_map(|term| match *term {
+            Term::Input(input) if !loop_variables.contains(&input) => Some(input),
+            _ => None,
+        })
+        .collect();
+    inputs.sort_unstable();
+    inputs.dedup();
+    inputs
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -176,6 +225,88 @@ mod tests {
             })
         ));
         assert!(first_difference(&[], &[], &[]).is_none());
+    }
+
+    /// A rank's plan: `grads` (length `n`) all-reduced in a loop of `k`
+    /// chunks of `m`, a broadcast from root `r`, and `local` (length
+    /// `shard`, `n` plus the loop's variable `c`) that no collective uses.
+    mod plan {
+        use super::super::super::info::*;
+        use crate::nccl::ReduceOp;
+        use Term::*;
+
+        /// The plan, its sites on line `$line`, broadcasting from size
+        /// `$root`.
+        macro_rules! rank_plan {
+            ($line:literal, $root:literal) => {
+                PlanInfo {
+                    site: Site("Rank", $line, 1),
+                    file: "rank.rs",
+                    inputs: &["n", "m", "k", "r", "shard", "c"],
+                    sizes: &[
+                        Size("n", &[Input(0)]),
+                        Size("c * m", &[Input(5), Input(1), Mul]),
+                        Size("c * m + m", &[Input(5), Input(1), Mul, Input(1), Add]),
+                        Size("k", &[Input(2)]),
+                        Size("r", &[Input(3)]),
+                        Size("shard", &[Input(4)]),
+                    ],
+                    kernels: &[],
+                    buffers: &[
+                        Site("grads", $line, 1).buffer(elem::<f32>(), 0, BufferKind::Device),
+                        Site("local", $line, 1).buffer(elem::<f32>(), 5, BufferKind::Device),
+                    ],
+                    streams: &[],
+                    events: &[],
+                    ops: &[
+                        Site("fill local", $line, 1).on(0, Op::Fill(Place::Whole(1))),
+                        Site("all_reduce", $line, 1).on(
+                            0,
+                            Op::Collective(CollectiveInfo {
+                                kind: CollectiveKind::AllReduce(ReduceOp::Sum),
+                                send: Place::Part(0, 1, 2),
+                                recv: Place::Part(0, 1, 2),
+                                group: 0,
+                            }),
+                        ),
+                        Site("broadcast", $line, 1).on(
+                            0,
+                            Op::Collective(CollectiveInfo {
+                                kind: CollectiveKind::Broadcast($root),
+                                send: Place::Whole(0),
+                                recv: Place::Whole(0),
+                                group: 1,
+                            }),
+                        ),
+                    ],
+                    loops: &[Site("for c", $line, 1).repeat(3, 5, 1, 2)],
+                    run_inputs: &[],
+                    per_run: &[],
+                    gpus: None,
+                    ranks: Some(Site("world", $line, 1)),
+                }
+            };
+        }
+
+        pub static INFO: PlanInfo = rank_plan!(1, 4);
+        /// The same, written on other lines.
+        pub static MOVED: PlanInfo = rank_plan!(9, 4);
+        /// Broadcasting from another rank.
+        pub static OTHER: PlanInfo = rank_plan!(1, 3);
+    }
+
+    #[test]
+    fn collectives_depend_on_their_lengths_ranges_roots_and_loops_only() {
+        // n (grads' length), m (the chunk), k (the loop's count), r (the
+        // root); not shard, which only `local` has, nor c, the variable.
+        assert_eq!(collective_inputs(&plan::INFO), [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn the_fingerprint_is_of_what_the_plan_does() {
+        let one = fingerprint(&plan::INFO);
+        assert_eq!(one, fingerprint(&plan::MOVED));
+        assert_ne!(one, fingerprint(&plan::OTHER));
     }
 
     #[test]

@@ -106,6 +106,7 @@ pub enum Term {
 pub struct Elem {
     size: usize,
     type_id: fn() -> TypeId,
+    type_name: fn() -> &'static str,
 }
 
 impl Elem {
@@ -113,11 +114,17 @@ impl Elem {
         Elem {
             size: size_of::<T>(),
             type_id: TypeId::of::<T>,
+            type_name: std::any::type_name::<T>,
         }
     }
 
     pub(crate) fn size(&self) -> usize {
         self.size
+    }
+
+    /// The type's name, as Rust spells it (`f32`, `my_crate::Pixel`).
+    pub(crate) fn name(&self) -> &'static str {
+        (self.type_name)()
     }
 
     pub(crate) fn is<T: 'static>(&self) -> bool {

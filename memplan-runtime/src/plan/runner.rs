@@ -43,6 +43,10 @@ pub(crate) struct Runner {
     /// With collectives, the plan's communicator on each GPU (one, for a
     /// plan that is one rank of a job).
     comms: Vec<Communicator>,
+    /// For one rank of a job whose collectives depend on sizes a run
+    /// gives: the plan's fingerprint and those inputs, which each run
+    /// agrees on with the other ranks before it queues anything.
+    agree_each_run: Option<(u64, Vec<u16>)>,
     sizes: Sizes,
     /// Where each buffer's memory is.
     placed: Vec<Placed>,
@@ -120,6 +124,7 @@ impl Runner {
             info,
             contexts,
             comms: Vec::new(),
+            agree_each_run: None,
             sizes,
             placed: Vec::with_capacity(info.buffers.len()),
             element_bases: Vec::new(),
@@ -219,6 +224,13 @@ impl Runner {
             self.sizes.set_run_input(input, value);
         }
         self.given.replace(run.given);
+        // Before anything of the run is queued: a rank that disagreed
+        // would leave the others waiting in a collective for ever.
+        if let (Some((plan, inputs)), [comm]) = (&self.agree_each_run, &self.comms[..]) {
+            let sizes = self.sizes.inputs_of(inputs);
+            super::fingerprint::agree(comm, *plan, &sizes)
+                .map_err(|e| self.within(info.site, e))?;
+        }
         Ok(())
     }
 
@@ -469,7 +481,7 @@ impl Runner {
     /// GPUs (`ncclCommInitAll`), or, for a plan that declares `ranks`, its
     /// rank of the job (`ncclCommInitRank`, which returns once every rank
     /// has joined).
-    fn communicators(&self, joining: Option<Rank>) -> Result<Vec<Communicator>> {
+    fn communicators(&mut self, joining: Option<Rank>) -> Result<Vec<Communicator>> {
         let info = self.info;
         if !info
             .ops
@@ -483,8 +495,15 @@ impl Runner {
                 let comm = Communicator::join(&self.contexts[0], &rank.id, rank.count, rank.rank)
                     .map_err(|e| self.within(site, e))?;
                 let plan = super::fingerprint::fingerprint(info);
-                super::fingerprint::agree(&comm, plan, &self.sizes.given())
+                let (at_run, at_new): (Vec<u16>, Vec<u16>) =
+                    super::fingerprint::collective_inputs(info)
+                        .into_iter()
+                        .partition(|input| info.run_inputs.contains(input));
+                super::fingerprint::agree(&comm, plan, &self.sizes.inputs_of(&at_new))
                     .map_err(|e| self.within(site, e))?;
+                if !at_run.is_empty() {
+                    self.agree_each_run = Some((plan, at_run));
+                }
                 Ok(vec![comm])
             }
             (None, None, Some(gpus)) => {

@@ -56,14 +56,17 @@ impl Sizes {
         }
     }
 
-    /// Each input the plan was given at `new`, by name, `u64::MAX` for
-    /// one not known yet (a run's): what the ranks of a job compare.
-    pub fn given(&self) -> Vec<(&'static str, u64)> {
-        self.info
-            .inputs
+    /// Inputs `inputs`, by name, `u64::MAX` for one not known yet: what
+    /// the ranks of a job compare.
+    pub fn inputs_of(&self, inputs: &[u16]) -> Vec<(&'static str, u64)> {
+        inputs
             .iter()
-            .zip(&self.inputs)
-            .map(|(name, value)| (*name, value.map_or(u64::MAX, |v| v as u64)))
+            .map(|&input| {
+                let input = usize::from(input);
+                let name = self.info.inputs.get(input).copied().unwrap_or("?");
+                let value = self.inputs.get(input).copied().flatten();
+                (name, value.map_or(u64::MAX, |v| v as u64))
+            })
             .collect()
     }
 
