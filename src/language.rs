@@ -169,11 +169,14 @@
 //! Outside `memplan-build` the macros expand to nothing, so the source
 //! compiles and runs for any other use exactly as without them; and
 //! `memplan-build` reads them from the declarations nvcc's front end
-//! prints, with their namespaces, so that macros, templates and overloads
-//! are the compiler's to resolve: a template's instances take the
-//! template's contracts unless specialized, a kernel never takes another
-//! function's, overloads it cannot tell apart take none (the build warns),
-//! and a contract that reads differently for some GPU architecture (an
+//! prints, tied to each kernel through the host definition nvcc writes
+//! for it. A kernel takes its declarations' contracts only where its name
+//! is its own in its file: one kernel (declared any number of times
+//! alike) or one kernel template and its instances. Where the name is
+//! shared (another namespace's function, an overload, a specialization, a
+//! `__device__` function of the name) it takes none, and the build warns;
+//! declare it `unsafe kernel`, or rename. A contract that reads
+//! differently in the fatbin's compilation for some GPU architecture (an
 //! extent's macro that depends on `__CUDA_ARCH__`) stops the build.
 //!
 //! What is trusted, where it is stated, and what is checked:

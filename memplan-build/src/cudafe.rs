@@ -42,29 +42,29 @@ pub fn kernels(host_code: &str) -> Result<Vec<Found>, String> {
     let code = without_line_markers(host_code);
     let stubs = stub_names(&code);
     let contracts = Contracts::read(&code);
-    let functions: Vec<(String, bool, Result<Function, String>)> = registered_symbols(&code)
+    registered_symbols(&code)
         .into_iter()
         .map(|symbol| {
             let extern_c = !symbol.starts_with("_Z");
-            let function = if extern_c {
-                extern_c_function(&symbol, &stubs)
+            let stub = if extern_c {
+                extern_c_stub(&symbol, &stubs)
             } else {
-                demangle::demangle(&symbol)
+                Ok(symbol.clone())
             };
-            (symbol, extern_c, function)
-        })
-        .collect();
-    let names: Vec<&str> = functions
-        .iter()
-        .filter_map(|(_, _, function)| Some(function.as_ref().ok()?.name.as_str()))
-        .collect();
-    functions
-        .iter()
-        .map(|(symbol, extern_c, function)| {
-            let (symbol, extern_c, function) = (symbol.clone(), *extern_c, function.clone());
-            let contracts = match &function {
-                Ok(function) => contracts.of(function, extern_c, &names)?,
-                Err(_) => Lookup::None,
+            let function = stub.as_ref().map_err(Clone::clone).and_then(|stub| {
+                let function = demangle::demangle(stub)?;
+                Ok(if extern_c {
+                    Function {
+                        name: symbol.clone(),
+                        ..function
+                    }
+                } else {
+                    function
+                })
+            });
+            let contracts = match (&function, &stub) {
+                (Ok(function), Ok(stub)) => contracts.of(function, stub)?,
+                _ => Lookup::None,
             };
             Ok(Found {
                 symbol,
@@ -134,22 +134,21 @@ fn stub_names(code: &str) -> Vec<String> {
     names
 }
 
-/// The function of an `extern "C"` kernel: the one stub whose demangled
-/// name is `symbol` (unqualified: an `extern "C"` name has no namespace).
-fn extern_c_function(symbol: &str, stubs: &[String]) -> Result<Function, String> {
-    let matches: Vec<Function> = stubs
+/// The stub of an `extern "C"` kernel: the one whose demangled name is
+/// `symbol` (unqualified: an `extern "C"` name has no namespace).
+fn extern_c_stub(symbol: &str, stubs: &[String]) -> Result<String, String> {
+    let matches: Vec<&String> = stubs
         .iter()
-        .filter_map(|stub| demangle::demangle(stub).ok())
-        .filter(|function| function.name.rsplit("::").next() == Some(symbol))
+        .filter(|stub| {
+            demangle::demangle(stub)
+                .is_ok_and(|function| function.name.rsplit("::").next() == Some(symbol))
+        })
         .collect();
-    match <[Function; 1]>::try_from(matches) {
-        Ok([function]) => Ok(Function {
-            name: symbol.to_owned(),
-            ..function
-        }),
-        Err(found) => Err(format!(
+    match matches[..] {
+        [stub] => Ok(stub.clone()),
+        _ => Err(format!(
             "nvcc's output has {} stubs for `{symbol}`, where one was expected",
-            found.len()
+            matches.len()
         )),
     }
 }

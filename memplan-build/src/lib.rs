@@ -221,12 +221,16 @@ impl Kernels {
         let work = out_dir.join("memplan-build");
         let header_dir = work.join("include");
         write_header(&header_dir)?;
-        let includes: Vec<PathBuf> = self
-            .source_dirs
-            .iter()
-            .chain(&self.includes)
-            .map(|dir| manifest_dir.join(dir))
-            .chain([header_dir])
+        // memplan.cuh first: a copy of it beside the sources (for builds by
+        // other means) never stands in for the one this build reads.
+        let includes: Vec<PathBuf> = [header_dir]
+            .into_iter()
+            .chain(
+                self.source_dirs
+                    .iter()
+                    .chain(&self.includes)
+                    .map(|dir| manifest_dir.join(dir)),
+            )
             .collect();
         let gencode = self.gencode();
         let architectures = self.architectures();

@@ -107,7 +107,12 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         .arg(source);
     run(&mut binary, source)?;
 
+    // For the fatbin's architectures, as it compiles device code too (else
+    // for nvcc's default, which the source may not support).
     let mut front = command(settings);
+    for gencode in settings.gencode {
+        front.arg("-gencode").arg(gencode);
+    }
     front
         .arg("-cuda")
         .arg("-O3")

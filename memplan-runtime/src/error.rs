@@ -112,6 +112,10 @@ pub enum Fault {
         here: u64,
         there: u64,
     },
+    /// Rank `rank` of a `ranks world` job could not make or run its plan
+    /// (its own error says why): every rank stops there, as none may
+    /// queue a collective another will never queue.
+    RankFailed { rank: usize },
     /// A negative value given to the parameter at `position` that the
     /// extent of `param` (computed from the values the kernel receives)
     /// names.
@@ -261,6 +265,11 @@ impl fmt::Display for Fault {
                     value(here)
                 )
             }
+            Fault::RankFailed { rank } => write!(
+                f,
+                "rank {rank} of the job could not go on (its own error says why): every rank \
+                 stops with it, since none may queue a collective another rank never will"
+            ),
             Fault::NegativeExtentValue {
                 param,
                 position,

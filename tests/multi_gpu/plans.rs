@@ -266,7 +266,8 @@ fn new_refuses_collectives_that_cannot_meet() -> Result<(), Failed> {
 /// sizes their collectives depend on agree, whatever their other sizes;
 /// where they do not, every rank fails alike, naming the size and what the
 /// other rank was given, where NCCL would hang: `new` for sizes it is
-/// given, each run for sizes the run gives.
+/// given, each run for sizes the run gives; and where one rank's run
+/// fails on its own, the others stop with it.
 fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
     if let Ok(role) = std::env::var(RANK_CHILD) {
         return play_rank(&role);
@@ -337,6 +338,20 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
             "rank {rank} with another `len`: {said}"
         );
     }
+    // Rank 1's run past its capacity fails there; rank 0 stops with it
+    // instead of waiting in the all-reduce for ever.
+    let said = run(&[[n, half, n], [n, half, n + 5]])?;
+    ensure!(
+        said[1].contains("rank refused at run") && !said[1].contains("rank 0 of the job"),
+        "rank 1 past its capacity: {}",
+        said[1]
+    );
+    ensure!(
+        said[0].contains("rank refused at run: ")
+            && said[0].contains("rank 1 of the job could not go on"),
+        "rank 0 beside a rank that failed: {}",
+        said[0]
+    );
     Ok(())
 }
 
@@ -359,7 +374,7 @@ fn play_rank(role: &str) -> Result<(), Failed> {
             return Ok(());
         }
     };
-    match plan.run(len.min(n)) {
+    match plan.run(len) {
         Ok(_) => println!("rank ran"),
         Err(error) => println!("rank refused at run: {error}"),
     }

@@ -6,23 +6,27 @@
 //! extent (`MEMPLAN_WRITES(TILE * n)`, `TILE` 64 on the host and 128 for
 //! sm_90) would then state one thing and compile another. So each
 //! compilation's preprocessed source is compared with the host's: every
-//! parameter list with a contract in it, with the name before it, must be
-//! the same text in all of them.
+//! declaration with a contract in it, from its template head to the end
+//! of its parameters, in its namespaces, must be the same text in all of
+//! them.
 
 use super::scan::{literal_end, matching};
 
-/// Every parameter list of `preprocessed` (a source after the
-/// preprocessor) that holds a contract, with the name before it and
-/// runs of spaces made one: what must be the same in every compilation.
-/// An error where the lexing lost a contract: every `"memplan:"` of the
-/// text must be one it read as a contract, or the comparison would be
-/// blind to it.
+/// Every declaration of `preprocessed` (a source after the preprocessor)
+/// with a contract in its parameters, from the start of its statement to
+/// the end of its parameters, after the namespaces it is in, runs of
+/// spaces made one: what must be the same in every compilation. An error
+/// where the lexing lost a contract: every `"memplan:` of the text must
+/// start a literal it read, or the comparison would be blind to it.
 pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
-    const MARKER: &str = "\"memplan:\"";
-    let code = without_line_markers(preprocessed);
+    const MARKER: &str = "\"memplan:";
+    let code = blank_line_markers(preprocessed);
     let bytes = code.as_bytes();
     let mut open: Vec<usize> = Vec::new();
-    let mut lists: Vec<usize> = Vec::new();
+    // What each `{` opened: a namespace's name, or nothing.
+    let mut scopes: Vec<Option<String>> = Vec::new();
+    let mut statement = 0;
+    let mut lists: Vec<(usize, usize, String)> = Vec::new();
     let mut markers = 0;
     let mut at = 0;
     while at < bytes.len() {
@@ -33,14 +37,14 @@ pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
                 continue;
             }
             b'"' | b'\'' => {
-                // `name(__attribute__((annotate("memplan:" ...`: the list
-                // is the fourth parenthesis out.
                 if code[at..].starts_with(MARKER) {
                     markers += 1;
-                    if let Some(&list) = open.len().checked_sub(4).map(|i| &open[i])
-                        && !lists.contains(&list)
+                    if let Some(list) = parameter_list(&code, &open)
+                        && !lists.iter().any(|(known, ..)| *known == list)
                     {
-                        lists.push(list);
+                        let namespaces: Vec<&str> =
+                            scopes.iter().flatten().map(String::as_str).collect();
+                        lists.push((list, statement, namespaces.join("::")));
                     }
                 }
                 at = literal_end(bytes, at);
@@ -50,6 +54,15 @@ pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
             b')' => {
                 open.pop();
             }
+            b'{' if open.is_empty() => {
+                scopes.push(namespace_opened(code[statement..at].trim()));
+                statement = at + 1;
+            }
+            b'}' if open.is_empty() => {
+                scopes.pop();
+                statement = at + 1;
+            }
+            b';' if open.is_empty() => statement = at + 1,
             _ => {}
         }
         at += 1;
@@ -63,16 +76,74 @@ pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
     }
     Ok(lists
         .into_iter()
-        .map(|list| {
+        .map(|(list, statement, namespaces)| {
             let close = matching(&code, list).unwrap_or(code.len() - 1);
-            let name_start = code[..list]
-                .trim_end()
-                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
-                .map_or(0, |i| i + 1);
-            let text = &code[name_start..=close];
-            text.split_whitespace().collect::<Vec<_>>().join(" ")
+            let text = &code[statement.min(list)..=close];
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("{namespaces}: {text}")
         })
         .collect())
+}
+
+/// The parameter list a contract's literal is in: the innermost open
+/// parenthesis that is not an attribute's (`__attribute__((annotate(`).
+fn parameter_list(code: &str, open: &[usize]) -> Option<usize> {
+    open.iter().rev().copied().find(|&paren| {
+        let before = code[..paren].trim_end();
+        let word_start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let word = &before[word_start..];
+        !before.ends_with('(') && !matches!(word, "annotate" | "__attribute__" | "__attribute")
+    })
+}
+
+/// The namespace a `{` after `head` opens, if it opens one.
+fn namespace_opened(head: &str) -> Option<String> {
+    let head = head.strip_prefix("inline ").unwrap_or(head);
+    let rest = head.strip_prefix("namespace")?;
+    let name: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    Some(if name.is_empty() {
+        "(anonymous)".to_owned()
+    } else {
+        name
+    })
+}
+
+/// The code with the preprocessor's `# 1 "file"` lines blanked (their
+/// bytes made spaces, so that positions stay), outside literals only: a
+/// raw string may hold a line that starts with `#`.
+fn blank_line_markers(code: &str) -> String {
+    let mut bytes = code.as_bytes().to_vec();
+    let mut line_start = true;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\n' => line_start = true,
+            b' ' | b'\t' => {}
+            b'#' if line_start => {
+                while at < bytes.len() && bytes[at] != b'\n' {
+                    bytes[at] = b' ';
+                    at += 1;
+                }
+                continue;
+            }
+            b'\'' if in_number(&bytes, at) => line_start = false,
+            b'"' | b'\'' => {
+                let end = raw_string_end(&bytes, at).unwrap_or_else(|| literal_end(&bytes, at));
+                at = end;
+                line_start = false;
+                continue;
+            }
+            _ => line_start = false,
+        }
+        at += 1;
+    }
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// Whether the `'` at `at` is a digit separator (`1'000`): inside a
@@ -137,14 +208,6 @@ pub fn same(host: &[String], other: &[String], for_what: &str) -> Result<(), Str
     }
 }
 
-/// The code without the preprocessor's `# 1 "file"` lines.
-fn without_line_markers(code: &str) -> String {
-    code.lines()
-        .filter(|line| !line.trim_start().starts_with('#'))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,7 +225,7 @@ mod tests {
         assert_eq!(
             annotated(&source(64)).unwrap(),
             [
-                "tiled(__attribute__((annotate(\"memplan:\" \"writes\" \":\" \"64 * n\"))) float *out, int n)"
+                ": extern \"C\" __attribute__((global)) void tiled(__attribute__((annotate(\"memplan:\" \"writes\" \":\" \"64 * n\"))) float *out, int n)"
             ]
         );
         assert!(
@@ -195,6 +258,29 @@ mod tests {
         assert!(!in_number(b"L'x'", 1));
         assert_eq!(raw_string_end(b"R\"d(a)\"b)d\"", 1), Some(11));
         assert_eq!(raw_string_end(b"x\"", 1), None);
+    }
+
+    #[test]
+    fn namespaces_template_arguments_and_hand_written_markers_are_compared() {
+        let special = |ty: &str| {
+            format!(
+                "namespace ns {{\ntemplate <> __attribute__((global)) void k<{ty}>(__attribute__((annotate(\"memplan:writes:n\"))) {ty} *p, int n) {{}}\n}}\n"
+            )
+        };
+        let host = annotated(&special("float")).unwrap();
+        assert_eq!(host.len(), 1, "a hand-written marker is one");
+        assert!(host[0].starts_with("ns: template <> "), "{}", host[0]);
+        assert!(
+            same(
+                &host,
+                &annotated(&special("double")).unwrap(),
+                "for compute_90"
+            )
+            .is_err()
+        );
+        // A raw string whose line starts with `#` is no line marker.
+        let raw = format!("const char *s = R\"x(\n# )x\";\n{}", source(64));
+        assert_eq!(annotated(&raw).unwrap().len(), 1);
     }
 
     #[test]

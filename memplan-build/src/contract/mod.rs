@@ -3,13 +3,11 @@
 //!
 //! Under memplan-build the macros become `annotate` attributes, which nvcc's
 //! front end keeps on the parameters when it prints its host code (`nvcc
-//! -cuda`): each kernel's declaration again, in its own spelling, in its
-//! namespaces, with the attribute on the parameter it was written before
-//! and with the parameters' names ([`scan`]). A registered kernel takes
-//! the contracts of the declarations of its qualified name and parameter
-//! count; where overloads of that name cannot be told apart it takes none
-//! (and the build says why), and a template's instance takes its
-//! template's unless it is specialized. The contracts are then checked
+//! -cuda`): each function's declarations again, in its own spelling, in
+//! their namespaces, with the attribute on the parameter it was written
+//! before and with the parameters' names ([`scan`]). A registered kernel
+//! takes the contracts of its name's declarations only where they are
+//! provably its own ([`Contracts::of`]); the contracts are then checked
 //! against the parameter types the mangled name gives: a contract sits on
 //! a pointer, what the kernel writes is not `const`, and an extent names
 //! integer parameters of the same kernel. [`agree`] checks that every
@@ -22,7 +20,7 @@ mod scan;
 
 use crate::demangle::{Builtin, CType, Function};
 use extent::parse_extent;
-use scan::{Declaration, Kind};
+use scan::Printed;
 
 /// What a kernel does with the elements of a pointer parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,146 +100,113 @@ pub enum Lookup {
     /// Its source states no contract for it.
     None,
     Found(KernelContracts),
-    /// Contracts are stated, but which declaration is this kernel's cannot
-    /// be told (why, for the build's warning): it takes none.
+    /// Contracts are stated, but which declarations are this kernel's
+    /// cannot be told (why, for the build's warning): it takes none.
     Ambiguous(String),
 }
 
-/// The kernel declarations of a source, as nvcc printed them.
-pub struct Contracts(Vec<Declaration>);
+/// The functions of a source, as nvcc printed them.
+pub struct Contracts(Vec<Printed>);
 
 impl Contracts {
     /// Reads `host_code` (nvcc's `-cuda` output, line markers removed).
     pub fn read(host_code: &str) -> Contracts {
-        Contracts(scan::declarations(host_code))
+        Contracts(scan::printed(host_code))
     }
 
-    /// The contracts of `function`, a registered kernel (`extern "C"` or
-    /// not), among the source's `registered` kernels (by name). An error is
-    /// the build's: a contract that cannot be true of the kernel, or two
-    /// declarations of it that state different ones.
-    pub fn of(
-        &self,
-        function: &Function,
-        extern_c: bool,
-        registered: &[&str],
-    ) -> Result<Lookup, String> {
-        let arity = function.params.len();
-        let (qualified, arguments) = function
-            .name
-            .split_at(function.name.find('<').unwrap_or(function.name.len()));
-        let arguments: String = arguments.chars().filter(|c| !c.is_whitespace()).collect();
-        let of_kind = |kind: Kind, name: &str| -> Vec<&Declaration> {
-            self.0
-                .iter()
-                .filter(|d| d.kind == kind && d.params.len() == arity && same_name(name, &d.name))
-                .collect()
-        };
-        let candidates: Vec<&Declaration> = if extern_c {
-            // An `extern "C"` name is one function, whatever namespace
-            // declares it.
-            self.0
-                .iter()
-                .filter(|d| {
-                    d.kind == Kind::Kernel
-                        && d.extern_c
-                        && d.params.len() == arity
-                        && d.name.rsplit("::").next() == Some(function.name.as_str())
-                })
-                .collect()
-        } else if arguments.is_empty() {
-            of_kind(Kind::Kernel, qualified)
-        } else {
-            let specialized = of_kind(Kind::Specialization, &function.name);
-            // A specialization no registered instance is spelled like may
-            // be this instance, spelled otherwise (`unsigned` for
-            // `unsigned int`): then the template's contracts may not be
-            // its.
-            let unplaced = self.0.iter().any(|d| {
-                d.kind == Kind::Specialization
-                    && d.params.len() == arity
-                    && d.name.split('<').next() == Some(qualified)
-                    && !registered.iter().any(|r| same_name(r, &d.name))
-            });
-            if !specialized.is_empty() {
-                specialized
-            } else if unplaced {
-                return Ok(ambiguous_if_stated(
-                    &self.0,
-                    qualified,
-                    format!(
-                        "`{qualified}` has explicit specializations, and memplan cannot tell \
-                         whether `{}` is one of them",
-                        function.name
-                    ),
-                ));
-            } else {
-                let templates = of_kind(Kind::Template, qualified);
-                // nvcc prints a template's definition once: two are two
-                // templates (told apart by their template parameters),
-                // and which one this instance is, the name does not say.
-                if templates.len() > 1 {
-                    return Ok(ambiguous_if_stated(
-                        &self.0,
-                        qualified,
-                        format!(
-                            "`{qualified}` names several kernel templates of {arity} \
-                             parameters, and memplan cannot tell which `{}` is an instance of",
-                            function.name
-                        ),
-                    ));
-                }
-                templates
+    /// The contracts of `function`, a registered kernel whose host stub is
+    /// `stub` (its mangled name). An error is the build's: a contract that
+    /// cannot be true of the kernel, or two declarations of it that state
+    /// different ones.
+    ///
+    /// The kernel's anchor is what nvcc prints calling its stub: its host
+    /// definition, or for a template's instance the wrapper of that
+    /// instance. Its contracts are taken from the declarations of its name
+    /// only where every function of that name in the file, in any
+    /// namespace, whatever it is, is the one entity the anchor is (one
+    /// kernel declared any number of times alike, or one kernel template
+    /// and its instances): where the name is shared (an overload, another
+    /// namespace's function, a specialization, a second template, a
+    /// `__device__` function) it takes none, and the build says why, as it
+    /// does where it finds no anchor. A declaration nvcc prints in a form
+    /// this does not read is still one of the name, so it can only make
+    /// the lookup take none.
+    pub fn of(&self, function: &Function, stub: &str) -> Result<Lookup, String> {
+        let anchor = self.0.iter().find(|p| p.stub_call.as_deref() == Some(stub));
+        let base = match anchor {
+            Some(anchor) => anchor.base().to_owned(),
+            None => {
+                let name = function.name.split('<').next().unwrap_or(&function.name);
+                name.rsplit("::").next().unwrap_or(name).to_owned()
             }
         };
-        let stated = candidates
+        // The name's declarations: neither nvcc's wrappers, nor the host
+        // definitions it writes calling stubs (printed otherwise, and one
+        // for each kernel), nor instantiations, which declare nothing new.
+        let family: Vec<&Printed> = self
+            .0
             .iter()
-            .any(|d| d.params.iter().any(|p| p.has_marker()));
-        if !stated {
+            .filter(|p| {
+                p.base() == base && !p.instantiation && !is_wrapper(p) && p.stub_call.is_none()
+            })
+            .collect();
+        if !family.iter().any(|p| p.has_marker()) {
             return Ok(Lookup::None);
         }
-        let types = |d: &Declaration| d.params.iter().map(|p| p.ty.clone()).collect::<Vec<_>>();
-        let first = types(candidates[0]);
-        if candidates.iter().any(|d| types(d) != first) {
-            return Ok(Lookup::Ambiguous(format!(
-                "`{}` has overloads of {arity} parameters, and memplan cannot tell which the \
-                 compiled kernel is",
-                function.name
-            )));
+        let unclear = |why: &str| Ok(Lookup::Ambiguous(format!("`{}`: {why}", function.name)));
+        let Some(anchor) = anchor else {
+            return unclear(
+                "memplan cannot find the kernel's own declaration among those nvcc prints",
+            );
+        };
+        fn entity(p: &Printed) -> (&str, &str) {
+            (p.name.as_str(), p.key.as_str())
         }
-        merge(&candidates, function).map(Lookup::Found)
+        let first = entity(family[0]);
+        if family.iter().any(|p| entity(p) != first) {
+            return unclear(
+                "other functions in its file share its name (another namespace's, an \
+                 overload, a specialization, a function that is no kernel), and memplan cannot \
+                 tell which declarations are this kernel's",
+            );
+        }
+        let (name, key) = first;
+        if is_wrapper(anchor) {
+            // A template's instance: the one printed entity must be a
+            // template (not a specialization) of the anchor's name.
+            let template = strip_arguments(&anchor.name).replace(scan::WRAPPER, "");
+            if !key.starts_with("template<") || key.starts_with("template<>|") || name != template {
+                return unclear("memplan cannot tell its template's declarations apart");
+            }
+        } else {
+            let types = |p: &Printed| p.params.iter().map(|q| q.ty.clone()).collect::<Vec<_>>();
+            if name != anchor.name.trim_start_matches("::") || types(family[0]) != types(anchor) {
+                return unclear("its declarations and its definition read differently");
+            }
+        }
+        if family[0].params.len() != function.params.len() {
+            return unclear("its declarations have another number of parameters than it");
+        }
+        merge(&family, function).map(Lookup::Found)
     }
 }
 
-/// Whether a registered kernel's demangled name and a printed one name the
-/// same function: spaces aside, and without namespaces, which the
-/// printed name has only where the scan found them.
-fn same_name(registered: &str, printed: &str) -> bool {
-    let squeeze = |name: &str| {
-        name.chars()
-            .filter(|c| !c.is_whitespace())
-            .collect::<String>()
-    };
-    squeeze(registered) == squeeze(printed)
+fn is_wrapper(printed: &Printed) -> bool {
+    strip_arguments(&printed.name)
+        .rsplit("::")
+        .next()
+        .is_some_and(|last| last.starts_with(scan::WRAPPER))
 }
 
-/// `Ambiguous(why)` if any declaration named `qualified` (or an instance
-/// of it) states a contract, else `None`.
-fn ambiguous_if_stated(declarations: &[Declaration], qualified: &str, why: String) -> Lookup {
-    let stated = declarations.iter().any(|d| {
-        d.name.split('<').next() == Some(qualified) && d.params.iter().any(|p| p.has_marker())
-    });
-    if stated {
-        Lookup::Ambiguous(why)
-    } else {
-        Lookup::None
-    }
+/// `ns::sc` of `ns::sc<int>`.
+fn strip_arguments(name: &str) -> &str {
+    name.split('<').next().unwrap_or(name)
 }
 
 /// The contracts that `declarations` (of one function) state together:
 /// each parameter's, from whichever declaration states it; two that
 /// state different ones are an error.
-fn merge(declarations: &[&Declaration], function: &Function) -> Result<KernelContracts, String> {
+fn merge(declarations: &[&Printed], function: &Function) -> Result<KernelContracts, String> {
     let arity = function.params.len();
     let mut params: Vec<Option<Contract>> = vec![None; arity];
     let mut names: Vec<String> = declarations[0]
@@ -272,7 +237,7 @@ fn merge(declarations: &[&Declaration], function: &Function) -> Result<KernelCon
 
 /// The contracts of one declaration, checked against the kernel's types.
 fn read_declaration(
-    declaration: &Declaration,
+    declaration: &Printed,
     function: &Function,
 ) -> Result<Vec<Option<Contract>>, String> {
     let kernel = &function.name;
@@ -387,11 +352,10 @@ mod tests {
     use super::*;
     use crate::demangle::demangle;
 
-    fn lookup(code: &str, mangled: &str, name: &str, extern_c: bool) -> Result<Lookup, String> {
+    fn lookup(code: &str, mangled: &str, name: &str) -> Result<Lookup, String> {
         let mut function = demangle(mangled).unwrap();
         function.name = name.to_owned();
-        let registered = ["sc<double>", "sc<int>", name];
-        Contracts::read(code).of(&function, extern_c, &registered)
+        Contracts::read(code).of(&function, mangled)
     }
 
     fn found(lookup: Result<Lookup, String>) -> Vec<Option<(Access, String)>> {
@@ -405,77 +369,71 @@ mod tests {
         }
     }
 
+    fn ambiguous(lookup: Result<Lookup, String>) -> bool {
+        matches!(lookup, Ok(Lookup::Ambiguous(_)))
+    }
+
     const CODE: &str = scan::tests::HOST_CODE;
 
     #[test]
-    fn a_kernel_takes_the_contracts_of_its_own_qualified_name() {
-        let a = found(lookup(CODE, "_ZN1a1kEPKfi", "a::k", false));
-        assert_eq!(a, [Some((Access::Reads, "n".into())), None]);
-        // `b::k` states none, though `a::k` does.
-        assert_eq!(lookup(CODE, "_ZN1b1kEPfi", "b::k", false), Ok(Lookup::None));
-        // A kernel named like a `__device__` function with a contract.
-        assert_eq!(
-            lookup(CODE, "_Z5touchPfi", "touch", false),
-            Ok(Lookup::None)
-        );
+    fn a_kernel_whose_name_is_shared_takes_no_contract() {
+        // `a::k` and `b::k`: another namespace's kernel of the name.
+        assert!(ambiguous(lookup(CODE, "_ZN1a1kEPKfi", "a::k")));
+        assert!(ambiguous(lookup(CODE, "_ZN1b1kEPfi", "b::k")));
+        // `touch`: a `__device__` function of the name has a contract.
+        assert!(ambiguous(lookup(CODE, "_Z5touchPfi", "touch")));
     }
 
     #[test]
-    fn a_plain_kernel_never_takes_a_templates_contract() {
-        assert_eq!(lookup(CODE, "_Z4fillPfi", "fill", false), Ok(Lookup::None));
-        let instance = found(lookup(CODE, "_Z4fillIfEvPT_i", "fill<float>", false));
-        assert_eq!(instance, [Some((Access::Writes, "n".into())), None]);
-    }
-
-    #[test]
-    fn a_specialization_has_its_own_contract_or_none() {
-        assert_eq!(
-            lookup(CODE, "_Z2scIdEvPKT_PS0_i", "sc<double>", false),
-            Ok(Lookup::None)
-        );
-        let int = found(lookup(CODE, "_Z2scIiEvPKT_PS0_i", "sc<int>", false));
-        assert_eq!(int[0], Some((Access::Reads, "2 * n".into())));
-        // Every specialization is another instance's: `sc<float>` is the
-        // template's.
-        let float = found(lookup(CODE, "_Z2scIfEvPKT_PS0_i", "sc<float>", false));
-        assert_eq!(float[0], Some((Access::Reads, "n".into())));
-        // A specialization no instance is spelled like may be this one.
-        let mut function = demangle("_Z2scIfEvPKT_PS0_i").unwrap();
-        function.name = "sc<float>".to_owned();
-        assert!(matches!(
-            Contracts::read(CODE).of(&function, false, &["sc<float>", "sc<int>"]),
-            Ok(Lookup::Ambiguous(_))
-        ));
-    }
-
-    #[test]
-    fn extern_c_kernels_in_blocks_and_with_default_arguments() {
-        let dflt = found(lookup(CODE, "_Z4dfltPfi", "dflt", true));
-        assert_eq!(dflt[0], Some((Access::Writes, "n".into())));
-        let inblock = found(lookup(CODE, "_Z7inblockPfi", "inblock", true));
+    fn a_kernel_alone_in_its_name_takes_its_declarations_contracts() {
+        let dflt = found(lookup(CODE, "_Z4dfltPfi", "dflt"));
+        assert_eq!(dflt, [Some((Access::Writes, "n".into())), None]);
+        let inblock = found(lookup(CODE, "_Z7inblockPfi", "inblock"));
         assert_eq!(inblock[0], Some((Access::Writes, "(n + 1) / 2".into())));
     }
 
     #[test]
-    fn overloads_that_cannot_be_told_apart_take_none() {
-        let code = r#"__attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:n" ))) const float *p, int n) ;
-__attribute__((visibility("hidden"))) void k(float *p, int n) ;"#;
-        assert!(matches!(
-            lookup(code, "_Z1kPfi", "k", false),
-            Ok(Lookup::Ambiguous(_))
-        ));
+    fn a_template_instance_takes_its_templates_alone() {
+        let fill = found(lookup(CODE, "_Z4fillIfEvPT_i", "fill<float>"));
+        assert_eq!(fill, [Some((Access::Writes, "n".into())), None]);
+        // `sc` has a specialization: none of its instances takes a contract.
+        assert!(ambiguous(lookup(CODE, "_Z2scIfEvPKT_PS0_i", "sc<float>")));
+    }
+
+    #[test]
+    fn a_declaration_and_the_definition_agree_on_name_and_types_not_spelling() {
+        // A trailing return type: printed `auto tr(...)->void`, defined
+        // `void tr(...)`: the same parameters, the same kernel.
+        let tr = found(lookup(CODE, "_Z2trPfi", "tr"));
+        assert_eq!(tr[0], Some((Access::Writes, "n".into())));
+        // Declared with other types than the stub's definition: not its.
+        let code = r#"__attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:n" ))) const double *p, int n) ;
+void k( float *__cuda_0,int __cuda_1)
+{__device_stub__Z1kPfi( __cuda_0,__cuda_1); }"#;
+        assert!(ambiguous(lookup(code, "_Z1kPfi", "k")));
+    }
+
+    #[test]
+    fn without_an_anchor_a_stated_contract_is_taken_by_nothing() {
+        let code = r#"__attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:n" ))) const float *p, int n) ;"#;
+        assert!(ambiguous(lookup(code, "_Z1kPKfi", "k")));
+        assert_eq!(lookup("", "_Z1kPKfi", "k"), Ok(Lookup::None));
     }
 
     #[test]
     fn a_prototype_and_a_definition_state_one_contract_between_them() {
         let code = r#"extern "C" __attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:count" ))) const float * a, int count);
-extern "C" __attribute__((visibility("hidden"))) void k(const float *a, int n) ;"#;
-        let k = found(lookup(code, "_Z1kPKfi", "k", true));
+extern "C" __attribute__((visibility("hidden"))) void k(const float *a, int n) ;
+void k( const float *__cuda_0,int __cuda_1)
+{__device_stub__Z1kPKfi( __cuda_0,__cuda_1); }"#;
+        let k = found(lookup(code, "_Z1kPKfi", "k"));
         assert_eq!(k[0], Some((Access::Reads, "count".into())));
         let twice = r#"extern "C" __attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:n" ))) const float * a, int n);
-extern "C" __attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:1" ))) const float *a, int n) ;"#;
+extern "C" __attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:1" ))) const float *a, int n) ;
+void k( const float *__cuda_0,int __cuda_1)
+{__device_stub__Z1kPKfi( __cuda_0,__cuda_1); }"#;
         assert!(
-            lookup(twice, "_Z1kPKfi", "k", true)
+            lookup(twice, "_Z1kPKfi", "k")
                 .unwrap_err()
                 .contains("declared twice with different contracts")
         );
@@ -483,14 +441,43 @@ extern "C" __attribute__((visibility("hidden"))) void k(__attribute((annotate("m
 
     #[test]
     fn contracts_that_cannot_be_true_are_build_errors() {
-        let code = r#"__attribute__((visibility("hidden"))) void bad(__attribute((annotate("memplan:writes:n" ))) const float *a, int n) ;
-__attribute__((visibility("hidden"))) void value(__attribute((annotate("memplan:reads:1" ))) int a, int n) ;
-__attribute__((visibility("hidden"))) void names(__attribute((annotate("memplan:reads:m" ))) const float *a, int n) ;
-__attribute__((visibility("hidden"))) void floats(__attribute((annotate("memplan:reads:x" ))) const float *a, float x) ;"#;
-        let error = |mangled: &str, name: &str| lookup(code, mangled, name, false).unwrap_err();
-        assert!(error("_Z3badPKfi", "bad").contains("cannot write through a `const float *`"));
-        assert!(error("_Z5valueii", "value").contains("is a `int`"));
-        assert!(error("_Z5namesPKfi", "names").contains("names `m`, which is not a parameter"));
-        assert!(error("_Z6floatsPKff", "floats").contains("names `x`, a `float`"));
+        let kernel = |name: &str, params: &str, types: &str, mangled: &str| {
+            format!(
+                "__attribute__((visibility(\"hidden\"))) void {name}({params}) ;\n\
+                 void {name}({types})\n{{__device_stub_{mangled}(); }}\n"
+            )
+        };
+        let error =
+            |code: String, mangled: &str, name: &str| lookup(&code, mangled, name).unwrap_err();
+        let bad = kernel(
+            "bad",
+            r#"__attribute((annotate("memplan:writes:n" ))) const float *a, int n"#,
+            "const float *__cuda_0,int __cuda_1",
+            "_Z3badPKfi",
+        );
+        assert!(error(bad, "_Z3badPKfi", "bad").contains("cannot write through a `const float *`"));
+        let value = kernel(
+            "value",
+            r#"__attribute((annotate("memplan:reads:1" ))) int a, int n"#,
+            "int __cuda_0,int __cuda_1",
+            "_Z5valueii",
+        );
+        assert!(error(value, "_Z5valueii", "value").contains("is a `int`"));
+        let names = kernel(
+            "names",
+            r#"__attribute((annotate("memplan:reads:m" ))) const float *a, int n"#,
+            "const float *__cuda_0,int __cuda_1",
+            "_Z5namesPKfi",
+        );
+        assert!(
+            error(names, "_Z5namesPKfi", "names").contains("names `m`, which is not a parameter")
+        );
+        let two = kernel(
+            "two",
+            r#"__attribute((annotate("memplan:writes:n" ))) __attribute((annotate("memplan:reads:n" ))) float *a, int n"#,
+            "float *__cuda_0,int __cuda_1",
+            "_Z3twoPfi",
+        );
+        assert!(error(two, "_Z3twoPfi", "two").contains("has 2 contracts"));
     }
 }

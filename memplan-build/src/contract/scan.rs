@@ -1,58 +1,47 @@
-//! The kernel declarations nvcc's front end prints in its host code
-//! (`nvcc -cuda`), with their parameters' names and contract attributes.
+//! The functions nvcc's front end prints in its host code (`nvcc -cuda`),
+//! with their parameters' names and contract attributes.
 //!
-//! The front end prints the program again in its own spelling: namespaces
-//! as `namespace ns { ... }` (an anonymous one under the `_GLOBAL__N_...`
-//! name it also mangles into its kernels' names),
-//! `extern "C"` where it was written, and for each kernel a declaration
-//! of a form no other function gets:
-//!
-//! - a kernel that is no template: `__attribute__((visibility("hidden")))
-//!   void name(params) ;` (without the attribute in an anonymous
-//!   namespace), once for each declaration in the source;
-//! - a kernel template: `template< class T> static void name(params)
-//!   {__wrapper__device_stub_name<T>(...);return;}`;
-//! - an explicit specialization of one: `template<> void name< args>
-//!   (params) {__wrapper__device_stub_name<args>(...);return;}`.
-//!
-//! `__device__` functions are printed with a body that calls `::exit`,
-//! host functions with their own; explicit instantiations (`template void
-//! name< float> (...);`) repeat the template's attributes, and the
-//! template is what they are looked up by. Only the three forms above are
-//! kept, each with the namespaces around it. A host function's prototype
-//! looks like a kernel's; it cannot share a kernel's name and parameters,
-//! so at worst it makes a kernel's name look overloaded, and the lookup
-//! then takes no contract.
+//! The front end prints the program again in its own spelling: each
+//! declaration at namespace scope in its namespaces, with the attribute of
+//! a contract on the parameter it was written before; for each kernel its
+//! declarations as written (a template's with a body that calls
+//! `__wrapper__device_stub_name<T>`), and a host definition that calls the
+//! kernel's stub, `__device_stub__` and the kernel's mangled name, or, for
+//! a template's instance, `__wrapper__device_stub_name<args>` that does.
+//! Those calls tie a registered kernel to the name the front end prints for
+//! it: its anchor. [`Printed`] is every declaration at namespace scope,
+//! whatever it declares; the lookup ([`super`]) decides which are the
+//! kernel's, and takes none where it cannot tell.
 
-/// What a printed declaration declares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// A kernel that is no template.
-    Kernel,
-    /// A kernel template.
-    Template,
-    /// An explicit specialization of a kernel template.
-    Specialization,
-}
-
-/// A kernel declaration as nvcc printed it.
+/// A function declaration or definition printed at namespace scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Declaration {
-    pub kind: Kind,
-    /// `ns::k` (an anonymous namespace by the name nvcc gives it), the
-    /// template arguments of a specialization after it without spaces:
-    /// `ns::sc<double>`.
+pub(super) struct Printed {
+    /// The name as printed, qualified by the namespaces around it (an
+    /// anonymous one by the name nvcc gives it), template arguments
+    /// without spaces: `ns::k`, `ns::sc<double>`.
     pub name: String,
+    /// What tells one entity of that name from another: its template head,
+    /// return type, parameter types and what follows them, without names,
+    /// attributes, storage words or spaces.
+    pub key: String,
+    /// `template void name< float>(...);`, which declares nothing new.
+    pub instantiation: bool,
     pub extern_c: bool,
+    /// The mangled name of the stub its body calls (`_Z4vaddPKfS0_Pfi` of
+    /// `{__device_stub__Z4vaddPKfS0_Pfi(...)}`): it is that kernel's host
+    /// definition, or the wrapper of that template instance.
+    pub stub_call: Option<String>,
     pub params: Vec<Param>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Param {
-    /// Its name (`__T0` for one the source left unnamed); empty where the
-    /// printed text could not be read as a parameter.
+    /// Its name; empty for an unnamed one, or where the printed text could
+    /// not be read as a parameter.
     pub name: String,
-    /// Its type as printed, without spaces: what tells overloads apart.
+    /// Its type as printed, without spaces, elaborating words (`struct`)
+    /// or namespaces: nvcc prints a kernel's host definition with
+    /// `struct ::ns::Pair *` where its declaration in `ns` says `Pair *`.
     pub ty: String,
     /// `("writes", "n")` of `MEMPLAN_WRITES(n)`; a second one on the same
     /// parameter is kept too, for the error it is.
@@ -65,21 +54,40 @@ impl Param {
     }
 }
 
+impl Printed {
+    /// The name without namespaces or template arguments: `k` of
+    /// `ns::k<int>`; for a template instance's wrapper, the template's.
+    pub fn base(&self) -> &str {
+        let name = self.name.split('<').next().unwrap_or(&self.name);
+        let name = name.rsplit("::").next().unwrap_or(name);
+        name.strip_prefix(WRAPPER).unwrap_or(name)
+    }
+
+    pub fn has_marker(&self) -> bool {
+        self.params.iter().any(Param::has_marker)
+    }
+}
+
+/// The prefix of the wrapper nvcc writes for each kernel template.
+pub(super) const WRAPPER: &str = "__wrapper__device_stub_";
+const STUB: &str = "__device_stub_";
+
 /// What a `{` opened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Scope {
     Namespace(String),
     ExternC,
     ExternCpp,
-    /// A function body, a class, an initializer: nothing in it is a
-    /// kernel declaration.
+    /// A function body, a class, an initializer: no declaration in it is
+    /// at namespace scope.
     Other,
 }
 
-/// Every kernel declaration in `code` (nvcc's host code, line markers
-/// removed). Reads string and character literals as such, so that an
-/// extent's parentheses and commas are its own.
-pub(super) fn declarations(code: &str) -> Vec<Declaration> {
+/// Every function declaration and definition at namespace scope of
+/// `code` (nvcc's host code, line markers removed). Reads string and
+/// character literals as such, so that an extent's parentheses and commas
+/// are its own.
+pub(super) fn printed(code: &str) -> Vec<Printed> {
     let bytes = code.as_bytes();
     let mut scopes: Vec<Scope> = Vec::new();
     let mut statement = 0;
@@ -104,10 +112,11 @@ pub(super) fn declarations(code: &str) -> Vec<Declaration> {
                 let Some(close) = matching(code, at) else {
                     break;
                 };
-                if let Some(declaration) = declaration(code, statement, at, close, &scopes) {
-                    found.push(declaration);
-                }
-                at = close + 1;
+                // Past the declaration's trailer (`requires (...)` too),
+                // to the `;` or `{` that ends it, which this loop reads.
+                let (printed, resume) = declaration(code, statement, at, close, &scopes);
+                found.extend(printed);
+                at = resume;
                 continue;
             }
             _ => {}
@@ -119,11 +128,10 @@ pub(super) fn declarations(code: &str) -> Vec<Declaration> {
 
 /// What the `{` after `head` opens.
 fn scope_of(head: &str) -> Scope {
-    if head == "extern \"C\"" {
-        return Scope::ExternC;
-    }
-    if head == "extern \"C++\"" {
-        return Scope::ExternCpp;
+    match head {
+        "extern \"C\"" => return Scope::ExternC,
+        "extern \"C++\"" => return Scope::ExternCpp,
+        _ => {}
     }
     let head = head.strip_prefix("inline ").unwrap_or(head);
     let Some(rest) = head.strip_prefix("namespace ") else {
@@ -141,75 +149,190 @@ fn scope_of(head: &str) -> Scope {
     }
 }
 
-/// The kernel declaration whose parameter list is `open..=close`, the
-/// statement it is in starting at `statement`; `None` for anything else.
+/// The function declaration whose parameter list is `open..=close`, the
+/// statement it is in starting at `statement` (`None` for what is none:
+/// an attribute's parentheses, a call at namespace scope), and where to go
+/// on reading: the `;` or `{` that ends it.
 fn declaration(
     code: &str,
     statement: usize,
     open: usize,
     close: usize,
     scopes: &[Scope],
-) -> Option<Declaration> {
+) -> (Option<Printed>, usize) {
     let prefix = &code[statement..open];
-    let (name, name_start) = name_before(prefix)?;
-    // `__attribute__`, nvcc's own stubs and helpers; names with two
-    // leading underscores are the implementation's.
-    if name.starts_with("__") {
-        return None;
+    let Some((name, name_start)) = name_before(prefix) else {
+        return (None, close + 1);
+    };
+    let last = name.split('<').next().unwrap_or(&name);
+    let last = last.rsplit("::").next().unwrap_or(last);
+    // `__attribute__`, `__declspec` and the implementation's own names,
+    // but for the template wrappers that anchor template instances: what
+    // follows an attribute's parentheses is the declaration, read next.
+    if last.starts_with("__") && !last.starts_with(WRAPPER) {
+        return (None, close + 1);
     }
-    let head = prefix[..name_start].trim();
-    let after = code[close + 1..].trim_start();
-    let body = if after.starts_with(';') {
-        None
-    } else if after.starts_with('{') {
-        let start = code.len() - after.len();
-        Some(&code[start..=matching_brace(code, start)?])
-    } else {
-        return None;
+    let Some((trailer_end, body)) = trailer_and_body(code, close + 1) else {
+        return (None, close + 1);
     };
-    let calls_wrapper = body.is_some_and(|body| body.contains("__wrapper__device_stub_"));
-    let kind = if head.starts_with("template<>") && name.contains('<') && calls_wrapper {
-        Kind::Specialization
-    } else if head.starts_with("template<") && calls_wrapper {
-        Kind::Template
-    } else if !head.starts_with("template") && body.is_none() && head.ends_with("void") {
-        Kind::Kernel
-    } else {
-        return None;
-    };
-    // A name written qualified (`ns::k`, an out-of-line definition) is
-    // qualified from the top, `::k` from the global namespace.
-    let mut qualified: Vec<&str> = if name.starts_with("::") {
-        Vec::new()
-    } else {
-        scopes
+    let printed = Printed::new(PrintedText {
+        name: &name,
+        head: prefix[..name_start].trim(),
+        params: &code[open + 1..close],
+        trailer: &code[close + 1..trailer_end],
+        body,
+        scopes,
+    });
+    (Some(printed), trailer_end)
+}
+
+/// The parts of a printed declaration, as text.
+struct PrintedText<'a> {
+    name: &'a str,
+    head: &'a str,
+    params: &'a str,
+    trailer: &'a str,
+    body: Option<&'a str>,
+    scopes: &'a [Scope],
+}
+
+impl Printed {
+    fn new(text: PrintedText) -> Printed {
+        let PrintedText {
+            name,
+            head,
+            params,
+            trailer,
+            body,
+            scopes,
+        } = text;
+        let params = split_params(params);
+        Printed::from_parts(name, head, &params, trailer, body, scopes)
+    }
+
+    fn from_parts(
+        name: &str,
+        head: &str,
+        params: &[String],
+        trailer: &str,
+        body: Option<&str>,
+        scopes: &[Scope],
+    ) -> Printed {
+        let stub_call = body.and_then(|body| {
+            let at = body.find(STUB)?;
+            let called = &body[at + STUB.len()..];
+            let end = called
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(called.len());
+            called[..end]
+                .starts_with("_Z")
+                .then(|| called[..end].to_owned())
+        });
+        let params: Vec<Param> = params.iter().map(|text| param(text)).collect();
+        // A name written qualified (`ns::k`, a definition out of its
+        // namespace) is qualified from the top, `::k` from the global
+        // namespace.
+        let mut qualified: Vec<&str> = if name.starts_with("::") {
+            Vec::new()
+        } else {
+            scopes
+                .iter()
+                .filter_map(|scope| match scope {
+                    Scope::Namespace(name) => Some(name.as_str()),
+                    _ => None,
+                })
+                .collect()
+        };
+        qualified.push(name.trim_start_matches("::"));
+        // The innermost linkage block decides, unless the declaration says.
+        let block_c = scopes
             .iter()
-            .filter_map(|scope| match scope {
-                Scope::Namespace(name) => Some(name.as_str()),
+            .rev()
+            .find_map(|scope| match scope {
+                Scope::ExternC => Some(true),
+                Scope::ExternCpp => Some(false),
                 _ => None,
             })
-            .collect()
-    };
-    qualified.push(name.trim_start_matches("::"));
-    // The innermost linkage block decides, unless the declaration says.
-    let block_c = scopes
-        .iter()
-        .rev()
-        .find_map(|scope| match scope {
-            Scope::ExternC => Some(true),
-            Scope::ExternCpp => Some(false),
-            _ => None,
+            .unwrap_or(false);
+        let types: Vec<&str> = params.iter().map(|p| p.ty.as_str()).collect();
+        let key = format!("{}|{}|{}", plain(head), types.join(","), squeeze(trailer));
+        Printed {
+            name: qualified.join("::"),
+            key,
+            instantiation: head.starts_with("template") && !head.starts_with("template<"),
+            extern_c: block_c || head.starts_with("extern \"C\""),
+            stub_call,
+            params,
+        }
+    }
+}
+
+/// Where the text after a parameter list ends (at a `;`, or a `{` that
+/// opens a body), and the body if there is one; `None` where neither
+/// follows before a `}` or the end (a call's arguments, an initializer).
+fn trailer_and_body(code: &str, from: usize) -> Option<(usize, Option<&str>)> {
+    let bytes = code.as_bytes();
+    let mut depth = 0usize;
+    let mut at = from;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' | b'\'' => {
+                at = literal_end(bytes, at);
+                continue;
+            }
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.checked_sub(1)?,
+            b';' | b',' | b'=' if depth == 0 => {
+                return (bytes[at] == b';').then_some((at, None));
+            }
+            b'{' if depth == 0 => {
+                // `requires requires { ... }` is a trailer's, not a body.
+                let before = code[from..at].trim_end();
+                if before.ends_with("requires") {
+                    let close = matching_brace(code, at)?;
+                    at = close + 1;
+                    continue;
+                }
+                let close = matching_brace(code, at)?;
+                return Some((at, Some(&code[at..=close])));
+            }
+            b'}' if depth == 0 => return None,
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// `text` without spaces.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// A declaration's head (template head, return type) without what does
+/// not tell entities apart: attributes, storage and linkage words, and
+/// spaces.
+fn plain(head: &str) -> String {
+    let mut rest = head.to_owned();
+    while let Some(at) = rest.find("__attribute") {
+        let Some(open) = rest[at..].find('(').map(|i| at + i) else {
+            break;
+        };
+        let Some(close) = matching(&rest, open) else {
+            break;
+        };
+        rest.replace_range(at..=close, " ");
+    }
+    let words: Vec<&str> = rest
+        .split_whitespace()
+        .filter(|word| {
+            !matches!(
+                *word,
+                "static" | "extern" | "\"C\"" | "\"C++\"" | "inline" | "__inline__"
+            )
         })
-        .unwrap_or(false);
-    Some(Declaration {
-        kind,
-        name: qualified.join("::"),
-        extern_c: block_c || head.starts_with("extern \"C\""),
-        params: split_params(&code[open + 1..close])
-            .iter()
-            .map(|text| param(text))
-            .collect(),
-    })
+        .collect();
+    squeeze(&words.join(" "))
 }
 
 /// The function name at the end of `prefix`, qualified as written
@@ -228,10 +351,7 @@ fn name_before(prefix: &str) -> Option<(String, usize)> {
             }
             depth == 0
         })?;
-        arguments = prefix[start..end]
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
+        arguments = squeeze(&prefix[start..end]);
         end = prefix[..start].trim_end().len();
     }
     let start = prefix[..end]
@@ -285,12 +405,12 @@ fn split_params(list: &str) -> Vec<String> {
     params
 }
 
-/// One parameter's name, type and marker, from its text:
+/// One parameter's name, type and markers, from its text:
 /// `__attribute((annotate("memplan:reads:n" ))) const float * in`.
 fn param(text: &str) -> Param {
     let mut markers = Vec::new();
     let mut rest = text.to_owned();
-    // Attributes (the marker among them), then `[[...]]` specifiers.
+    // Attributes (the markers among them), then `[[...]]` specifiers.
     while let Some(at) = rest.find("__attribute") {
         let Some(open) = rest[at..].find('(').map(|i| at + i) else {
             break;
@@ -298,13 +418,15 @@ fn param(text: &str) -> Param {
         let Some(close) = matching(&rest, open) else {
             break;
         };
-        if let Some(found) = rest[open..close].find("\"memplan:") {
-            let literal = &rest[open + found..close];
+        let mut inside = &rest[open..close];
+        while let Some(found) = inside.find("\"memplan:") {
+            let literal = &inside[found..];
             let end = literal_end(literal.as_bytes(), 0);
             let body = literal[1..end.saturating_sub(1).max(1)].trim_start_matches("memplan:");
             if let Some((word, extent)) = body.split_once(':') {
                 markers.push((word.to_owned(), extent.trim().to_owned()));
             }
+            inside = &literal[end.min(literal.len())..];
         }
         rest.replace_range(at..=close, " ");
     }
@@ -318,7 +440,8 @@ fn param(text: &str) -> Param {
     if let Some(equals) = depth_zero_equals(&rest) {
         rest.truncate(equals);
     }
-    // The name is the last identifier, before any array brackets.
+    // The name is the last identifier, before any array brackets; a type
+    // word there (`float *`, unnamed) is no name.
     let declarator = match rest.find('[') {
         Some(bracket) => &rest[..bracket],
         None => &rest,
@@ -327,20 +450,55 @@ fn param(text: &str) -> Param {
     let name_start = declarator[..name_end]
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(0, |i| i + 1);
-    let name = declarator[name_start..name_end].to_owned();
-    let ty = format!("{}{}", &declarator[..name_start], &rest[declarator.len()..])
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let readable = name
+    let candidate = &declarator[name_start..name_end];
+    let named = candidate
         .chars()
         .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    Param {
-        name: if readable { name } else { String::new() },
-        ty,
-        markers,
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && !declarator[..name_start].trim().is_empty();
+    let (name, ty_end) = if named {
+        (candidate.to_owned(), name_start)
+    } else {
+        (String::new(), name_end)
+    };
+    let ty = plain_type(&format!(
+        "{}{}",
+        &declarator[..ty_end],
+        &rest[declarator.len()..]
+    ));
+    Param { name, ty, markers }
+}
+
+/// A type's spelling without `struct`, `class`, `union`, `enum`, namespace
+/// qualifiers or spaces: `struct ::ns::Pair *` is `Pair*`.
+fn plain_type(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .filter(|word| !matches!(*word, "struct" | "class" | "union" | "enum"))
+        .collect();
+    let joined = words.join(" ");
+    let mut plain = String::with_capacity(joined.len());
+    let mut word = String::new();
+    let mut chars = joined.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if c == ':' && chars.peek() == Some(&':') {
+            // `ns::` or a leading `::`: the qualifier goes.
+            chars.next();
+            word.clear();
+            continue;
+        }
+        plain.push_str(&word);
+        word.clear();
+        if !c.is_whitespace() {
+            plain.push(c);
+        }
     }
+    plain.push_str(&word);
+    plain
 }
 
 /// Where a `=` outside any brackets is.
@@ -376,7 +534,7 @@ pub(super) fn matching(text: &str, open: usize) -> Option<usize> {
     closing(text, open, b'(', b')')
 }
 
-fn matching_brace(text: &str, open: usize) -> Option<usize> {
+pub(super) fn matching_brace(text: &str, open: usize) -> Option<usize> {
     closing(text, open, b'{', b'}')
 }
 
@@ -392,7 +550,7 @@ fn closing(text: &str, open: usize, left: u8, right: u8) -> Option<usize> {
             }
             byte if byte == left => depth += 1,
             byte if byte == right => {
-                depth -= 1;
+                depth = depth.checked_sub(1)?;
                 if depth == 0 {
                     return Some(at);
                 }
@@ -408,10 +566,10 @@ fn closing(text: &str, open: usize, left: u8, right: u8) -> Option<usize> {
 pub(super) mod tests {
     use super::*;
 
-    /// nvcc 13.0's host code for the cases that must be told apart (line
-    /// markers removed): namespaces, a template, its instance and two
-    /// specializations, a `__device__` and a host function with markers, a
-    /// default argument, `extern "C"` blocks, an anonymous namespace.
+    /// nvcc 13.0's host code for cases the lookup must tell apart (line
+    /// markers removed): namespaces, a template, its instance, its wrapper
+    /// and a specialization, a `__device__` function, a default argument,
+    /// an `extern "C"` block, the host definitions that call the stubs.
     pub(crate) const HOST_CODE: &str = r#"
 namespace a { __attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:n" ))) const float *p, int n) ;
 }
@@ -421,74 +579,100 @@ template< class T> static void __wrapper__device_stub_fill(__attribute((annotate
 template< class T> static void fill(__attribute((annotate("memplan:writes:n" ))) T *out, int n) {__wrapper__device_stub_fill<T>(out,n);return;}
 template void fill< float> (
 __attribute((annotate("memplan:writes:n" ))) float * out, int n);
-__attribute__((visibility("hidden"))) void fill(float *out, int n) ;
 template< class T> static void sc(__attribute((annotate("memplan:reads:n" ))) const T *in, __attribute((annotate("memplan:writes:n" ))) T *out, int n) {__wrapper__device_stub_sc<T>(in,out,n);return;}
-template<> void __wrapper__device_stub_sc< double> (const double *&in, double *&out, int &n) ;
-template<> void sc< double> (const double *in, double *out, int n) {__wrapper__device_stub_sc<double>(in,out,n);return;}
 template<> void sc< int> (__attribute((annotate("memplan:reads:2 * n" ))) const int *in, __attribute((annotate("memplan:writes:2 * n" ))) int *out, int n) {__wrapper__device_stub_sc<int>(in,out,n);return;}
 namespace util { __attribute__((unused)) void touch(__attribute((annotate("memplan:reads:1" ))) const float *p, int n) {int volatile ___ = 1;(void)p;(void)n;::exit(___);}
 }
 __attribute__((visibility("hidden"))) void touch(float *p, int n) ;
-void host_fn(__attribute((annotate("memplan:reads:1" ))) const float *p, int n) { }
 extern "C" __attribute__((visibility("hidden"))) void dflt(__attribute((annotate("memplan:writes:n" ))) float *p, int n = 4) ;
 extern "C" {__attribute__((visibility("hidden"))) void inblock(__attribute((annotate("memplan:writes:(n + 1) / 2" ))) float *p, [[maybe_unused]] int n) ;
 }
-namespace _GLOBAL__N__6b6042f2_4_d_cu_466c3b0d __attribute__((visibility("hidden"))) { void anon(__attribute((annotate("memplan:writes:n" ))) float *p, int n) ;
-}
+__attribute__((visibility("hidden"))) auto tr(__attribute((annotate("memplan:writes:n" ))) float *p, int n)->void ;
+void a::k( const float *__cuda_0,int __cuda_1)
+{__device_stub__ZN1a1kEPKfi( __cuda_0,__cuda_1); }
+void b::k( float *__cuda_0,int __cuda_1)
+{__device_stub__ZN1b1kEPfi( __cuda_0,__cuda_1); }
+void touch( float *__cuda_0,int __cuda_1)
+{__device_stub__Z5touchPfi( __cuda_0,__cuda_1); }
+void dflt( float *__cuda_0,int __cuda_1)
+{__device_stub__Z4dfltPfi( __cuda_0,__cuda_1); }
+void inblock( float *__cuda_0,int __cuda_1)
+{__device_stub__Z7inblockPfi( __cuda_0,__cuda_1); }
+void tr( float *__cuda_0,int __cuda_1)
+{__device_stub__Z2trPfi( __cuda_0,__cuda_1); }
+template<> void __wrapper__device_stub_fill<float>( float *&__cuda_0,int &__cuda_1){__device_stub__Z4fillIfEvPT_i( (float *&)__cuda_0,(int &)__cuda_1);}
+template<> void __wrapper__device_stub_sc<float>( const float *&__cuda_0,float *&__cuda_1,int &__cuda_2){__device_stub__Z2scIfEvPKT_PS0_i( (const float *&)__cuda_0,(float *&)__cuda_1,(int &)__cuda_2);}
 "#;
 
-    fn names(declarations: &[Declaration]) -> Vec<(Kind, &str, bool)> {
-        declarations
-            .iter()
-            .map(|d| (d.kind, d.name.as_str(), d.extern_c))
-            .collect()
+    fn names(printed: &[Printed]) -> Vec<&str> {
+        printed.iter().map(|p| p.name.as_str()).collect()
     }
 
     #[test]
-    fn keeps_kernels_only_each_with_its_namespaces() {
-        let found = declarations(HOST_CODE);
+    fn every_declaration_at_namespace_scope_with_its_namespaces() {
+        let found = printed(HOST_CODE);
         assert_eq!(
             names(&found),
             [
-                (Kind::Kernel, "a::k", false),
-                (Kind::Kernel, "b::k", false),
-                (Kind::Template, "fill", false),
-                (Kind::Kernel, "fill", false),
-                (Kind::Template, "sc", false),
-                (Kind::Specialization, "sc<double>", false),
-                (Kind::Specialization, "sc<int>", false),
-                (Kind::Kernel, "touch", false),
-                (Kind::Kernel, "dflt", true),
-                (Kind::Kernel, "inblock", true),
-                (
-                    Kind::Kernel,
-                    "_GLOBAL__N__6b6042f2_4_d_cu_466c3b0d::anon",
-                    false
-                ),
+                "a::k",
+                "b::k",
+                "__wrapper__device_stub_fill",
+                "fill",
+                "fill<float>",
+                "sc",
+                "sc<int>",
+                "util::touch",
+                "touch",
+                "dflt",
+                "inblock",
+                "tr",
+                "a::k",
+                "b::k",
+                "touch",
+                "dflt",
+                "inblock",
+                "tr",
+                "__wrapper__device_stub_fill<float>",
+                "__wrapper__device_stub_sc<float>",
             ]
+        );
+        assert!(found[4].instantiation);
+        assert_eq!(found[18].base(), "fill");
+        assert_eq!(found[18].stub_call.as_deref(), Some("_Z4fillIfEvPT_i"));
+        assert_eq!(found[12].stub_call.as_deref(), Some("_ZN1a1kEPKfi"));
+    }
+
+    #[test]
+    fn a_kernels_declarations_and_host_definition_share_a_key() {
+        let found = printed(HOST_CODE);
+        assert_eq!(found[0].key, found[12].key, "a::k");
+        assert_eq!(
+            found[9].key, found[15].key,
+            "dflt, with its default argument"
+        );
+        assert_eq!(found[10].key, found[16].key, "inblock");
+        assert_ne!(found[11].key, found[17].key, "a trailing return type");
+        assert_ne!(
+            found[5].key, found[6].key,
+            "a template and its specialization"
         );
     }
 
     #[test]
     fn parameters_have_their_names_types_and_markers() {
-        let found = declarations(HOST_CODE);
+        let found = printed(HOST_CODE);
         let a = &found[0];
         assert_eq!(a.params[0].name, "p");
         assert_eq!(a.params[0].ty, "constfloat*");
         assert_eq!(a.params[0].markers, [("reads".into(), "n".into())]);
         assert!(a.params[1].markers.is_empty());
-        let dflt = &found[8];
-        assert_eq!(
-            dflt.params[1].name, "n",
-            "the default argument is not the name"
-        );
-        assert_eq!(dflt.params[1].ty, "int");
-        let inblock = &found[9];
-        assert_eq!(inblock.params[1].name, "n");
-        assert_eq!(
-            inblock.params[0].markers,
-            [("writes".into(), "(n + 1) / 2".into())]
-        );
+        assert_eq!(found[9].params[1].name, "n");
+        assert_eq!(found[10].params[1].name, "n");
+        assert_eq!(found[12].params[0].name, "__cuda_0");
+        let unnamed = param("float *");
+        assert_eq!((unnamed.name.as_str(), unnamed.ty.as_str()), ("", "float*"));
+        assert_eq!(plain_type("struct ::ns::Pair *"), "Pair*");
+        assert_eq!(plain_type("const unsigned int *"), "constunsignedint*");
     }
 
     #[test]
@@ -502,28 +686,24 @@ namespace _GLOBAL__N__6b6042f2_4_d_cu_466c3b0d __attribute__((visibility("hidden
     }
 
     #[test]
-    fn a_name_qualified_at_its_definition_is_qualified_from_the_top() {
+    fn qualified_names_requires_clauses_and_blocks() {
         let code = r#"namespace ns { __attribute__((visibility("hidden"))) void k(float *p, int n) ;
 }
 template<> void ns::sc< int> (int *out, int n) {__wrapper__device_stub_sc<int>(out,n);return;}
-extern "C" { extern "C++" { __attribute__((visibility("hidden"))) void inner(float *p, int n) ; } }"#;
-        assert_eq!(
-            names(&declarations(code)),
-            [
-                (Kind::Kernel, "ns::k", false),
-                (Kind::Specialization, "ns::sc<int>", false),
-                (Kind::Kernel, "inner", false),
-            ]
-        );
-    }
-
-    #[test]
-    fn nested_and_inline_namespaces_qualify_the_name() {
-        let code = r#"namespace outer { inline namespace v1 { __attribute__((visibility("hidden"))) void k(float *p, int n) ;
+template< class T> static void r(T *p, int n) requires (sizeof(T) == 8) {__wrapper__device_stub_r<T>(p,n);return;}
+extern "C" { extern "C++" { __attribute__((visibility("hidden"))) void inner(float *p, int n) ; } }
+namespace outer { inline namespace v1 { __attribute__((visibility("hidden"))) void v(float *p, int n) ;
 } }"#;
+        let found = printed(code);
         assert_eq!(
-            names(&declarations(code)),
-            [(Kind::Kernel, "outer::v1::k", false)]
+            names(&found),
+            ["ns::k", "ns::sc<int>", "r", "inner", "outer::v1::v"]
         );
+        assert!(
+            found[2].key.ends_with("requires(sizeof(T)==8)"),
+            "{}",
+            found[2].key
+        );
+        assert!(!found[3].extern_c);
     }
 }

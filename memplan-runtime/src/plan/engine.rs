@@ -5,7 +5,7 @@ use super::Plan;
 use super::builder::{Builder, RunGiven};
 use super::in_flight::InFlight;
 use super::runner::Runner;
-use super::slices::Slice;
+use super::slices::{Registrations, Slice};
 use crate::error::{Fault, Result};
 use crate::report::RunReport;
 use crate::timer::Timing;
@@ -68,8 +68,9 @@ impl<P: Plan> Engine<P> {
         if let Some(given) = given {
             self.runner.apply(given(&self.state))?;
         }
-        let registrations = self.runner.prepare(slices)?;
-        self.runner.resolve_for_run()?;
+        let (registrations, resolved) = self.prepare_and_agree(slices);
+        let registrations = registrations?;
+        resolved?;
         self.runner.set_in_flight();
         let (runner, state) = (&mut self.runner, &mut self.state);
         // A panic in the plan's own code (a host step) unwinds past the
@@ -107,8 +108,9 @@ impl<P: Plan> Engine<P> {
         if let Some(given) = given {
             self.runner.apply(given(&self.state))?;
         }
-        self.runner.prepare(&[])?;
-        self.runner.resolve_for_run()?;
+        let (prepared, resolved) = self.prepare_and_agree(&[]);
+        prepared?;
+        resolved?;
         self.runner.set_in_flight();
         let state = &mut self.state;
         let queued = catch_unwind(AssertUnwindSafe(|| {
@@ -175,6 +177,23 @@ impl<P: Plan> Engine<P> {
     pub fn set_timing(&mut self, timing: impl Into<Timing>) -> Result<()> {
         self.runner.settle();
         self.runner.set_timing(timing.into())
+    }
+
+    /// Prepares a run (the caller's slices, and the ops that read this
+    /// run's sizes) and, for one rank of a job, agrees with the other ranks
+    /// that every one is ready before any queues it: the preparation, and
+    /// what else failed (the resolution, or another rank).
+    fn prepare_and_agree(&mut self, slices: &[Slice<'_>]) -> (Result<Registrations>, Result<()>) {
+        let prepared = self.runner.prepare(slices);
+        let resolved = match prepared {
+            Ok(_) => self.runner.resolve_for_run(),
+            Err(_) => Ok(()),
+        };
+        let ready = prepared.is_ok() && resolved.is_ok();
+        match self.runner.agree_for_run(ready) {
+            Err(error) if ready => (prepared, Err(error)),
+            _ => (prepared, resolved),
+        }
     }
 
     pub(crate) fn runner(&mut self) -> &mut Runner {

@@ -122,6 +122,14 @@ pub(crate) fn collective_inputs(info: &PlanInfo) -> Vec<u16> {
     inputs
 }
 
+/// Each rank's words after its first of every `width`.
+fn strip(words: &[u64], width: usize) -> Vec<u64> {
+    words
+        .chunks(width)
+        .flat_map(|theirs| theirs.iter().skip(1).copied())
+        .collect()
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
@@ -158,9 +166,17 @@ pub(crate) fn first_difference(
 
 /// Checks with every other rank of `comm`'s job that they run the plan of
 /// fingerprint `plan` with the same `sizes` (`u64::MAX` for one not known
-/// yet). Every rank calls it once, after joining, before any collective.
+/// yet), and that every rank's own preparation went well (`ready`; a rank
+/// whose did not still takes part, and its caller returns its own error).
+/// Every rank calls it at the same points, before any collective, so that
+/// no rank queues one that another will never queue.
 #[track_caller]
-pub(crate) fn agree(comm: &Communicator, plan: u64, sizes: &[(&'static str, u64)]) -> Result<()> {
+pub(crate) fn agree(
+    comm: &Communicator,
+    plan: u64,
+    sizes: &[(&'static str, u64)],
+    ready: bool,
+) -> Result<()> {
     let at = Location::caller();
     let context = comm.context();
     let stream = Stream::new(context)?;
@@ -179,11 +195,21 @@ pub(crate) fn agree(comm: &Communicator, plan: u64, sizes: &[(&'static str, u64)
         dtoh(&recv, .., &mut words[..], ..).at("cuMemcpyDtoH", at)?;
         Ok(words)
     };
-    // First the plan and how many sizes it has, which every plan can
-    // exchange whatever its sizes; then the sizes, as many on every rank.
-    let header = [plan, sizes.len() as u64];
+    // First whether each rank is ready, the plan and how many sizes it
+    // has, which every plan can exchange whatever its sizes; then, where
+    // all of that agrees, the sizes, as many on every rank. Every rank
+    // decides from the same words, so all stop or all go on.
+    let header = [u64::from(ready), plan, sizes.len() as u64];
     let words = gather(&header)?;
-    if let Some(fault) = first_difference(&header, &words, &[None, None]) {
+    if let Some(rank) = words.chunks(header.len()).position(|theirs| theirs[0] == 0) {
+        return match ready {
+            // Its caller has the reason.
+            false => Ok(()),
+            true => Err(Fault::RankFailed { rank }).at("ncclAllGather", at),
+        };
+    }
+    if let Some(fault) = first_difference(&header[1..], &strip(&words, header.len()), &[None, None])
+    {
         return Err(fault).at("ncclAllGather", at);
     }
     let values: Vec<u64> = sizes.iter().map(|(_, value)| *value).collect();

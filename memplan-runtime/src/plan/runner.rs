@@ -43,9 +43,10 @@ pub(crate) struct Runner {
     /// With collectives, the plan's communicator on each GPU (one, for a
     /// plan that is one rank of a job).
     comms: Vec<Communicator>,
-    /// For one rank of a job whose collectives depend on sizes a run
-    /// gives: the plan's fingerprint and those inputs, which each run
-    /// agrees on with the other ranks before it queues anything.
+    /// For one rank of a job whose runs can differ (it has `run`
+    /// parameters or caller slices): the plan's fingerprint and the run
+    /// inputs its collectives depend on, which each run agrees on with the
+    /// other ranks, with whether it is ready, before it queues anything.
     agree_each_run: Option<(u64, Vec<u16>)>,
     sizes: Sizes,
     /// Where each buffer's memory is.
@@ -173,10 +174,34 @@ impl Runner {
             runner.sizes.is_dynamic(l.count)
                 || (l.first..l.end).any(|op| runner.is_dynamic(usize::from(op)))
         });
-        if !runner.unroll_each_run {
-            runner.unroll()?;
-        }
+        let unrolled = match runner.unroll_each_run {
+            true => Ok(()),
+            false => runner.unroll(),
+        };
+        runner.agree_at_new(unrolled.is_ok())?;
+        unrolled?;
         Ok(runner)
+    }
+
+    /// For one rank of a job, once its plan is made (or failed to be):
+    /// agrees with the other ranks on the plan, the sizes its collectives
+    /// depend on and whether every rank made it, before any collective
+    /// (see [`super::fingerprint`]); and notes what each run agrees on.
+    fn agree_at_new(&mut self, ready: bool) -> Result<()> {
+        let info = self.info;
+        let (Some(site), [comm]) = (info.ranks, &self.comms[..]) else {
+            return Ok(());
+        };
+        let plan = super::fingerprint::fingerprint(info);
+        let (at_run, at_new): (Vec<u16>, Vec<u16>) = super::fingerprint::collective_inputs(info)
+            .into_iter()
+            .partition(|input| info.run_inputs.contains(input));
+        super::fingerprint::agree(comm, plan, &self.sizes.inputs_of(&at_new), ready)
+            .map_err(|e| self.within(site, e))?;
+        if !info.run_inputs.is_empty() || self.has_caller_slices() {
+            self.agree_each_run = Some((plan, at_run));
+        }
+        Ok(())
     }
 
     /// Whether op `index` reads sizes or values each run gives.
@@ -224,14 +249,21 @@ impl Runner {
             self.sizes.set_run_input(input, value);
         }
         self.given.replace(run.given);
-        // Before anything of the run is queued: a rank that disagreed
-        // would leave the others waiting in a collective for ever.
-        if let (Some((plan, inputs)), [comm]) = (&self.agree_each_run, &self.comms[..]) {
-            let sizes = self.sizes.inputs_of(inputs);
-            super::fingerprint::agree(comm, *plan, &sizes)
-                .map_err(|e| self.within(info.site, e))?;
-        }
         Ok(())
+    }
+
+    /// For one rank of a job, before a run queues anything: agrees with the
+    /// other ranks on the sizes its collectives depend on and on whether
+    /// every rank is `ready` (made it this far), so that all queue the run
+    /// or none does; a rank that disagreed, or stopped, would leave the
+    /// others waiting in a collective for ever.
+    pub fn agree_for_run(&self, ready: bool) -> Result<()> {
+        let (Some((plan, inputs)), [comm]) = (&self.agree_each_run, &self.comms[..]) else {
+            return Ok(());
+        };
+        let sizes = self.sizes.inputs_of(inputs);
+        super::fingerprint::agree(comm, *plan, &sizes, ready)
+            .map_err(|e| self.within(self.info.site, e))
     }
 
     /// Resolves what reads this run's sizes and values (given by
@@ -481,7 +513,7 @@ impl Runner {
     /// GPUs (`ncclCommInitAll`), or, for a plan that declares `ranks`, its
     /// rank of the job (`ncclCommInitRank`, which returns once every rank
     /// has joined).
-    fn communicators(&mut self, joining: Option<Rank>) -> Result<Vec<Communicator>> {
+    fn communicators(&self, joining: Option<Rank>) -> Result<Vec<Communicator>> {
         let info = self.info;
         if !info
             .ops
@@ -492,19 +524,9 @@ impl Runner {
         }
         let made = match (joining, info.ranks, info.gpus) {
             (Some(rank), Some(site), _) => {
-                let comm = Communicator::join(&self.contexts[0], &rank.id, rank.count, rank.rank)
-                    .map_err(|e| self.within(site, e))?;
-                let plan = super::fingerprint::fingerprint(info);
-                let (at_run, at_new): (Vec<u16>, Vec<u16>) =
-                    super::fingerprint::collective_inputs(info)
-                        .into_iter()
-                        .partition(|input| info.run_inputs.contains(input));
-                super::fingerprint::agree(&comm, plan, &self.sizes.inputs_of(&at_new))
-                    .map_err(|e| self.within(site, e))?;
-                if !at_run.is_empty() {
-                    self.agree_each_run = Some((plan, at_run));
-                }
-                Ok(vec![comm])
+                Communicator::join(&self.contexts[0], &rank.id, rank.count, rank.rank)
+                    .map(|comm| vec![comm])
+                    .map_err(|e| self.within(site, e))
             }
             (None, None, Some(gpus)) => {
                 Communicator::all(&self.contexts).map_err(|e| self.within(gpus.site, e))
