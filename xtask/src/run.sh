@@ -9,7 +9,8 @@
 #                               (API errors that tests provoke on purpose are not reported;
 #                               tests run one at a time, since the sanitizer's own
 #                               synchronization from another thread would invalidate a
-#                               graph capture in progress)
+#                               graph capture in progress; the timing of a plan on several
+#                               GPUs, which needs CUPTI, is left out)
 #
 # Test binaries count one per test; examples and benchmarks one per program.
 cd "$(dirname "$0")" || exit 2
@@ -55,7 +56,12 @@ for kind in ${*:-tests examples benches}; do
     for program in "$kind"/*; do
         echo "=== $program"
         if [ -n "$SANITIZE" ] && [ "$kind" = tests ]; then
-            under_sanitizer "./$program" --test-threads=1 >"$log" 2>&1
+            # The sanitizer holds CUPTI, and a plan on several GPUs is timed
+            # by CUPTI only (single-GPU plans fall back to events): that one
+            # test cannot run under it, and is left out, not passed.
+            under_sanitizer "./$program" --test-threads=1 \
+                --skip multi_gpu::timing::each_gpus_part_is_timed_by_its_own_gpus_work \
+                >"$log" 2>&1
         else
             under_sanitizer "./$program" >"$log" 2>&1
         fi
