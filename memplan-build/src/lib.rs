@@ -246,7 +246,8 @@ impl Kernels {
             let compiled = nvcc::compile(&settings, source, &out)?;
             let in_source = |e: String| format!("{}: {e}", source.display());
             contracts_agree(&compiled).map_err(in_source)?;
-            let found = cudafe::kernels(&compiled.host_code).map_err(in_source)?;
+            let found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed)
+                .map_err(in_source)?;
             for kernel in &found {
                 if let contract::Lookup::Ambiguous(why) = &kernel.contracts {
                     println!(

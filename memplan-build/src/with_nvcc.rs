@@ -40,7 +40,7 @@ fn read_unchecked(fixture: &str) -> Result<Read, String> {
     let source = fixtures.join(fixture);
     let compiled = nvcc::compile(&settings, &source, &work).unwrap();
     let agree = crate::contracts_agree(&compiled);
-    let found = cudafe::kernels(&compiled.host_code);
+    let found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed);
     let classes = match &found {
         Ok(found) => layout::classes(found.iter().filter_map(|k| k.function.as_ref().ok())),
         Err(_) => Vec::new(),
@@ -214,4 +214,42 @@ fn contracts_in_other_places_of_a_parameter_and_blocks() {
     // `ns::ool` and `::ool` share a name.
     assert!(matches!(lookup(&read, "ns::ool"), Lookup::Ambiguous(_)));
     assert!(matches!(lookup(&read, "ool"), Lookup::Ambiguous(_)));
+}
+
+#[test]
+fn what_a_fourth_read_found_takes_no_contract_or_its_own() {
+    let read = read("fourth_read.cu");
+    for name in ["k", "t<float>", "sc<float>", "ns::sp<float>", "a::k5"] {
+        assert!(
+            matches!(lookup(&read, name), Lookup::Ambiguous(_)),
+            "{name}: {:?}",
+            lookup(&read, name)
+        );
+    }
+    let reads = Some((Access::Reads, "n".to_owned()));
+    assert_eq!(accesses(lookup(&read, "k2")), [reads, None]);
+    // k4<float>: its own contract on `q`, by `m`, or none.
+    match lookup(&read, "k4<float>") {
+        Lookup::Found(found) => {
+            let q = found.params[2].as_ref().expect("q's contract");
+            assert_eq!(
+                (q.access, q.program.as_slice()),
+                (Access::Writes, &[crate::contract::Term::Param(4)][..])
+            );
+            assert!(
+                found
+                    .params
+                    .iter()
+                    .enumerate()
+                    .all(|(i, c)| c.is_none() == (i != 2))
+            );
+        }
+        other => assert!(matches!(other, Lookup::Ambiguous(_)), "{other:?}"),
+    }
+}
+
+#[test]
+fn a_specialization_only_a_gpu_compilation_sees_stops_the_build() {
+    let error = read("device_specialization.cu").agree.unwrap_err();
+    assert!(error.contains("sc<int>"), "{error}");
 }

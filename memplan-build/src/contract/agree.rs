@@ -74,15 +74,190 @@ pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
                 .to_owned(),
         );
     }
-    Ok(lists
-        .into_iter()
-        .map(|(list, statement, namespaces)| {
+    let mut compared: Vec<String> = lists
+        .iter()
+        .map(|&(list, statement, ref namespaces)| {
             let close = matching(&code, list).unwrap_or(code.len() - 1);
             let text = &code[statement.min(list)..=close];
             let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
             format!("{namespaces}: {text}")
         })
-        .collect())
+        .collect();
+    // And every declaration of those names at namespace scope, contract or
+    // not: a specialization, an overload or a prototype that only some
+    // compilation sees changes which entity a kernel is.
+    let names: Vec<&str> = lists
+        .iter()
+        .filter_map(|&(list, ..)| {
+            let before = code[..list].trim_end();
+            let before = before.strip_suffix('>').map_or(before, |b| {
+                b.rfind('<').map_or(b, |open| b[..open].trim_end())
+            });
+            let start = before
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+                .map_or(0, |i| i + 1);
+            Some(&before[start..]).filter(|name| !name.is_empty())
+        })
+        .collect();
+    for (namespaces, text) in namespace_statements(&code) {
+        if tokens(&text).iter().any(|token| names.contains(token)) {
+            compared.push(format!("{namespaces}; {text}"));
+        }
+    }
+    Ok(compared)
+}
+
+/// Every statement at namespace scope (outside any body), to its `;` or
+/// the `{` of its body, after the namespaces it is in, runs of spaces
+/// made one.
+fn namespace_statements(code: &str) -> Vec<(String, String)> {
+    let bytes = code.as_bytes();
+    let mut scopes: Vec<Option<String>> = Vec::new();
+    let mut parens = 0usize;
+    let mut statement = 0;
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\'' if in_number(bytes, at) => {}
+            b'"' | b'\'' => {
+                at = raw_string_end(bytes, at).unwrap_or_else(|| literal_end(bytes, at));
+                continue;
+            }
+            b'(' => parens += 1,
+            b')' => parens = parens.saturating_sub(1),
+            b'{' | b';' | b'}' if parens == 0 => {
+                let at_namespace_scope = scopes.iter().all(Option::is_some);
+                let text = code[statement..at]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if at_namespace_scope && bytes[at] != b'}' && !text.is_empty() {
+                    let namespaces: Vec<&str> =
+                        scopes.iter().flatten().map(String::as_str).collect();
+                    found.push((namespaces.join("::"), text.clone()));
+                }
+                match bytes[at] {
+                    b'{' => scopes.push(namespace_opened(&text)),
+                    b'}' => {
+                        scopes.pop();
+                    }
+                    _ => {}
+                }
+                statement = at + 1;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    found
+}
+
+/// The names an explicit specialization names in `preprocessed` (a source
+/// after the preprocessor): the last name before template arguments in a
+/// statement that starts `template < >`, however it is spaced, whatever
+/// attributes come between.
+pub fn specialized(preprocessed: &str) -> Vec<String> {
+    let code = blank_line_markers(preprocessed);
+    let tokens = tokens(&code);
+    let mut names = Vec::new();
+    let mut at = 0;
+    while at + 2 < tokens.len() {
+        if tokens[at] != "template" || tokens[at + 1] != "<" || tokens[at + 2] != ">" {
+            at += 1;
+            continue;
+        }
+        // Up to the parameters: the name is the last identifier before
+        // the first `<` at the outermost level; attributes are skipped.
+        let mut last: Option<&str> = None;
+        let mut index = at + 3;
+        while index < tokens.len() {
+            match tokens[index] {
+                "(" if last.is_some_and(|w| {
+                    matches!(
+                        w,
+                        "__attribute__" | "__attribute" | "__declspec" | "alignas"
+                    )
+                }) =>
+                {
+                    index = skip_group(&tokens, index, "(", ")");
+                    last = None;
+                    continue;
+                }
+                "[" if tokens.get(index + 1) == Some(&"[") => {
+                    index = skip_group(&tokens, index, "[", "]");
+                    continue;
+                }
+                "(" | "[" | ";" | "{" => break,
+                "<" if last.is_some() => {
+                    names.extend(last.map(str::to_owned));
+                    break;
+                }
+                word if word
+                    .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$') =>
+                {
+                    last = Some(word)
+                }
+                _ => {}
+            }
+            index += 1;
+        }
+        at += 3;
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The position after the group of `tokens` that opens at `open` with
+/// `left` and closes with `right`.
+fn skip_group(tokens: &[&str], open: usize, left: &str, right: &str) -> usize {
+    let mut depth = 0usize;
+    for (index, token) in tokens.iter().enumerate().skip(open) {
+        if *token == left {
+            depth += 1;
+        } else if *token == right {
+            depth -= 1;
+            if depth == 0 {
+                return index + 1;
+            }
+        }
+    }
+    tokens.len()
+}
+
+/// The tokens of `code`: identifiers and numbers whole, literals as `"`,
+/// every other character alone; spaces dropped.
+fn tokens(code: &str) -> Vec<&str> {
+    let bytes = code.as_bytes();
+    let mut tokens = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if byte.is_ascii_whitespace() {
+            at += 1;
+        } else if byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' {
+            let start = at;
+            while at < bytes.len()
+                && (bytes[at].is_ascii_alphanumeric()
+                    || bytes[at] == b'_'
+                    || bytes[at] == b'$'
+                    || bytes[at] == b'.'
+                    || (bytes[at] == b'\'' && in_number(bytes, at)))
+            {
+                at += 1;
+            }
+            tokens.push(&code[start..at]);
+        } else if byte == b'"' || byte == b'\'' {
+            at = raw_string_end(bytes, at).unwrap_or_else(|| literal_end(bytes, at));
+            tokens.push("\"");
+        } else {
+            let len = code[at..].chars().next().map_or(1, char::len_utf8);
+            tokens.push(&code[at..at + len]);
+            at += len;
+        }
+    }
+    tokens
 }
 
 /// The parameter list a contract's literal is in: the innermost open
@@ -221,12 +396,12 @@ mod tests {
     }
 
     #[test]
-    fn finds_each_list_with_a_contract_and_its_name() {
+    fn finds_each_list_with_a_contract_and_every_declaration_of_its_name() {
+        let found = annotated(&source(64)).unwrap();
+        let declaration = "extern \"C\" __attribute__((global)) void tiled(__attribute__((annotate(\"memplan:\" \"writes\" \":\" \"64 * n\"))) float *out, int n)";
         assert_eq!(
-            annotated(&source(64)).unwrap(),
-            [
-                ": extern \"C\" __attribute__((global)) void tiled(__attribute__((annotate(\"memplan:\" \"writes\" \":\" \"64 * n\"))) float *out, int n)"
-            ]
+            found,
+            [format!(": {declaration}"), format!("; {declaration}")]
         );
         assert!(
             annotated("void plain(float *p, int n) {}")
@@ -253,7 +428,7 @@ mod tests {
              char d = L'x'; char e = u8'y';\n{}",
             source(64)
         );
-        assert_eq!(annotated(&text).unwrap().len(), 1);
+        assert_eq!(annotated(&text).unwrap().len(), 2);
         assert!(in_number(b"1'000", 1));
         assert!(!in_number(b"L'x'", 1));
         assert_eq!(raw_string_end(b"R\"d(a)\"b)d\"", 1), Some(11));
@@ -268,7 +443,7 @@ mod tests {
             )
         };
         let host = annotated(&special("float")).unwrap();
-        assert_eq!(host.len(), 1, "a hand-written marker is one");
+        assert_eq!(host.len(), 2, "a hand-written marker is one");
         assert!(host[0].starts_with("ns: template <> "), "{}", host[0]);
         assert!(
             same(
@@ -280,7 +455,25 @@ mod tests {
         );
         // A raw string whose line starts with `#` is no line marker.
         let raw = format!("const char *s = R\"x(\n# )x\";\n{}", source(64));
-        assert_eq!(annotated(&raw).unwrap().len(), 1);
+        assert_eq!(annotated(&raw).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_specialization_only_a_gpu_sees_is_refused() {
+        let primary = "template <class T> __attribute__((global)) void sc(__attribute__((annotate(\"memplan:\" \"writes\" \":\" \"n\"))) T *p, int n) {}\n";
+        let host = annotated(primary).unwrap();
+        let device = format!(
+            "{primary}template <> __attribute__((global)) void sc<int>(int *p, int n) {{}}\n"
+        );
+        assert!(same(&host, &annotated(&device).unwrap(), "for compute_90").is_err());
+    }
+
+    #[test]
+    fn specializations_are_found_however_spaced_or_attributed() {
+        let code = "template < > __attribute__((global)) void sc < int > (int *p, int n) {}\n\
+                    namespace ns { template<> [[deprecated]] void ns::sp<S>(S *p); }\n\
+                    template <class T> void primary(T *p) {}\n";
+        assert_eq!(specialized(code), ["sc", "sp"]);
     }
 
     #[test]

@@ -106,12 +106,22 @@ pub enum Lookup {
 }
 
 /// The functions of a source, as nvcc printed them.
-pub struct Contracts(Vec<Printed>);
+pub struct Contracts {
+    printed: Vec<Printed>,
+    /// The names that an explicit specialization (`template <> ...
+    /// name<...>`) names somewhere in the source as the host preprocessed
+    /// it, however nvcc prints it.
+    specialized: Vec<String>,
+}
 
 impl Contracts {
-    /// Reads `host_code` (nvcc's `-cuda` output, line markers removed).
-    pub fn read(host_code: &str) -> Contracts {
-        Contracts(scan::printed(host_code))
+    /// Reads `host_code` (nvcc's `-cuda` output, line markers removed) and
+    /// `host_preprocessed` (the source after the host's preprocessor).
+    pub fn read(host_code: &str, host_preprocessed: &str) -> Contracts {
+        Contracts {
+            printed: scan::printed(host_code),
+            specialized: agree::specialized(host_preprocessed),
+        }
     }
 
     /// The contracts of `function`, a registered kernel whose host stub is
@@ -132,7 +142,17 @@ impl Contracts {
     /// this does not read is still one of the name, so it can only make
     /// the lookup take none.
     pub fn of(&self, function: &Function, stub: &str) -> Result<Lookup, String> {
-        let anchor = self.0.iter().find(|p| p.stub_call.as_deref() == Some(stub));
+        let anchors: Vec<&Printed> = self
+            .printed
+            .iter()
+            .filter(|p| p.stub_call.as_deref() == Some(stub))
+            .collect();
+        // nvcc writes one; a second (a function of the source's that calls
+        // the stub itself) leaves which is the kernel's unknown.
+        let anchor = match anchors[..] {
+            [anchor] => Some(anchor),
+            _ => None,
+        };
         let base = match anchor {
             Some(anchor) => anchor.base().to_owned(),
             None => {
@@ -144,7 +164,7 @@ impl Contracts {
         // definitions it writes calling stubs (printed otherwise, and one
         // for each kernel), nor instantiations, which declare nothing new.
         let family: Vec<&Printed> = self
-            .0
+            .printed
             .iter()
             .filter(|p| {
                 p.base() == base && !p.instantiation && !is_wrapper(p) && p.stub_call.is_none()
@@ -173,10 +193,23 @@ impl Contracts {
         let (name, key) = first;
         if is_wrapper(anchor) {
             // A template's instance: the one printed entity must be a
-            // template (not a specialization) of the anchor's name.
+            // template (not a specialization) of the anchor's name, never
+            // specialized anywhere in its file, whose parameters read as
+            // the names its call of its wrapper passes.
             let template = strip_arguments(&anchor.name).replace(scan::WRAPPER, "");
             if !key.starts_with("template<") || key.starts_with("template<>|") || name != template {
                 return unclear("memplan cannot tell its template's declarations apart");
+            }
+            if self.specialized.contains(&base) {
+                return unclear("its template is specialized in its file");
+            }
+            let names: Vec<&str> = family[0].params.iter().map(|p| p.name.as_str()).collect();
+            let passed = family
+                .iter()
+                .filter_map(|p| p.wrapper_args.as_ref())
+                .collect::<Vec<_>>();
+            if passed.is_empty() || passed.iter().any(|args| *args != &names) {
+                return unclear("memplan cannot read its template's parameters as nvcc does");
             }
         } else {
             let types = |p: &Printed| p.params.iter().map(|q| q.ty.clone()).collect::<Vec<_>>();
@@ -355,7 +388,7 @@ mod tests {
     fn lookup(code: &str, mangled: &str, name: &str) -> Result<Lookup, String> {
         let mut function = demangle(mangled).unwrap();
         function.name = name.to_owned();
-        Contracts::read(code).of(&function, mangled)
+        Contracts::read(code, "").of(&function, mangled)
     }
 
     fn found(lookup: Result<Lookup, String>) -> Vec<Option<(Access, String)>> {

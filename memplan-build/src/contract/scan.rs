@@ -28,9 +28,14 @@ pub(super) struct Printed {
     pub instantiation: bool,
     pub extern_c: bool,
     /// The mangled name of the stub its body calls (`_Z4vaddPKfS0_Pfi` of
-    /// `{__device_stub__Z4vaddPKfS0_Pfi(...)}`): it is that kernel's host
-    /// definition, or the wrapper of that template instance.
+    /// `{__device_stub__Z4vaddPKfS0_Pfi( __cuda_0,__cuda_1); }`), where the
+    /// body is that call and nothing else, as nvcc writes it: it is that
+    /// kernel's host definition, or the wrapper of that template instance.
     pub stub_call: Option<String>,
+    /// For a kernel template, the arguments its body passes to its wrapper
+    /// (`{__wrapper__device_stub_k<T>(q,m,n);return;}`): its parameters'
+    /// names in order, as nvcc reads them.
+    pub wrapper_args: Option<Vec<String>>,
     pub params: Vec<Param>,
 }
 
@@ -68,9 +73,48 @@ impl Printed {
     }
 }
 
+/// The stub a body calls, where the body is nvcc's: the one call of
+/// `__device_stub_` and a mangled name, on `__cuda_` arguments (cast, in
+/// a wrapper), with no literal and no other statement.
+fn stub_called(body: &str) -> Option<String> {
+    let body = squeeze(body);
+    let call = body.strip_prefix("{")?.strip_suffix(";}")?;
+    let called = call.strip_prefix(STUB)?;
+    let end = called.find('(')?;
+    let (mangled, arguments) = called.split_at(end);
+    let plain = mangled.starts_with("_Z") && mangled.chars().all(ident);
+    let only_parameters = !arguments.contains(['"', '\'', ';', '{', '}'])
+        && arguments.matches("__cuda_").count() == arguments.matches(',').count() + 1
+        || arguments == "()";
+    (plain && only_parameters).then(|| mangled.to_owned())
+}
+
+/// The arguments of a kernel template's call of its wrapper, where the
+/// body is nvcc's: `{__wrapper__device_stub_k<T>(q,m,n);return;}`.
+fn wrapper_arguments(body: &str) -> Option<Vec<String>> {
+    let body = squeeze(body);
+    let call = body.strip_prefix("{")?.strip_suffix(";return;}")?;
+    let call = call.strip_prefix(WRAPPER)?;
+    let open = call.find('(')?;
+    let arguments = call[open..].strip_prefix('(')?.strip_suffix(')')?;
+    if arguments.is_empty() {
+        return Some(Vec::new());
+    }
+    let names: Vec<String> = arguments.split(',').map(str::to_owned).collect();
+    names
+        .iter()
+        .all(|name| !name.is_empty() && name.chars().all(ident))
+        .then_some(names)
+}
+
 /// The prefix of the wrapper nvcc writes for each kernel template.
 pub(super) const WRAPPER: &str = "__wrapper__device_stub_";
 const STUB: &str = "__device_stub_";
+
+/// Whether `c` may be in an identifier: nvcc takes `$` too.
+fn ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
 
 /// What a `{` opened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,6 +177,9 @@ fn scope_of(head: &str) -> Scope {
         "extern \"C++\"" => return Scope::ExternCpp,
         _ => {}
     }
+    // `namespace [[deprecated]] ns`, `namespace ns __attribute__((...))`.
+    let head = without_attributes(head);
+    let head = head.trim();
     let head = head.strip_prefix("inline ").unwrap_or(head);
     let Some(rest) = head.strip_prefix("namespace ") else {
         return Scope::Other;
@@ -140,7 +187,7 @@ fn scope_of(head: &str) -> Scope {
     let name: String = rest
         .trim_start()
         .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .take_while(|&c| ident(c))
         .collect();
     if name.is_empty() {
         Scope::Other
@@ -218,16 +265,8 @@ impl Printed {
         body: Option<&str>,
         scopes: &[Scope],
     ) -> Printed {
-        let stub_call = body.and_then(|body| {
-            let at = body.find(STUB)?;
-            let called = &body[at + STUB.len()..];
-            let end = called
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(called.len());
-            called[..end]
-                .starts_with("_Z")
-                .then(|| called[..end].to_owned())
-        });
+        let stub_call = body.and_then(stub_called);
+        let wrapper_args = body.and_then(wrapper_arguments);
         let params: Vec<Param> = params.iter().map(|text| param(text)).collect();
         // A name written qualified (`ns::k`, a definition out of its
         // namespace) is qualified from the top, `::k` from the global
@@ -262,6 +301,7 @@ impl Printed {
             instantiation: head.starts_with("template") && !head.starts_with("template<"),
             extern_c: block_c || head.starts_with("extern \"C\""),
             stub_call,
+            wrapper_args,
             params,
         }
     }
@@ -339,7 +379,12 @@ fn plain(head: &str) -> String {
 /// (`ns::k`), template arguments without spaces (`sc<double>` of `sc<
 /// double> `), and where it starts.
 fn name_before(prefix: &str) -> Option<(String, usize)> {
+    // Attributes between the name and its parameters
+    // (`sc< int> __attribute((noinline))`) are not the name's.
     let mut end = prefix.trim_end().len();
+    while let Some(start) = trailing_attribute(&prefix[..end]) {
+        end = prefix[..start].trim_end().len();
+    }
     let mut arguments = String::new();
     if prefix[..end].ends_with('>') {
         let mut depth = 0;
@@ -355,15 +400,75 @@ fn name_before(prefix: &str) -> Option<(String, usize)> {
         end = prefix[..start].trim_end().len();
     }
     let start = prefix[..end]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        .rfind(|c: char| !(ident(c) || c == ':'))
         .map_or(0, |i| i + 1);
     let name = &prefix[start..end];
     let last = name.rsplit("::").next().unwrap_or(name);
     let is_identifier = last
         .chars()
         .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+        .is_some_and(|c| ident(c) && !c.is_ascii_digit());
     is_identifier.then(|| (format!("{name}{arguments}"), start))
+}
+
+/// Where an attribute that ends `text` starts: `__attribute__((...))`,
+/// `__attribute((...))` or `[[...]]`.
+fn trailing_attribute(text: &str) -> Option<usize> {
+    if let Some(rest) = text.strip_suffix("]]") {
+        return rest.rfind("[[");
+    }
+    if !text.ends_with("))") {
+        return None;
+    }
+    let open = matching_backwards(text, text.len() - 1)?;
+    let before = text[..open].trim_end();
+    ["__attribute__", "__attribute"]
+        .iter()
+        .find(|word| before.ends_with(*word))
+        .map(|word| before.len() - word.len())
+}
+
+/// The position of the `(` that the `)` at `close` closes.
+fn matching_backwards(text: &str, close: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut at = close + 1;
+    while at > 0 {
+        at -= 1;
+        match bytes[at] {
+            b')' => depth += 1,
+            b'(' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `text` without `__attribute__((...))`, `__attribute((...))` and
+/// `[[...]]`.
+fn without_attributes(text: &str) -> String {
+    let mut rest = text.to_owned();
+    while let Some(at) = rest.find("__attribute") {
+        let Some(open) = rest[at..].find('(').map(|i| at + i) else {
+            break;
+        };
+        let Some(close) = matching(&rest, open) else {
+            break;
+        };
+        rest.replace_range(at..=close, " ");
+    }
+    while let (Some(open), Some(close)) = (rest.find("[["), rest.find("]]")) {
+        if close < open {
+            break;
+        }
+        rest.replace_range(open..close + 2, " ");
+    }
+    rest
 }
 
 /// The parameters of a list, as text, split at its own commas. Angle
@@ -386,8 +491,8 @@ fn split_params(list: &str) -> Vec<String> {
             }
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b'<' if !default => angles += 1,
-            b'>' if !default => angles = angles.saturating_sub(1),
+            b'<' if !default && depth == 0 => angles += 1,
+            b'>' if !default && depth == 0 => angles = angles.saturating_sub(1),
             b'=' if depth == 0 && angles == 0 => default = true,
             b',' if depth == 0 && angles == 0 => {
                 params.push(list[start..at].trim().to_owned());
@@ -448,13 +553,18 @@ fn param(text: &str) -> Param {
     };
     let name_end = declarator.trim_end().len();
     let name_start = declarator[..name_end]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .rfind(|c: char| !ident(c))
         .map_or(0, |i| i + 1);
     let candidate = &declarator[name_start..name_end];
+    let keyword = matches!(
+        candidate,
+        "const" | "volatile" | "restrict" | "__restrict__" | "__restrict"
+    );
     let named = candidate
         .chars()
         .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        .is_some_and(|c| ident(c) && !c.is_ascii_digit())
+        && !keyword
         && !declarator[..name_start].trim().is_empty();
     let (name, ty_end) = if named {
         (candidate.to_owned(), name_start)
@@ -469,36 +579,54 @@ fn param(text: &str) -> Param {
     Param { name, ty, markers }
 }
 
-/// A type's spelling without `struct`, `class`, `union`, `enum`, namespace
-/// qualifiers or spaces: `struct ::ns::Pair *` is `Pair*`.
+/// A type's spelling without `struct`, `class`, `union`, `enum`, a
+/// leading `::` or spaces, a mangled class name nvcc prints in a host
+/// definition (`_ZN2ns4PairE`) read as the name (`ns::Pair`): `struct
+/// ::ns::Pair *` is `ns::Pair*`. Namespaces stay: `a::S` and `b::S` are two
+/// types.
 fn plain_type(text: &str) -> String {
-    let words: Vec<&str> = text
+    let words: Vec<String> = text
         .split_whitespace()
         .filter(|word| !matches!(*word, "struct" | "class" | "union" | "enum"))
+        .map(|word| word.trim_start_matches("::").to_owned())
+        .map(|word| {
+            let (name, rest) = word.split_at(word.find(|c: char| !ident(c)).unwrap_or(word.len()));
+            match mangled_class(name) {
+                Some(class) => format!("{class}{rest}"),
+                None => word,
+            }
+        })
         .collect();
-    let joined = words.join(" ");
-    let mut plain = String::with_capacity(joined.len());
-    let mut word = String::new();
-    let mut chars = joined.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            word.push(c);
-            continue;
+    squeeze(&words.join(" ").replace("<::", "<").replace(",::", ","))
+}
+
+/// `ns::Pair` of `_ZN2ns4PairE`, `Pair` of `_Z4Pair`: a class's name as
+/// the Itanium ABI mangles it, which nvcc prints for a class of a
+/// namespace in a kernel's host definition.
+fn mangled_class(text: &str) -> Option<String> {
+    let rest = text.strip_prefix("_Z")?;
+    let (nested, mut rest) = match rest.strip_prefix('N') {
+        Some(inner) => (true, inner),
+        None => (false, rest),
+    };
+    let mut parts = Vec::new();
+    loop {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            break;
         }
-        if c == ':' && chars.peek() == Some(&':') {
-            // `ns::` or a leading `::`: the qualifier goes.
-            chars.next();
-            word.clear();
-            continue;
-        }
-        plain.push_str(&word);
-        word.clear();
-        if !c.is_whitespace() {
-            plain.push(c);
+        let len: usize = rest[..digits].parse().ok()?;
+        let name = rest.get(digits..digits + len)?;
+        parts.push(name);
+        rest = &rest[digits + len..];
+        if !nested {
+            break;
         }
     }
-    plain.push_str(&word);
-    plain
+    let done = if nested { rest == "E" } else { rest.is_empty() };
+    (done && !parts.is_empty()).then(|| parts.join("::"))
 }
 
 /// Where a `=` outside any brackets is.
@@ -671,7 +799,13 @@ template<> void __wrapper__device_stub_sc<float>( const float *&__cuda_0,float *
         assert_eq!(found[12].params[0].name, "__cuda_0");
         let unnamed = param("float *");
         assert_eq!((unnamed.name.as_str(), unnamed.ty.as_str()), ("", "float*"));
-        assert_eq!(plain_type("struct ::ns::Pair *"), "Pair*");
+        assert_eq!(plain_type("struct ::ns::Pair *"), "ns::Pair*");
+        assert_eq!(plain_type("_ZN2ns4PairE *"), "ns::Pair*");
+        assert_eq!(plain_type("b::S *"), "b::S*");
+        assert_eq!(mangled_class("_Z4Pair").as_deref(), Some("Pair"));
+        assert_eq!(mangled_class("_ZN2ns"), None);
+        assert_eq!(param("float *const").name, "");
+        assert_eq!(param("float *a$b").name, "a$b");
         assert_eq!(plain_type("const unsigned int *"), "constunsignedint*");
     }
 
