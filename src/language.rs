@@ -172,18 +172,22 @@
 //! prints, tied to each kernel through the host definition nvcc writes
 //! for it. A kernel takes its declarations' contracts only where its name
 //! is its own in its file: one kernel (declared any number of times
-//! alike) or one kernel template and its instances. Where the name is
-//! shared (another namespace's function, an overload, a specialization, a
-//! `__device__` function of the name) it takes none, and the build warns;
-//! declare it `unsafe kernel`, or rename. A contract that reads
-//! differently in the fatbin's compilation for some GPU architecture (an
-//! extent's macro that depends on `__CUDA_ARCH__`) stops the build.
+//! alike) or one kernel template and its instances, which nvcc itself
+//! confirms by taking the name's address once more after the file. Where
+//! the name is shared (another namespace's function, an overload, a
+//! specialization, a `__device__` function of the name) it takes none,
+//! and the build warns; declare it `unsafe kernel`, or rename. A contract
+//! that reads differently in the fatbin's compilation for some GPU
+//! architecture (an extent's macro that depends on `__CUDA_ARCH__`) stops
+//! the build; an `extern "C"` kernel whose parameter types differ between
+//! the architectures (a typedef that depends on `__CUDA_ARCH__`) has no
+//! parameters memplan can check, so only an `unsafe kernel` declares it.
 //!
 //! What is trusted, where it is stated, and what is checked:
 //!
 //! | fact | stated by | checked |
 //! | --- | --- | --- |
-//! | which kernels a module has, each parameter's type | nvcc (the names it mangles), read by `memplan-build` | every declaration agrees, while the program compiles |
+//! | which kernels a module has, each parameter's type | nvcc (the names it mangles for the GPU), read by `memplan-build` | every declaration agrees, while the program compiles; every GPU architecture of the build compiles the same types, by `memplan-build` |
 //! | a class's layout (`float4`, `struct Window`) | nvcc, which `memplan-build` asks for each class's size and alignment | the Rust type's [`KernelValue`](crate::KernelValue) impl names the class (`CPP_NAME`) and has its size and alignment, while the program compiles; that the fields agree and hold no pointer is the impl's `unsafe` promise |
 //! | what the body does with each pointer, and how far it reaches | the kernel's author, in the `.cu`, with `memplan.cuh` | by `memplan-build`: a contract sits on a pointer, what is written is not `const`, the extent names integer parameters; while the program compiles: the declaration restates each contract, and the access and extent are what the checks track |
 //! | how many elements a launch touches | the contract's extent, through the launch's arguments | a range provably shorter does not compile; otherwise `new` (or each `run`, for sizes a run gives) refuses a shorter range and a cast that changed a count (`len as i32` of a `len` past `i32::MAX`) |

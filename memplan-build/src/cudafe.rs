@@ -7,6 +7,10 @@
 //! a C++ kernel's mangled name. And it defines a host stub per kernel,
 //! `__device_stub__Z...`, named with the function's mangled name whatever
 //! its linkage, which spells out its parameter types (see [`demangle`]).
+//! nvcc's front end names the stub after a GPU compilation (the last
+//! architecture's), so those are the types the device compiles, where a
+//! typedef that `__CUDA_ARCH__` picks differs from the host's; that every
+//! architecture agrees is checked apart (see [`crate::probe`]).
 //! A C++ kernel's stub is its symbol after `__device_stub_`; an `extern
 //! "C"` kernel's is the one whose demangled name ends in its symbol.
 
@@ -19,6 +23,10 @@ pub struct Found {
     /// What the driver knows it by.
     pub symbol: String,
     pub extern_c: bool,
+    /// Its name as C++ writes it from the file's top level, where its stub
+    /// could be read: an `extern "C"` kernel's symbol has no namespace,
+    /// its declaration may (`a::k`).
+    pub qualified: Option<String>,
     /// Its name and parameters, or why they could not be read.
     pub function: Result<Function, String>,
     /// The contract of each parameter, where the source states any (see
@@ -53,16 +61,20 @@ pub fn kernels(host_code: &str, host_preprocessed: &str) -> Result<Vec<Found>, S
             } else {
                 Ok(symbol.clone())
             };
-            let function = stub.as_ref().map_err(Clone::clone).and_then(|stub| {
-                let function = demangle::demangle(stub)?;
-                Ok(if extern_c {
+            let demangled = stub
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|stub| demangle::demangle(stub));
+            let qualified = demangled.as_ref().ok().map(|f| f.name.clone());
+            let function = demangled.map(|function| {
+                if extern_c {
                     Function {
                         name: symbol.clone(),
                         ..function
                     }
                 } else {
                     function
-                })
+                }
             });
             let contracts = match (&function, &stub) {
                 (Ok(function), Ok(stub)) => contracts.of(function, stub)?,
@@ -71,6 +83,7 @@ pub fn kernels(host_code: &str, host_preprocessed: &str) -> Result<Vec<Found>, S
             Ok(Found {
                 symbol,
                 extern_c,
+                qualified,
                 function,
                 contracts,
             })

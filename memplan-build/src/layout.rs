@@ -10,6 +10,7 @@
 //! initial bytes as numbers.
 
 use crate::demangle::{CType, Function};
+use crate::spelling;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -63,21 +64,34 @@ fn array(index: usize) -> String {
 }
 
 /// A source that includes `source` and measures `classes`: an incomplete
-/// one (declared, never defined) measures 0, which is not a layout.
+/// one (declared, never defined) measures 0, which is not a layout. As
+/// [`crate::probe`]'s, it defines its own before the include and checks
+/// that what it writes after is no macro of the source's
+/// ([`spelling::unexpanded`]).
 pub fn measuring_source(source: &Path, classes: &[String]) -> String {
     let mut text = format!(
         "// Written by memplan-build: the layouts of the classes the kernels of\n\
-         // {0} take.\n#include \"{0}\"\n\
+         // {0} take.\n\
+         typedef unsigned long long __memplan_u64;\n\
          template <class T, class = void> struct __memplan_layout {{\n    \
-         static constexpr unsigned long long size = 0, align = 0;\n}};\n\
+         static constexpr __memplan_u64 size = 0, align = 0;\n}};\n\
          template <class T> struct __memplan_layout<T, decltype(void(sizeof(T)))> {{\n    \
-         static constexpr unsigned long long size = sizeof(T), align = alignof(T);\n}};\n",
+         static constexpr __memplan_u64 size = sizeof(T), align = alignof(T);\n}};\n\
+         #include \"{0}\"\n",
         source.display()
     );
+    let arrays: Vec<String> = (0..classes.len()).map(array).collect();
+    let written = ["__memplan_u64", "__memplan_layout", "size", "align"];
+    text.push_str(&spelling::unexpanded(
+        written
+            .iter()
+            .copied()
+            .chain(arrays.iter().chain(classes).map(String::as_str)),
+    ));
     for (index, class) in classes.iter().enumerate() {
         writeln!(
             text,
-            "__device__ unsigned long long {}[2] = {{ __memplan_layout<::{class}>::size, \
+            "__device__ __memplan_u64 {}[2] = {{ __memplan_layout<::{class}>::size, \
              __memplan_layout<::{class}>::align }};",
             array(index)
         )
@@ -158,7 +172,9 @@ mod tests {
     #[test]
     fn the_measuring_source_names_each_class_from_the_top() {
         let source = measuring_source(Path::new("/k/lay.cu"), &["ns::Pair".to_owned()]);
-        assert!(source.contains("#include \"/k/lay.cu\""));
+        let include = source.find("#include \"/k/lay.cu\"").unwrap();
+        assert!(source.find("sizeof(T)").unwrap() < include);
+        assert!(source.contains("#ifdef Pair\n"));
         assert!(source.contains(
             "__memplan_layout_0[2] = { __memplan_layout<::ns::Pair>::size, \
              __memplan_layout<::ns::Pair>::align };"

@@ -31,13 +31,18 @@
 //! - Reads each kernel's parameters from the mangled name nvcc gives its
 //!   host stub, for `extern "C"` and C++ kernels alike (templates
 //!   explicitly instantiated included): the compiler's own reading of the
-//!   declaration, typedefs resolved, never a parse of the source.
+//!   declaration as the GPU compiles it, typedefs resolved, never a parse
+//!   of the source. Every architecture must compile an `extern "C"`
+//!   kernel with the same types, else it has no safe declaration.
 //! - Puts `memplan.cuh` ([`HEADER`]) on the include path and reads each
 //!   pointer parameter's contract from the declarations nvcc's front end
 //!   prints, where its macros become attributes: what the kernel does with
 //!   the pointer and how many elements it touches. A contract that cannot
 //!   be true of its kernel (a write through a `const` pointer, an extent
 //!   naming anything but the kernel's integer parameters) stops the build.
+//!   A kernel takes the contracts of its name's declarations only where
+//!   nvcc finds that name to be one function, and every compilation reads
+//!   them alike; else it takes none, and the build says why.
 //! - Measures the size and alignment of every class a kernel takes by
 //!   value or points to (`float4`, `struct Window`) with nvcc, for the
 //!   checks that match Rust types with them.
@@ -53,7 +58,9 @@ mod emit;
 mod layout;
 mod nvcc;
 mod params;
+mod probe;
 pub mod setup;
+mod spelling;
 #[cfg(test)]
 mod with_nvcc;
 
@@ -246,8 +253,9 @@ impl Kernels {
             let compiled = nvcc::compile(&settings, source, &out)?;
             let in_source = |e: String| format!("{}: {e}", source.display());
             contracts_agree(&compiled).map_err(in_source)?;
-            let found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed)
+            let mut found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed)
                 .map_err(in_source)?;
+            probe_kernels(&settings, source, &mut found, &out);
             for kernel in &found {
                 if let contract::Lookup::Ambiguous(why) = &kernel.contracts {
                     println!(
@@ -383,6 +391,106 @@ fn contracts_agree(compiled: &nvcc::Compiled) -> Result<(), String> {
     Ok(())
 }
 
+/// What nvcc says of the kernels of `found` (see [`probe`]), for every
+/// architecture of the build: all at once, and where that fails, one at
+/// a time. A kernel with contracts whose name is not one function takes
+/// none; an `extern "C"` kernel whose types differ between architectures,
+/// or could not be compared, keeps no parameters, so no safe declaration
+/// matches it. The build says which.
+fn probe_kernels(
+    settings: &nvcc::Settings,
+    source: &Path,
+    found: &mut [cudafe::Found],
+    out: &Path,
+) {
+    let several = settings.architectures.len() > 1;
+    let probed: Vec<(usize, Option<String>)> = found
+        .iter()
+        .enumerate()
+        .filter(|(_, kernel)| kernel.function.is_ok())
+        .filter(|(_, kernel)| kernel.contracts().is_some() || (kernel.extern_c && several))
+        .map(|(index, kernel)| {
+            (
+                index,
+                kernel.qualified.as_deref().and_then(spelling::spelled),
+            )
+        })
+        .collect();
+    // Each probe's mangled name, by architecture.
+    let attempt = |names: &[&str]| -> Result<Vec<Vec<String>>, String> {
+        let probing = probe::probing_source(source, names);
+        settings
+            .architectures
+            .iter()
+            .map(|&architecture| {
+                let ptx = nvcc::ptx(settings, source, "probe", &probing, out, architecture)?;
+                probe::read_ptx(&ptx, names.len())
+            })
+            .collect()
+    };
+    // The first architecture whose types differ from the first one's.
+    let differing = |by_architecture: &[Vec<String>], probe: usize| {
+        let first = &by_architecture[0][probe];
+        by_architecture
+            .iter()
+            .position(|names| names[probe] != *first)
+            .map(|at| settings.architectures[at])
+    };
+    let spelled: Vec<&str> = probed
+        .iter()
+        .filter_map(|(_, name)| name.as_deref())
+        .collect();
+    let together = attempt(&spelled).ok();
+    let mut next = 0;
+    for (index, name) in &probed {
+        let verdict = match name {
+            None => Err(()),
+            Some(name) => {
+                let at = next;
+                next += 1;
+                match &together {
+                    Some(by_architecture) => Ok(differing(by_architecture, at)),
+                    None => attempt(std::slice::from_ref(&name.as_str()))
+                        .map(|by_architecture| differing(&by_architecture, 0))
+                        .map_err(|_| ()),
+                }
+            }
+        };
+        let kernel = &mut found[*index];
+        let shown = kernel
+            .qualified
+            .clone()
+            .unwrap_or_else(|| kernel.symbol.clone());
+        let why = match verdict {
+            Ok(None) => continue,
+            Ok(Some(architecture)) => format!(
+                "compute_{} and compute_{architecture} compile `{shown}` with different \
+                 parameter types (a type chosen by `__CUDA_ARCH__`?), so no one declaration \
+                 is true of it",
+                settings.architectures[0]
+            ),
+            Err(()) => {
+                if kernel.contracts().is_some() {
+                    kernel.contracts = contract::Lookup::Ambiguous(format!(
+                        "`{shown}`: nvcc finds more than one function by its name (an \
+                         overload, a `__device__` function of the same name), so memplan \
+                         cannot tell which declarations are the kernel's"
+                    ));
+                }
+                if !(kernel.extern_c && several) {
+                    continue;
+                }
+                format!(
+                    "nvcc could not compare the parameter types of `{shown}` between the \
+                     build's GPU architectures (is its name overloaded?)"
+                )
+            }
+        };
+        println!("cargo:warning={}: {why}", source.display());
+        kernel.function = Err(why);
+    }
+}
+
 /// The layouts of `classes`, measured by nvcc for every architecture of
 /// the build: all at once, and where that fails (a class the file's top
 /// level cannot name), one at a time. A class that cannot be measured, or
@@ -398,7 +506,7 @@ fn measure(
         let measuring = layout::measuring_source(source, classes);
         let mut agreed: Option<layout::Layouts> = None;
         for &architecture in settings.architectures {
-            let ptx = nvcc::measure(settings, source, &measuring, out, architecture)?;
+            let ptx = nvcc::ptx(settings, source, "layouts", &measuring, out, architecture)?;
             let measured = layout::read_ptx(&ptx, classes)?;
             agreed = Some(match agreed {
                 None => measured,

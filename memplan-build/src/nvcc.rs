@@ -184,23 +184,28 @@ fn kept(dir: &Path, suffix: &str) -> Result<Vec<(String, String)>, String> {
 /// The macro under which memplan.cuh's contracts become attributes.
 pub const CONTRACTS: &str = "__MEMPLAN_CONTRACTS__";
 
-/// The PTX of `measuring` (a source [`crate::layout`] wrote, in `out`),
-/// compiled for GPU architecture `architecture`.
-pub fn measure(
+/// The PTX of `text`, a source [`crate::layout`] or [`crate::arch_types`]
+/// wrote (to `out`, as `{stem}.cu`) that includes `source`, compiled for
+/// GPU architecture `architecture` as the fatbin was: with the contracts
+/// defined, which the source's own code may test.
+pub fn ptx(
     settings: &Settings,
     source: &Path,
-    measuring: &str,
+    stem: &str,
+    text: &str,
     out: &Path,
     architecture: u32,
 ) -> Result<String, String> {
-    let file = out.join("layouts.cu");
-    let ptx = out.join(format!("layouts.{architecture}.ptx"));
-    fs::write(&file, measuring).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let file = out.join(format!("{stem}.cu"));
+    let ptx = out.join(format!("{stem}.{architecture}.ptx"));
+    fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let mut compile = command(settings);
     compile
         .arg("-ptx")
         .arg("-O3")
         .arg(format!("-arch=compute_{architecture}"))
+        .arg(format!("-D{CONTRACTS}"))
+        .arg("-diag-suppress=1097")
         .arg("-o")
         .arg(&ptx)
         .arg(&file);

@@ -40,7 +40,10 @@ fn read_unchecked(fixture: &str) -> Result<Read, String> {
     let source = fixtures.join(fixture);
     let compiled = nvcc::compile(&settings, &source, &work).unwrap();
     let agree = crate::contracts_agree(&compiled);
-    let found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed);
+    let mut found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed);
+    if let Ok(found) = &mut found {
+        crate::probe_kernels(&settings, &source, found, &work);
+    }
     let classes = match &found {
         Ok(found) => layout::classes(found.iter().filter_map(|k| k.function.as_ref().ok())),
         Err(_) => Vec::new(),
@@ -252,4 +255,107 @@ fn what_a_fourth_read_found_takes_no_contract_or_its_own() {
 fn a_specialization_only_a_gpu_compilation_sees_stops_the_build() {
     let error = read("device_specialization.cu").agree.unwrap_err();
     assert!(error.contains("sc<int>"), "{error}");
+}
+
+#[test]
+fn what_a_fifth_read_found_takes_no_contract() {
+    for (fixture, name) in [
+        ("fifth_scope.cu", "a::k"),
+        ("fifth_mangled_spelling.cu", "k"),
+        ("fifth_template.cu", "t<int>"),
+        // Read as text, one function's declarations; nvcc finds two.
+        ("overloaded_by_scope.cu", "a::k"),
+    ] {
+        let read = read(fixture);
+        assert!(
+            matches!(lookup(&read, name), Lookup::Ambiguous(_)),
+            "{fixture}: {:?}",
+            lookup(&read, name)
+        );
+    }
+}
+
+fn kernel<'a>(read: &'a Read, symbol: &str) -> &'a cudafe::Found {
+    read.found
+        .iter()
+        .find(|k| k.symbol == symbol)
+        .unwrap_or_else(|| panic!("no kernel `{symbol}`"))
+}
+
+#[test]
+fn an_extern_c_kernels_types_are_the_devices_and_the_same_for_every_gpu() {
+    use crate::demangle::{Builtin, CType};
+    // Host `float`, device `double`: the stub nvcc names reads the device's.
+    let host_float = read("fifth_arch_type.cu");
+    assert_eq!(host_float.agree, Ok(()));
+    let k = kernel(&host_float, "k");
+    let double = |konst| {
+        CType::Pointer(Box::new(if konst {
+            CType::Qualified {
+                konst: true,
+                volatile: false,
+                restrict: false,
+                inner: Box::new(CType::Builtin(Builtin::Double)),
+            }
+        } else {
+            CType::Builtin(Builtin::Double)
+        }))
+    };
+    assert_eq!(
+        k.function.as_ref().unwrap().params[..2],
+        [double(true), double(false)]
+    );
+    assert!(matches!(k.contracts, Lookup::Found(_)), "{:?}", k.contracts);
+
+    let by_gpu = read("arch_types.cu");
+    let differs = kernel(&by_gpu, "differs");
+    let why = differs.function.as_ref().unwrap_err();
+    assert!(why.contains("compute_80 and compute_90"), "{why}");
+    let overloaded = kernel(&by_gpu, "overloaded");
+    assert!(
+        overloaded
+            .function
+            .as_ref()
+            .unwrap_err()
+            .contains("could not compare")
+    );
+    assert!(kernel(&by_gpu, "nested").function.is_ok());
+    // A C++ kernel's symbol would be missing from one image; the build
+    // says so first.
+    let mangled = by_gpu.found.iter().find(|k| !k.extern_c).unwrap();
+    assert!(
+        mangled
+            .function
+            .as_ref()
+            .unwrap_err()
+            .contains("compute_80 and compute_90")
+    );
+}
+
+#[test]
+fn a_kernel_in_a_namespace_takes_its_contracts_whatever_the_spelling() {
+    // Classes and typedefs of the namespace, `const ::E *`, `unsigned int`:
+    // nvcc prints them otherwise in its definition, and they are the same.
+    let read = read("namespaced.cu");
+    assert_eq!(read.agree, Ok(()));
+    let writes = |text: &str| Some((Access::Writes, text.to_owned()));
+    assert_eq!(
+        accesses(lookup(&read, "ns::k")),
+        [writes("n"), None, None, None]
+    );
+    assert_eq!(accesses(lookup(&read, "kc")), [writes("n"), None, None]);
+    assert_eq!(accesses(lookup(&read, "top")), [writes("n"), None, None]);
+}
+
+#[test]
+fn the_sources_macros_do_not_rename_what_is_probed_or_measured() {
+    let read = read("macros.cu");
+    // `&::a::k` would read `&::a::one`, one function.
+    assert!(
+        matches!(lookup(&read, "a::k"), Lookup::Ambiguous(_)),
+        "{:?}",
+        lookup(&read, "a::k")
+    );
+    // `Small` would measure as `Big`.
+    assert!(!read.layouts.contains_key("Small"), "{:?}", read.layouts);
 }

@@ -7,7 +7,8 @@
 //! their namespaces, with the attribute on the parameter it was written
 //! before and with the parameters' names ([`scan`]). A registered kernel
 //! takes the contracts of its name's declarations only where they are
-//! provably its own ([`Contracts::of`]); the contracts are then checked
+//! provably its own ([`Contracts::of`], and nvcc's word that the name is
+//! one function, [`crate::probe`]); the contracts are then checked
 //! against the parameter types the mangled name gives: a contract sits on
 //! a pointer, what the kernel writes is not `const`, and an extent names
 //! integer parameters of the same kernel. [`agree`] checks that every
@@ -211,12 +212,13 @@ impl Contracts {
             if passed.is_empty() || passed.iter().any(|args| *args != &names) {
                 return unclear("memplan cannot read its template's parameters as nvcc does");
             }
-        } else {
-            let types = |p: &Printed| p.params.iter().map(|q| q.ty.clone()).collect::<Vec<_>>();
-            if name != anchor.name.trim_start_matches("::") || types(family[0]) != types(anchor) {
-                return unclear("its declarations and its definition read differently");
-            }
+        } else if name != anchor.name.trim_start_matches("::") {
+            return unclear("its declarations name another function than its definition");
         }
+        // Whether that name is one function, so that every declaration of
+        // it is the kernel's, nvcc answers after this (`crate::probe`):
+        // types as written here (`S` in a namespace, `unsigned`) cannot
+        // tell overloads apart.
         if family[0].params.len() != function.params.len() {
             return unclear("its declarations have another number of parameters than it");
         }
@@ -439,11 +441,14 @@ mod tests {
         // `void tr(...)`: the same parameters, the same kernel.
         let tr = found(lookup(CODE, "_Z2trPfi", "tr"));
         assert_eq!(tr[0], Some((Access::Writes, "n".into())));
-        // Declared with other types than the stub's definition: not its.
-        let code = r#"__attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:n" ))) const double *p, int n) ;
-void k( float *__cuda_0,int __cuda_1)
-{__device_stub__Z1kPfi( __cuda_0,__cuda_1); }"#;
-        assert!(ambiguous(lookup(code, "_Z1kPfi", "k")));
+        // Types as printed are not compared: `unsigned` and `unsigned int`,
+        // `Pair` in its namespace and nvcc's `_ZN2ns4PairE` are one type.
+        // An overload of the name is nvcc's to find (`crate::probe`).
+        let code = r#"namespace ns { __attribute__((visibility("hidden"))) void k(__attribute((annotate("memplan:reads:n" ))) const Pair *p, unsigned int n) ; }
+void ns::k( const _ZN2ns4PairE *__cuda_0,unsigned __cuda_1)
+{__device_stub__ZN2ns1kEPKNS_4PairEj( __cuda_0,__cuda_1); }"#;
+        let k = found(lookup(code, "_ZN2ns1kEPKNS_4PairEj", "ns::k"));
+        assert_eq!(k[0], Some((Access::Reads, "n".into())));
     }
 
     #[test]

@@ -44,9 +44,10 @@ pub(super) struct Param {
     /// Its name; empty for an unnamed one, or where the printed text could
     /// not be read as a parameter.
     pub name: String,
-    /// Its type as printed, without spaces, elaborating words (`struct`)
-    /// or namespaces: nvcc prints a kernel's host definition with
-    /// `struct ::ns::Pair *` where its declaration in `ns` says `Pair *`.
+    /// Its type as printed, without spaces or elaborating words
+    /// (`struct`): `::S*` and `S*` stay apart, as nvcc prints them apart
+    /// where they are two types. In nvcc's own host definitions, a class
+    /// it prints mangled (`_ZN2ns4PairE`) reads as its name.
     pub ty: String,
     /// `("writes", "n")` of `MEMPLAN_WRITES(n)`; a second one on the same
     /// parameter is kept too, for the error it is.
@@ -579,54 +580,15 @@ fn param(text: &str) -> Param {
     Param { name, ty, markers }
 }
 
-/// A type's spelling without `struct`, `class`, `union`, `enum`, a
-/// leading `::` or spaces, a mangled class name nvcc prints in a host
-/// definition (`_ZN2ns4PairE`) read as the name (`ns::Pair`): `struct
-/// ::ns::Pair *` is `ns::Pair*`. Namespaces stay: `a::S` and `b::S` are two
-/// types.
+/// A type's spelling without `struct`, `class`, `union`, `enum` or
+/// spaces. Namespaces stay: `a::S` and `b::S` are two types, as are `::S`
+/// and `S` in one scope.
 fn plain_type(text: &str) -> String {
-    let words: Vec<String> = text
+    let words: Vec<&str> = text
         .split_whitespace()
         .filter(|word| !matches!(*word, "struct" | "class" | "union" | "enum"))
-        .map(|word| word.trim_start_matches("::").to_owned())
-        .map(|word| {
-            let (name, rest) = word.split_at(word.find(|c: char| !ident(c)).unwrap_or(word.len()));
-            match mangled_class(name) {
-                Some(class) => format!("{class}{rest}"),
-                None => word,
-            }
-        })
         .collect();
-    squeeze(&words.join(" ").replace("<::", "<").replace(",::", ","))
-}
-
-/// `ns::Pair` of `_ZN2ns4PairE`, `Pair` of `_Z4Pair`: a class's name as
-/// the Itanium ABI mangles it, which nvcc prints for a class of a
-/// namespace in a kernel's host definition.
-fn mangled_class(text: &str) -> Option<String> {
-    let rest = text.strip_prefix("_Z")?;
-    let (nested, mut rest) = match rest.strip_prefix('N') {
-        Some(inner) => (true, inner),
-        None => (false, rest),
-    };
-    let mut parts = Vec::new();
-    loop {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        if digits == 0 {
-            break;
-        }
-        let len: usize = rest[..digits].parse().ok()?;
-        let name = rest.get(digits..digits + len)?;
-        parts.push(name);
-        rest = &rest[digits + len..];
-        if !nested {
-            break;
-        }
-    }
-    let done = if nested { rest == "E" } else { rest.is_empty() };
-    (done && !parts.is_empty()).then(|| parts.join("::"))
+    squeeze(&words.join(" "))
 }
 
 /// Where a `=` outside any brackets is.
@@ -799,11 +761,8 @@ template<> void __wrapper__device_stub_sc<float>( const float *&__cuda_0,float *
         assert_eq!(found[12].params[0].name, "__cuda_0");
         let unnamed = param("float *");
         assert_eq!((unnamed.name.as_str(), unnamed.ty.as_str()), ("", "float*"));
-        assert_eq!(plain_type("struct ::ns::Pair *"), "ns::Pair*");
-        assert_eq!(plain_type("_ZN2ns4PairE *"), "ns::Pair*");
+        assert_eq!(plain_type("struct ::ns::Pair *"), "::ns::Pair*");
         assert_eq!(plain_type("b::S *"), "b::S*");
-        assert_eq!(mangled_class("_Z4Pair").as_deref(), Some("Pair"));
-        assert_eq!(mangled_class("_ZN2ns"), None);
         assert_eq!(param("float *const").name, "");
         assert_eq!(param("float *a$b").name, "a$b");
         assert_eq!(plain_type("const unsigned int *"), "constunsignedint*");
