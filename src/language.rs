@@ -173,7 +173,8 @@
 //! for it. A kernel takes its declarations' contracts only where its name
 //! is its own in its file: one kernel (declared any number of times
 //! alike) or one kernel template and its instances, which nvcc itself
-//! confirms by taking the name's address once more after the file. Where
+//! confirms: after the file, the name's address must be one function, of
+//! the kernel's own parameter types for every GPU architecture. Where
 //! the name is shared (another namespace's function, an overload, a
 //! specialization, a `__device__` function of the name) it takes none,
 //! and the build warns; declare it `unsafe kernel`, or rename. A contract

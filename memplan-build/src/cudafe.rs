@@ -45,13 +45,13 @@ impl Found {
 }
 
 /// The kernels `host_code` (the output of `nvcc -cuda`) registers, with
-/// the contracts their declarations state (`host_preprocessed`, the source
-/// after the host's preprocessor, tells where a template is specialized);
-/// an error is a contract that cannot be true of its kernel.
-pub fn kernels(host_code: &str, host_preprocessed: &str) -> Result<Vec<Found>, String> {
+/// the contracts their declarations state (`preprocessed`, the source
+/// after each compilation's preprocessor, tells where a template is
+/// specialized); an error is a contract that cannot be true of its kernel.
+pub fn kernels(host_code: &str, preprocessed: &[&str]) -> Result<Vec<Found>, String> {
     let code = without_line_markers(host_code);
     let stubs = stub_names(&code);
-    let contracts = Contracts::read(&code, host_preprocessed);
+    let contracts = Contracts::read(&code, preprocessed);
     registered_symbols(&code)
         .into_iter()
         .map(|symbol| {
@@ -202,7 +202,7 @@ template<> void __wrapper__device_stub_tscale<float>( const float *&__cuda_0,flo
 
     #[test]
     fn finds_every_registered_kernel_with_its_parameters() {
-        let found = kernels(HOST_CODE, "").unwrap();
+        let found = kernels(HOST_CODE, &[]).unwrap();
         let summary: Vec<(&str, bool, String)> = found
             .iter()
             .map(|k| {
@@ -234,7 +234,7 @@ template<> void __wrapper__device_stub_tscale<float>( const float *&__cuda_0,flo
     fn a_kernel_without_its_stub_is_unreadable_not_guessed() {
         let code =
             r#"__cudaRegisterFunction(__T1, (const char*)f, (char*)"lonely", "lonely", -1);"#;
-        let found = kernels(code, "").unwrap();
+        let found = kernels(code, &[]).unwrap();
         assert_eq!(found.len(), 1);
         assert!(found[0].function.is_err());
     }

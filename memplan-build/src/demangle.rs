@@ -326,7 +326,10 @@ impl Reader<'_> {
         Ok(format!("<{}>", printed.join(", ")))
     }
 
-    /// `L <type> <value> E` after the `L`: `Li4E` is `4`, `Lb1E` `true`.
+    /// `L <type> <value> E` after the `L`, typed as C++ writes it so that
+    /// the name means one entity: `Li4E` is `4`, `Lj4E` `4u`, `Lb1E`
+    /// `true`, `Lc65E` `(char)65`, an enum's `L1EE1E` `(E)1`. (`V<4>` and
+    /// `V<4u>` are two classes of a `template <auto N>`.)
     fn literal(&mut self) -> Read<String> {
         let ty = self.ty()?;
         let negative = self.eat(b'n');
@@ -339,10 +342,33 @@ impl Reader<'_> {
         if digits.is_empty() {
             return Err("unsupported literal".into());
         }
-        Ok(match ty {
-            CType::Builtin(Builtin::Bool) => (if digits == "0" { "false" } else { "true" }).into(),
-            _ if negative => format!("-{digits}"),
-            _ => digits,
+        let value = if negative {
+            format!("-{digits}")
+        } else {
+            digits
+        };
+        let suffix = |suffix: &str| format!("{value}{suffix}");
+        Ok(match &ty {
+            CType::Builtin(Builtin::Bool) => (if value == "0" { "false" } else { "true" }).into(),
+            CType::Builtin(Builtin::Int) => value,
+            CType::Builtin(Builtin::Unsigned) => suffix("u"),
+            CType::Builtin(Builtin::Long) => suffix("l"),
+            CType::Builtin(Builtin::UnsignedLong) => suffix("ul"),
+            CType::Builtin(Builtin::LongLong) => suffix("ll"),
+            CType::Builtin(Builtin::UnsignedLongLong) => suffix("ull"),
+            CType::Builtin(
+                Builtin::Char
+                | Builtin::SignedChar
+                | Builtin::UnsignedChar
+                | Builtin::Short
+                | Builtin::UnsignedShort
+                | Builtin::WChar
+                | Builtin::Char8
+                | Builtin::Char16
+                | Builtin::Char32,
+            )
+            | CType::Named(_) => format!("({ty}){value}"),
+            _ => return Err(format!("unsupported literal of type `{ty}`")),
         })
     }
 
@@ -577,6 +603,13 @@ mod tests {
         assert_eq!(read("_Z1fRKi"), "f(const int &)");
         assert_eq!(read("_Z1fPKPf"), "f(float *const *)");
         assert_eq!(read("_Z4tileILi16EEvPf"), "tile<16>(float *)");
+        // Typed, as `V<4>` and `V<4u>` are two classes of `template <auto N>`.
+        assert_eq!(read("_Z1kP1VILj4EEi"), "k(V<4u> *, int)");
+        assert_eq!(read("_Z2tcILc65EEvPfi"), "tc<(char)65>(float *, int)");
+        assert_eq!(read("_Z2teIL1E1EEvPfi"), "te<(E)1>(float *, int)");
+        assert_eq!(read("_Z2tbILb1EEvPfi"), "tb<true>(float *, int)");
+        assert_eq!(read("_Z1tILin3EEvv"), "t<-3>()");
+        assert_eq!(read("_Z1tILyn3EEvv"), "t<-3ull>()");
         assert_eq!(read("_ZN1a1b1cEPNS_4PairE"), "a::b::c(a::Pair *)");
         assert_eq!(read("_Z1fDhPDh"), "f(__half, __half *)");
         assert_eq!(read("_Z1fP4PairS0_"), "f(Pair *, Pair *)");

@@ -64,6 +64,7 @@ mod spelling;
 #[cfg(test)]
 mod with_nvcc;
 
+use demangle::CType;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -144,7 +145,11 @@ impl Kernels {
         self
     }
 
-    /// Passes `flag` to nvcc (`-DTILE=16`, `--use_fast_math`).
+    /// Passes `flag` to nvcc (`-DTILE=16`, `--use_fast_math`). Flags that
+    /// choose GPU architectures (`-arch`, `-gencode`, `-code`) or read more
+    /// flags from a file stop the build: the architectures are
+    /// [`machine_code`](Kernels::machine_code) and [`ptx`](Kernels::ptx),
+    /// which memplan-build checks each kernel for.
     pub fn flag(mut self, flag: impl Into<String>) -> Kernels {
         self.flags.push(flag.into());
         self
@@ -195,6 +200,12 @@ impl Kernels {
                         least one"
                     .to_owned(),
             );
+        }
+        if let Some(flag) = self.flags.iter().find(|flag| chooses_architectures(flag)) {
+            return Err(format!(
+                "the nvcc flag `{flag}` would compile for GPU architectures memplan-build \
+                 does not check the kernels for: give them with `machine_code` and `ptx`"
+            ));
         }
         let targets = self.targets();
         let rust = if stand_ins_wanted() {
@@ -252,8 +263,9 @@ impl Kernels {
             let out = work.join(format!("{index}"));
             let compiled = nvcc::compile(&settings, source, &out)?;
             let in_source = |e: String| format!("{}: {e}", source.display());
+            compiled_for(&compiled, &architectures).map_err(in_source)?;
             contracts_agree(&compiled).map_err(in_source)?;
-            let mut found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed)
+            let mut found = cudafe::kernels(&compiled.host_code, &compiled.preprocessed())
                 .map_err(in_source)?;
             probe_kernels(&settings, source, &mut found, &out);
             for kernel in &found {
@@ -369,6 +381,45 @@ impl Kernels {
     }
 }
 
+/// Whether an nvcc flag chooses GPU architectures, or reads flags from a
+/// file that might.
+fn chooses_architectures(flag: &str) -> bool {
+    const CHOOSING: &[&str] = &[
+        "-arch",
+        "--gpu-architecture",
+        "-gencode",
+        "--generate-code",
+        "-code",
+        "--gpu-code",
+        "-optf",
+        "--options-file",
+    ];
+    let name = flag.split('=').next().unwrap_or(flag);
+    CHOOSING.contains(&name)
+}
+
+/// That nvcc compiled the fatbin for `architectures` and no others, as
+/// every check of a kernel's types is made for those.
+fn compiled_for(compiled: &nvcc::Compiled, architectures: &[u32]) -> Result<(), String> {
+    let mut kept: Vec<&str> = compiled
+        .device_preprocessed
+        .iter()
+        .map(|(architecture, _)| architecture.as_str())
+        .collect();
+    let mut asked: Vec<String> = architectures
+        .iter()
+        .map(|a| format!("compute_{a}"))
+        .collect();
+    kept.sort_unstable();
+    asked.sort_unstable();
+    if kept != asked {
+        return Err(format!(
+            "nvcc compiled the fatbin for {kept:?}, where memplan-build asked for {asked:?}"
+        ));
+    }
+    Ok(())
+}
+
 /// That `source`'s contracts read the same in its fatbin's compilation
 /// for each GPU architecture as in the host's, where they are read (see
 /// [`contract::agree`]); a source without contracts needs no comparing.
@@ -393,10 +444,10 @@ fn contracts_agree(compiled: &nvcc::Compiled) -> Result<(), String> {
 
 /// What nvcc says of the kernels of `found` (see [`probe`]), for every
 /// architecture of the build: all at once, and where that fails, one at
-/// a time. A kernel with contracts whose name is not one function takes
-/// none; an `extern "C"` kernel whose types differ between architectures,
-/// or could not be compared, keeps no parameters, so no safe declaration
-/// matches it. The build says which.
+/// a time. A kernel with contracts whose name nvcc does not find to be
+/// the kernel takes none; an `extern "C"` kernel whose types differ
+/// between architectures, or could not be compared, keeps no parameters,
+/// so no safe declaration matches it. The build says which.
 fn probe_kernels(
     settings: &nvcc::Settings,
     source: &Path,
@@ -404,7 +455,7 @@ fn probe_kernels(
     out: &Path,
 ) {
     let several = settings.architectures.len() > 1;
-    let probed: Vec<(usize, Option<String>)> = found
+    let probed: Vec<(usize, Option<spelling::Spelled>)> = found
         .iter()
         .enumerate()
         .filter(|(_, kernel)| kernel.function.is_ok())
@@ -416,63 +467,74 @@ fn probe_kernels(
             )
         })
         .collect();
-    // Each probe's mangled name, by architecture.
-    let attempt = |names: &[&str]| -> Result<Vec<Vec<String>>, String> {
-        let probing = probe::probing_source(source, names);
-        settings
-            .architectures
-            .iter()
-            .map(|&architecture| {
-                let ptx = nvcc::ptx(settings, source, "probe", &probing, out, architecture)?;
-                probe::read_ptx(&ptx, names.len())
-            })
-            .collect()
-    };
-    // The first architecture whose types differ from the first one's.
-    let differing = |by_architecture: &[Vec<String>], probe: usize| {
-        let first = &by_architecture[0][probe];
-        by_architecture
-            .iter()
-            .position(|names| names[probe] != *first)
-            .map(|at| settings.architectures[at])
-    };
-    let spelled: Vec<&str> = probed
+    let arity = |index: usize| found[index].function.as_ref().map_or(0, |f| f.params.len());
+    // Each probe's parameters, by architecture.
+    let attempt =
+        |kernels: &[(&spelling::Spelled, usize)]| -> Result<Vec<Vec<Vec<CType>>>, String> {
+            let probing = probe::probing_source(source, kernels);
+            settings
+                .architectures
+                .iter()
+                .map(|&architecture| {
+                    let ptx = nvcc::ptx(settings, source, "probe", &probing, out, architecture)?;
+                    let probes = probe::read_ptx(&ptx, kernels.len())?;
+                    Ok(probes.into_iter().map(|probe| probe.params).collect())
+                })
+                .collect()
+        };
+    let spelled: Vec<(&spelling::Spelled, usize)> = probed
         .iter()
-        .filter_map(|(_, name)| name.as_deref())
+        .filter_map(|(index, name)| Some((name.as_ref()?, arity(*index))))
         .collect();
     let together = attempt(&spelled).ok();
     let mut next = 0;
+    let mut verdicts = Vec::with_capacity(probed.len());
     for (index, name) in &probed {
-        let verdict = match name {
-            None => Err(()),
-            Some(name) => {
-                let at = next;
-                next += 1;
-                match &together {
-                    Some(by_architecture) => Ok(differing(by_architecture, at)),
-                    None => attempt(std::slice::from_ref(&name.as_str()))
-                        .map(|by_architecture| differing(&by_architecture, 0))
-                        .map_err(|_| ()),
-                }
+        // The kernel's parameters as each architecture compiled the
+        // function its name denotes; `None` where nvcc found no one
+        // function.
+        let by_architecture: Option<Vec<Vec<CType>>> = name.as_ref().and_then(|name| {
+            let at = next;
+            next += 1;
+            match &together {
+                Some(all) => Some(all.iter().map(|probes| probes[at].clone()).collect()),
+                None => attempt(&[(name, arity(*index))])
+                    .ok()
+                    .map(|all| all.into_iter().map(|mut probes| probes.remove(0)).collect()),
             }
-        };
-        let kernel = &mut found[*index];
+        });
+        verdicts.push((*index, by_architecture));
+    }
+    for (index, by_architecture) in verdicts {
+        let kernel = &mut found[index];
         let shown = kernel
             .qualified
             .clone()
             .unwrap_or_else(|| kernel.symbol.clone());
-        let why = match verdict {
-            Ok(None) => continue,
-            Ok(Some(architecture)) => format!(
+        let read = &kernel
+            .function
+            .as_ref()
+            .expect("probed kernels were read")
+            .params;
+        let differing = by_architecture.as_ref().and_then(|all| {
+            all.iter()
+                .position(|params| params != &all[0])
+                .map(|at| settings.architectures[at])
+        });
+        let why = match (&by_architecture, differing) {
+            (Some(all), None) if all.iter().all(|params| params == read) => continue,
+            (Some(_), Some(architecture)) => format!(
                 "compute_{} and compute_{architecture} compile `{shown}` with different \
                  parameter types (a type chosen by `__CUDA_ARCH__`?), so no one declaration \
                  is true of it",
                 settings.architectures[0]
             ),
-            Err(()) => {
+            // nvcc found no function by the name, more than one, or
+            // another than the kernel.
+            _ => {
                 if kernel.contracts().is_some() {
                     kernel.contracts = contract::Lookup::Ambiguous(format!(
-                        "`{shown}`: nvcc finds more than one function by its name (an \
+                        "`{shown}`: nvcc does not find the kernel alone by its name (an \
                          overload, a `__device__` function of the same name), so memplan \
                          cannot tell which declarations are the kernel's"
                     ));
@@ -620,6 +682,26 @@ fn in_parallel<T: Sync, R: Send>(items: &[T], job: impl Fn(usize, &T) -> R + Syn
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flags_that_choose_architectures_are_refused() {
+        for flag in [
+            "-gencode=arch=compute_90,code=sm_90",
+            "-gencode",
+            "--generate-code=arch=compute_90,code=sm_90",
+            "-arch=sm_90",
+            "--gpu-architecture",
+            "-code=sm_90",
+            "--gpu-code=sm_90",
+            "-optf",
+            "--options-file=more.txt",
+        ] {
+            assert!(chooses_architectures(flag), "{flag}");
+        }
+        for flag in ["-DTILE=16", "--use_fast_math", "-lineinfo", "-archive"] {
+            assert!(!chooses_architectures(flag), "{flag}");
+        }
+    }
 
     #[test]
     fn targets_default_to_ampere_and_hopper_with_ptx() {

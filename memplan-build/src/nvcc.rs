@@ -161,6 +161,21 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
     })
 }
 
+impl Compiled {
+    /// The source after each compilation's preprocessor: the host's, then
+    /// each GPU architecture's.
+    pub fn preprocessed(&self) -> Vec<&str> {
+        [self.host_preprocessed.as_str()]
+            .into_iter()
+            .chain(
+                self.device_preprocessed
+                    .iter()
+                    .map(|(_, text)| text.as_str()),
+            )
+            .collect()
+    }
+}
+
 /// The files of `dir` whose names end in `suffix`, by name, sorted, with
 /// their text.
 fn kept(dir: &Path, suffix: &str) -> Result<Vec<(String, String)>, String> {

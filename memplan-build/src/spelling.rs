@@ -8,24 +8,62 @@
 
 use std::fmt::Write as _;
 
-/// A name as the file's top level can write it: its qualified name
-/// (a kernel's `a::k`, `t<int>`, a class's) without anonymous namespaces, whose
-/// members the enclosing one finds; `None` for a name that has no
-/// spelling (a lambda's).
-pub fn spelled(qualified: &str) -> Option<String> {
-    const ANONYMOUS: &str = "_GLOBAL__N_";
-    let mut name = qualified.replace("(anonymous namespace)::", "");
-    while let Some(at) = name.find(ANONYMOUS) {
-        // nvcc names each file's own: `_GLOBAL__N__71a0d849_8_mixup_cu_466c3b0d`.
-        let end = name[at..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(name.len(), |len| at + len);
-        if !name[end..].starts_with("::") {
-            return None;
-        }
-        name.replace_range(at..end + 2, "");
+/// Where C++ written after a source finds one of its names, and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spelled {
+    /// The namespaces to reopen, outermost first, `None` for an anonymous
+    /// one: a name in an anonymous namespace is found from inside it,
+    /// since from outside, `::k` finds the enclosing namespace's own `k`
+    /// first, where there is one. Empty where the name is found from the
+    /// top.
+    pub scopes: Vec<Option<String>>,
+    /// The name as written there: `k` inside its scopes, else qualified
+    /// from the top (`a::k`, `t<int>`).
+    pub name: String,
+}
+
+impl Spelled {
+    /// The path of the named scopes, for naming from the top what is
+    /// declared inside them: `a::` for `a::(anonymous)`.
+    pub fn path(&self) -> String {
+        self.scopes
+            .iter()
+            .flatten()
+            .map(|scope| format!("{scope}::"))
+            .collect()
     }
-    (!name.is_empty() && !name.contains(['(', '{', '\'', '"'])).then_some(name)
+}
+
+/// How a qualified name (as demangled: `a::k`, `t<int>`, and
+/// `_GLOBAL__N__71a0_8_k_cu_1::k`, nvcc's name for a file's anonymous
+/// namespace) is written after its source; `None`
+/// for one that has no spelling there (a lambda's, a template's instance
+/// in an anonymous namespace).
+pub fn spelled(qualified: &str) -> Option<Spelled> {
+    if qualified.is_empty() || qualified.contains(['{', '\'', '"']) {
+        return None;
+    }
+    let anonymous = |part: &str| part.starts_with("_GLOBAL__N_");
+    let parts: Vec<&str> = qualified.split("::").collect();
+    if !parts.iter().any(|part| anonymous(part)) {
+        return Some(Spelled {
+            scopes: Vec::new(),
+            name: qualified.to_owned(),
+        });
+    }
+    // Reopened namespaces cannot write a template's arguments from the
+    // top; such a kernel is not probed.
+    if qualified.contains('<') {
+        return None;
+    }
+    let (name, scopes) = parts.split_last()?;
+    Some(Spelled {
+        scopes: scopes
+            .iter()
+            .map(|part| (!anonymous(part)).then(|| (*part).to_owned()))
+            .collect(),
+        name: (*name).to_owned(),
+    })
 }
 
 /// Preprocessor lines that stop the compile where an identifier of
@@ -59,20 +97,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spells_names_from_the_top() {
-        assert_eq!(spelled("a::k").as_deref(), Some("a::k"));
-        assert_eq!(spelled("ns::sp<ns::S>").as_deref(), Some("ns::sp<ns::S>"));
-        assert_eq!(spelled("_GLOBAL__N_1::anon").as_deref(), Some("anon"));
+    fn spells_names_from_the_top_or_from_their_anonymous_namespace() {
+        let top = |name: &str| {
+            Some(Spelled {
+                scopes: Vec::new(),
+                name: name.to_owned(),
+            })
+        };
+        assert_eq!(spelled("a::k"), top("a::k"));
+        assert_eq!(spelled("ns::sp<ns::S>"), top("ns::sp<ns::S>"));
+        let anon = spelled("_GLOBAL__N__71a0d849_8_mixup_cu_466c3b0d::anon").unwrap();
+        assert_eq!((anon.scopes, anon.name.as_str()), (vec![None], "anon"));
+        let nested = spelled("a::_GLOBAL__N_1::b::k").unwrap();
         assert_eq!(
-            spelled("a::(anonymous namespace)::k<a::_GLOBAL__N_1::S>").as_deref(),
-            Some("a::k<a::S>")
+            nested.scopes,
+            [Some("a".to_owned()), None, Some("b".to_owned())]
         );
-        assert_eq!(
-            spelled("_GLOBAL__N__71a0d849_8_mixup_cu_466c3b0d::anon").as_deref(),
-            Some("anon")
-        );
-        assert_eq!(spelled("_GLOBAL__N_1"), None);
+        assert_eq!(nested.path(), "a::b::");
+        assert_eq!(spelled("_GLOBAL__N_1::t<int>"), None);
         assert_eq!(spelled("f()::{lambda()#1}"), None);
+        assert_eq!(spelled(""), None);
     }
 
     #[test]

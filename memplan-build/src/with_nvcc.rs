@@ -39,8 +39,9 @@ fn read_unchecked(fixture: &str) -> Result<Read, String> {
     };
     let source = fixtures.join(fixture);
     let compiled = nvcc::compile(&settings, &source, &work).unwrap();
+    crate::compiled_for(&compiled, &architectures).unwrap();
     let agree = crate::contracts_agree(&compiled);
-    let mut found = cudafe::kernels(&compiled.host_code, &compiled.host_preprocessed);
+    let mut found = cudafe::kernels(&compiled.host_code, &compiled.preprocessed());
     if let Ok(found) = &mut found {
         crate::probe_kernels(&settings, &source, found, &work);
     }
@@ -358,4 +359,65 @@ fn the_sources_macros_do_not_rename_what_is_probed_or_measured() {
     );
     // `Small` would measure as `Big`.
     assert!(!read.layouts.contains_key("Small"), "{:?}", read.layouts);
+}
+
+#[test]
+fn a_name_finds_the_kernel_itself_or_the_kernel_takes_nothing() {
+    // A kernel of an anonymous namespace, where `::k` finds another `k`:
+    // the contract is on the anonymous `float *` overload nvcc prints
+    // like the kernel.
+    let decoy = read("anonymous_decoy.cu");
+    let k = decoy
+        .found
+        .iter()
+        .find(|k| k.symbol.ends_with("1kEPdi"))
+        .expect("the anonymous kernel");
+    assert!(
+        matches!(k.contracts, Lookup::Ambiguous(_)),
+        "{:?}",
+        k.contracts
+    );
+    // An `extern "C"` one whose types differ between architectures, with
+    // a host function `::k` that does not.
+    let extern_c = read("anonymous_extern_c.cu");
+    let k = kernel(&extern_c, "k");
+    assert!(k.function.is_err(), "{:?}", k.function);
+}
+
+#[test]
+fn template_arguments_keep_their_types() {
+    let read = read("typed_literals.cu");
+    // `V<4u>` is measured as itself, not as `V<4>`.
+    assert_eq!(
+        read.layouts.get("V<4u>"),
+        Some(&layout::Layout {
+            size: 512,
+            align: 8
+        }),
+        "{:?}",
+        read.layouts
+    );
+    let writes = Some((Access::Writes, "n".to_owned()));
+    for name in ["k", "tc<(char)65>", "tb<true>", "te<(E)1>"] {
+        assert_eq!(
+            accesses(lookup(&read, name)),
+            [writes.clone(), None],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_specialization_for_the_gpu_alone_stops_the_build_however_hidden() {
+    for fixture in [
+        "specialized_in_a_linkage_block.cu",
+        "specialized_behind_an_attribute.cu",
+    ] {
+        let read = read_unchecked(fixture);
+        let taken = read.as_ref().ok().and_then(|read| {
+            let t = lookup(read, "t<int>");
+            (read.agree.is_ok() && matches!(t, Lookup::Found(_))).then_some(t)
+        });
+        assert!(taken.is_none(), "{fixture}: {taken:?}");
+    }
 }

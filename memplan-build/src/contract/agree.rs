@@ -10,7 +10,7 @@
 //! of its parameters, in its namespaces, must be the same text in all of
 //! them.
 
-use super::scan::{literal_end, matching};
+use super::scan::{literal_end, matching, name_before};
 
 /// Every declaration of `preprocessed` (a source after the preprocessor)
 /// with a contract in its parameters, from the start of its statement to
@@ -42,9 +42,7 @@ pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
                     if let Some(list) = parameter_list(&code, &open)
                         && !lists.iter().any(|(known, ..)| *known == list)
                     {
-                        let namespaces: Vec<&str> =
-                            scopes.iter().flatten().map(String::as_str).collect();
-                        lists.push((list, statement, namespaces.join("::")));
+                        lists.push((list, statement, path(&scopes)));
                     }
                 }
                 at = literal_end(bytes, at);
@@ -86,21 +84,28 @@ pub fn annotated(preprocessed: &str) -> Result<Vec<String>, String> {
     // And every declaration of those names at namespace scope, contract or
     // not: a specialization, an overload or a prototype that only some
     // compilation sees changes which entity a kernel is.
-    let names: Vec<&str> = lists
+    // The name before the parameters, past attributes and template
+    // arguments (`t [[gnu::noinline]] (`, `sc<int>(`), without namespaces.
+    let names: Vec<String> = lists
         .iter()
         .filter_map(|&(list, ..)| {
-            let before = code[..list].trim_end();
-            let before = before.strip_suffix('>').map_or(before, |b| {
-                b.rfind('<').map_or(b, |open| b[..open].trim_end())
-            });
-            let start = before
-                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
-                .map_or(0, |i| i + 1);
-            Some(&before[start..]).filter(|name| !name.is_empty())
+            let (name, _) = name_before(&code[..list])?;
+            let name = name.split('<').next().unwrap_or(&name);
+            Some(name.rsplit("::").next().unwrap_or(name).to_owned())
         })
         .collect();
+    if names.len() != lists.len() {
+        return Err(
+            "memplan could not read the name of every declaration with a contract, as it \
+             compares them between compilations"
+                .to_owned(),
+        );
+    }
     for (namespaces, text) in namespace_statements(&code) {
-        if tokens(&text).iter().any(|token| names.contains(token)) {
+        if tokens(&text)
+            .iter()
+            .any(|token| names.iter().any(|name| name == token))
+        {
             compared.push(format!("{namespaces}; {text}"));
         }
     }
@@ -133,9 +138,7 @@ fn namespace_statements(code: &str) -> Vec<(String, String)> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 if at_namespace_scope && bytes[at] != b'}' && !text.is_empty() {
-                    let namespaces: Vec<&str> =
-                        scopes.iter().flatten().map(String::as_str).collect();
-                    found.push((namespaces.join("::"), text.clone()));
+                    found.push((path(&scopes), text.clone()));
                 }
                 match bytes[at] {
                     b'{' => scopes.push(namespace_opened(&text)),
@@ -273,8 +276,27 @@ fn parameter_list(code: &str, open: &[usize]) -> Option<usize> {
     })
 }
 
-/// The namespace a `{` after `head` opens, if it opens one.
+/// The namespaces `scopes` are in (`a::b`), from what each open `{`
+/// opened.
+fn path(scopes: &[Option<String>]) -> String {
+    let names: Vec<&str> = scopes
+        .iter()
+        .flatten()
+        .filter(|name| !name.is_empty())
+        .map(String::as_str)
+        .collect();
+    names.join("::")
+}
+
+/// The namespace a `{` after `head` opens, if it opens one; a linkage
+/// block (`extern "C++" {`) is namespace scope too, and adds no name.
 fn namespace_opened(head: &str) -> Option<String> {
+    if let Some(linkage) = head.strip_prefix("extern")
+        && linkage.trim().starts_with('"')
+        && linkage.trim().ends_with('"')
+    {
+        return Some(String::new());
+    }
     let head = head.strip_prefix("inline ").unwrap_or(head);
     let rest = head.strip_prefix("namespace")?;
     let name: String = rest

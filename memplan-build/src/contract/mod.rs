@@ -110,18 +110,25 @@ pub enum Lookup {
 pub struct Contracts {
     printed: Vec<Printed>,
     /// The names that an explicit specialization (`template <> ...
-    /// name<...>`) names somewhere in the source as the host preprocessed
-    /// it, however nvcc prints it.
+    /// name<...>`) names somewhere in the source as any compilation
+    /// preprocessed it, however nvcc prints it.
     specialized: Vec<String>,
 }
 
 impl Contracts {
     /// Reads `host_code` (nvcc's `-cuda` output, line markers removed) and
-    /// `host_preprocessed` (the source after the host's preprocessor).
-    pub fn read(host_code: &str, host_preprocessed: &str) -> Contracts {
+    /// `preprocessed` (the source after each compilation's preprocessor:
+    /// a specialization only a GPU compilation sees is one too).
+    pub fn read(host_code: &str, preprocessed: &[&str]) -> Contracts {
+        let mut specialized: Vec<String> = preprocessed
+            .iter()
+            .flat_map(|text| agree::specialized(text))
+            .collect();
+        specialized.sort();
+        specialized.dedup();
         Contracts {
             printed: scan::printed(host_code),
-            specialized: agree::specialized(host_preprocessed),
+            specialized,
         }
     }
 
@@ -390,7 +397,7 @@ mod tests {
     fn lookup(code: &str, mangled: &str, name: &str) -> Result<Lookup, String> {
         let mut function = demangle(mangled).unwrap();
         function.name = name.to_owned();
-        Contracts::read(code, "").of(&function, mangled)
+        Contracts::read(code, &[]).of(&function, mangled)
     }
 
     fn found(lookup: Result<Lookup, String>) -> Vec<Option<(Access, String)>> {

@@ -379,7 +379,7 @@ fn plain(head: &str) -> String {
 /// The function name at the end of `prefix`, qualified as written
 /// (`ns::k`), template arguments without spaces (`sc<double>` of `sc<
 /// double> `), and where it starts.
-fn name_before(prefix: &str) -> Option<(String, usize)> {
+pub(super) fn name_before(prefix: &str) -> Option<(String, usize)> {
     // Attributes between the name and its parameters
     // (`sc< int> __attribute((noinline))`) are not the name's.
     let mut end = prefix.trim_end().len();
