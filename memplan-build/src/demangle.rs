@@ -345,17 +345,32 @@ impl Reader<'_> {
         let value = if negative {
             format!("-{digits}")
         } else {
-            digits
+            digits.clone()
         };
-        let suffix = |suffix: &str| format!("{value}{suffix}");
+        // A negative literal is the negation of a positive one, of the
+        // suffix's type only where that holds the magnitude: the least
+        // value (`-2147483648`, a `long`) is written as C++ headers do,
+        // `(-2147483647 - 1)`.
+        let suffix = |suffix: &str, bits: u32| -> Read<String> {
+            let least = 1u128 << (bits - 1);
+            let magnitude: u128 = digits
+                .parse()
+                .map_err(|_| format!("literal `{value}` out of range"))?;
+            Ok(match (negative, magnitude) {
+                (true, m) if m == least => format!("(-{}{suffix} - 1)", least - 1),
+                (true, m) if m > least => return Err(format!("literal `{value}` out of range")),
+                _ => format!("{value}{suffix}"),
+            })
+        };
         Ok(match &ty {
             CType::Builtin(Builtin::Bool) => (if value == "0" { "false" } else { "true" }).into(),
-            CType::Builtin(Builtin::Int) => value,
-            CType::Builtin(Builtin::Unsigned) => suffix("u"),
-            CType::Builtin(Builtin::Long) => suffix("l"),
-            CType::Builtin(Builtin::UnsignedLong) => suffix("ul"),
-            CType::Builtin(Builtin::LongLong) => suffix("ll"),
-            CType::Builtin(Builtin::UnsignedLongLong) => suffix("ull"),
+            // The LP64 widths nvcc compiles for.
+            CType::Builtin(Builtin::Int) => suffix("", 32)?,
+            CType::Builtin(Builtin::Unsigned) => suffix("u", 32)?,
+            CType::Builtin(Builtin::Long) => suffix("l", 64)?,
+            CType::Builtin(Builtin::UnsignedLong) => suffix("ul", 64)?,
+            CType::Builtin(Builtin::LongLong) => suffix("ll", 64)?,
+            CType::Builtin(Builtin::UnsignedLongLong) => suffix("ull", 64)?,
             CType::Builtin(
                 Builtin::Char
                 | Builtin::SignedChar
@@ -610,6 +625,16 @@ mod tests {
         assert_eq!(read("_Z2tbILb1EEvPfi"), "tb<true>(float *, int)");
         assert_eq!(read("_Z1tILin3EEvv"), "t<-3>()");
         assert_eq!(read("_Z1tILyn3EEvv"), "t<-3ull>()");
+        // The least of each type, which a minus before its magnitude is not.
+        assert_eq!(
+            read("_Z1kP1VILin2147483648EEi"),
+            "k(V<(-2147483647 - 1)> *, int)"
+        );
+        assert_eq!(
+            read("_Z1kP1VILxn9223372036854775808EEi"),
+            "k(V<(-9223372036854775807ll - 1)> *, int)"
+        );
+        assert!(demangle("_Z1kP1VILin2147483649EEi").is_err());
         assert_eq!(read("_ZN1a1b1cEPNS_4PairE"), "a::b::c(a::Pair *)");
         assert_eq!(read("_Z1fDhPDh"), "f(__half, __half *)");
         assert_eq!(read("_Z1fP4PairS0_"), "f(Pair *, Pair *)");

@@ -43,8 +43,9 @@ pub fn classes<'a>(functions: impl IntoIterator<Item = &'a Function>) -> Vec<Str
                 _ => None,
             }
         })
-        // An anonymous namespace's class, a lambda: nothing to name.
-        .filter(|name| !name.contains('(') && !name.contains('{'))
+        // A lambda, an anonymous namespace's class (which `::S` from the
+        // top could miss for another `S`): nothing to name.
+        .filter(|name| !name.contains('{') && !name.contains("_GLOBAL__N_"))
         .collect();
     names.sort();
     names.dedup();

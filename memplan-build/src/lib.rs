@@ -43,6 +43,10 @@
 //!   A kernel takes the contracts of its name's declarations only where
 //!   nvcc finds that name to be one function, and every compilation reads
 //!   them alike; else it takes none, and the build says why.
+//! - Asks all of it of compilations alike: every nvcc run compiles the same
+//!   file, which includes the source, for the same architectures, so the
+//!   source sees the same predefined macros in the fatbin's compilation as
+//!   in those that read its kernels, probe them and measure their classes.
 //! - Measures the size and alignment of every class a kernel takes by
 //!   value or points to (`float4`, `struct Window`) with nvcc, for the
 //!   checks that match Rust types with them.
@@ -146,8 +150,10 @@ impl Kernels {
     }
 
     /// Passes `flag` to nvcc (`-DTILE=16`, `--use_fast_math`). Flags that
-    /// choose GPU architectures (`-arch`, `-gencode`, `-code`) or read more
-    /// flags from a file stop the build: the architectures are
+    /// choose GPU architectures (`-arch`, `-gencode`, `-code`), pass
+    /// options to the fatbin's packer (`-Xfatbin`) or read more flags from
+    /// a file stop the build, here or in `NVCC_PREPEND_FLAGS` and
+    /// `NVCC_APPEND_FLAGS`: the architectures are
     /// [`machine_code`](Kernels::machine_code) and [`ptx`](Kernels::ptx),
     /// which memplan-build checks each kernel for.
     pub fn flag(mut self, flag: impl Into<String>) -> Kernels {
@@ -190,7 +196,13 @@ impl Kernels {
     pub fn try_build(self) -> Result<(), String> {
         let manifest_dir = env_path("CARGO_MANIFEST_DIR")?;
         let out_dir = env_path("OUT_DIR")?;
-        for variable in nvcc::ENV.iter().chain(&["MEMPLAN_NO_NVCC", "DOCS_RS"]) {
+        let more = [
+            "MEMPLAN_NO_NVCC",
+            "DOCS_RS",
+            "NVCC_PREPEND_FLAGS",
+            "NVCC_APPEND_FLAGS",
+        ];
+        for variable in nvcc::ENV.iter().chain(&more) {
             println!("cargo:rerun-if-env-changed={variable}");
         }
         let sources = self.sources(&manifest_dir)?;
@@ -201,10 +213,28 @@ impl Kernels {
                     .to_owned(),
             );
         }
-        if let Some(flag) = self.flags.iter().find(|flag| chooses_architectures(flag)) {
+        // nvcc adds these variables' flags to every run.
+        let added: Vec<String> = ["NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"]
+            .iter()
+            .filter_map(env::var_os)
+            .flat_map(|flags| {
+                flags
+                    .to_string_lossy()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if let Some(flag) = self
+            .flags
+            .iter()
+            .chain(&added)
+            .find(|f| chooses_architectures(f))
+        {
             return Err(format!(
-                "the nvcc flag `{flag}` would compile for GPU architectures memplan-build \
-                 does not check the kernels for: give them with `machine_code` and `ptx`"
+                "the nvcc flag `{flag}` (given to `flag`, or in NVCC_PREPEND_FLAGS or \
+                 NVCC_APPEND_FLAGS) would put code in the fatbin that memplan-build does not \
+                 check the kernels against: give the architectures with `machine_code` and `ptx`"
             ));
         }
         let targets = self.targets();
@@ -381,8 +411,8 @@ impl Kernels {
     }
 }
 
-/// Whether an nvcc flag chooses GPU architectures, or reads flags from a
-/// file that might.
+/// Whether an nvcc flag chooses GPU architectures, passes options to the
+/// fatbin's packer, or reads flags from a file that might.
 fn chooses_architectures(flag: &str) -> bool {
     const CHOOSING: &[&str] = &[
         "-arch",
@@ -393,6 +423,9 @@ fn chooses_architectures(flag: &str) -> bool {
         "--gpu-code",
         "-optf",
         "--options-file",
+        // What goes into the fatbin besides what nvcc compiled.
+        "-Xfatbin",
+        "--fatbin-options",
     ];
     let name = flag.split('=').next().unwrap_or(flag);
     CHOOSING.contains(&name)
@@ -472,12 +505,10 @@ fn probe_kernels(
     let attempt =
         |kernels: &[(&spelling::Spelled, usize)]| -> Result<Vec<Vec<Vec<CType>>>, String> {
             let probing = probe::probing_source(source, kernels);
-            settings
-                .architectures
+            nvcc::device_ptx(settings, source, "probe", &probing, out)?
                 .iter()
-                .map(|&architecture| {
-                    let ptx = nvcc::ptx(settings, source, "probe", &probing, out, architecture)?;
-                    let probes = probe::read_ptx(&ptx, kernels.len())?;
+                .map(|ptx| {
+                    let probes = probe::read_ptx(ptx, kernels.len())?;
                     Ok(probes.into_iter().map(|probe| probe.params).collect())
                 })
                 .collect()
@@ -567,9 +598,9 @@ fn measure(
     let attempt = |classes: &[String]| -> Result<layout::Layouts, String> {
         let measuring = layout::measuring_source(source, classes);
         let mut agreed: Option<layout::Layouts> = None;
-        for &architecture in settings.architectures {
-            let ptx = nvcc::ptx(settings, source, "layouts", &measuring, out, architecture)?;
-            let measured = layout::read_ptx(&ptx, classes)?;
+        let ptx = nvcc::device_ptx(settings, source, "layouts", &measuring, out)?;
+        for (ptx, &architecture) in ptx.iter().zip(settings.architectures) {
+            let measured = layout::read_ptx(ptx, classes)?;
             agreed = Some(match agreed {
                 None => measured,
                 Some(earlier) => earlier
@@ -698,6 +729,7 @@ mod tests {
         ] {
             assert!(chooses_architectures(flag), "{flag}");
         }
+        assert!(chooses_architectures("-Xfatbin"));
         for flag in ["-DTILE=16", "--use_fast_math", "-lineinfo", "-archive"] {
             assert!(!chooses_architectures(flag), "{flag}");
         }

@@ -78,15 +78,17 @@ pub struct Compiled {
 /// the fatbin was compiled from, for each architecture, is what the
 /// contracts read from the host's are compared with. The host code's run
 /// takes the fatbin's optimization level, so that both preprocess alike.
+/// Both compile a file that includes `source` (see [`main`]), as
+/// [`device_ptx`]'s do.
 pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compiled, String> {
     let fatbin = out.join("module.fatbin");
     let depfile = out.join("module.d");
     let host = out.join("host.cpp.ii");
     let device_dir = out.join("device");
     let front_dir = out.join("front");
-    for dir in [out, &device_dir, &front_dir] {
-        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
+    fresh(&device_dir)?;
+    fresh(&front_dir)?;
+    let main = main(out, &format!("#include \"{}\"\n", source.display()))?;
 
     let mut binary = command(settings);
     binary.arg("-fatbin").arg("-O3");
@@ -104,7 +106,7 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         .arg(&depfile)
         .arg("-o")
         .arg(&fatbin)
-        .arg(source);
+        .arg(&main);
     run(&mut binary, source)?;
 
     // For the fatbin's architectures, as it compiles device code too (else
@@ -123,7 +125,7 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         .arg(&front_dir)
         .arg("-o")
         .arg(&host)
-        .arg(source);
+        .arg(&main);
     run(&mut front, source)?;
 
     let host_preprocessed = kept(&front_dir, ".cpp4.ii")?
@@ -135,18 +137,10 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
                 source.display()
             )
         })?;
-    // `module.compute_90.cpp1.ii`: one for each virtual architecture.
+    // `memplan.compute_90.cpp1.ii`: one for each virtual architecture.
     let device_preprocessed = kept(&device_dir, ".cpp1.ii")?
         .into_iter()
-        .map(|(name, text)| {
-            let architecture = name
-                .trim_end_matches(".cpp1.ii")
-                .rsplit('.')
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-            (architecture, text)
-        })
+        .map(|(name, text)| (architecture_of(&name), text))
         .collect();
     let depends = fs::read_to_string(&depfile)
         .map_err(|e| format!("cannot read {}: {e}", depfile.display()))?;
@@ -154,11 +148,43 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         fs::read_to_string(&host).map_err(|e| format!("cannot read {}: {e}", host.display()))?;
     Ok(Compiled {
         fatbin,
-        dependencies: dependencies(&depends),
+        // What `main` includes, without it.
+        dependencies: dependencies(&depends)
+            .into_iter()
+            .filter(|path| *path != main)
+            .collect(),
         host_code,
         host_preprocessed,
         device_preprocessed,
     })
+}
+
+/// The file every nvcc run of memplan-build for a source compiles, in
+/// its folder `out`, written anew before each: what the run is for,
+/// around an `#include` of the source. As all runs compile the same path,
+/// the source's `__BASE_FILE__` and `__INCLUDE_LEVEL__` (1) are the same
+/// in the fatbin's compilation, the host's, and each probe's and
+/// measure's: a source that tests them compiles the same in all.
+fn main(out: &Path, text: &str) -> Result<PathBuf, String> {
+    let main = out.join("memplan.cu");
+    fs::write(&main, text).map_err(|e| format!("cannot write {}: {e}", main.display()))?;
+    Ok(main)
+}
+
+/// Makes `dir` anew and empty: files another build kept there (of another
+/// source, where the sources' numbering changed) would be read as this
+/// one's.
+fn fresh(dir: &Path) -> Result<(), String> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
+/// `compute_90` of `memplan.compute_90.cpp1.ii`.
+fn architecture_of(kept: &str) -> String {
+    let stem = kept.split_once('.').map_or(kept, |(_, rest)| rest);
+    stem.split('.').next().unwrap_or_default().to_owned()
 }
 
 impl Compiled {
@@ -199,35 +225,49 @@ fn kept(dir: &Path, suffix: &str) -> Result<Vec<(String, String)>, String> {
 /// The macro under which memplan.cuh's contracts become attributes.
 pub const CONTRACTS: &str = "__MEMPLAN_CONTRACTS__";
 
-/// The PTX of `text`, a source [`crate::layout`] or [`crate::arch_types`]
-/// wrote (to `out`, as `{stem}.cu`) that includes `source`, compiled for
-/// GPU architecture `architecture` as the fatbin was: with the contracts
-/// defined, which the source's own code may test.
-pub fn ptx(
+/// The PTX of `text`, a source [`crate::layout`] or [`crate::probe`]
+/// wrote that includes `source`, for each GPU architecture of the build,
+/// compiled in one run as the fatbin is: for the same architectures
+/// (whose list the source may test, `__CUDA_ARCH_LIST__`), as PTX alone,
+/// with the contracts defined, in the folder `name` of `out`.
+pub fn device_ptx(
     settings: &Settings,
     source: &Path,
-    stem: &str,
+    name: &str,
     text: &str,
     out: &Path,
-    architecture: u32,
-) -> Result<String, String> {
-    let file = out.join(format!("{stem}.cu"));
-    let ptx = out.join(format!("{stem}.{architecture}.ptx"));
-    fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+) -> Result<Vec<String>, String> {
+    let dir = out.join(name);
+    fresh(&dir)?;
+    let main = main(out, text)?;
     let mut compile = command(settings);
+    compile.arg("-fatbin").arg("-O3");
+    for architecture in settings.architectures {
+        compile.arg("-gencode").arg(format!(
+            "arch=compute_{architecture},code=compute_{architecture}"
+        ));
+    }
     compile
-        .arg("-ptx")
-        .arg("-O3")
-        .arg(format!("-arch=compute_{architecture}"))
         .arg(format!("-D{CONTRACTS}"))
         .arg("-diag-suppress=1097")
+        .arg("-keep")
+        .arg("-keep-dir")
+        .arg(&dir)
         .arg("-o")
-        .arg(&ptx)
-        .arg(&file);
+        .arg(dir.join("module.fatbin"))
+        .arg(&main);
     run(&mut compile, source)?;
-    fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
+    settings
+        .architectures
+        .iter()
+        .map(|architecture| {
+            let ptx = dir.join(format!("memplan.compute_{architecture}.ptx"));
+            fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
+        })
+        .collect()
 }
 
+/// nvcc with the build's include path and flags.
 fn command(settings: &Settings) -> Command {
     let mut command = Command::new(settings.nvcc);
     for include in settings.includes {

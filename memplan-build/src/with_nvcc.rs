@@ -19,38 +19,70 @@ fn read(fixture: &str) -> Read {
 
 /// As [`read`], with the build's error where reading the kernels is one.
 fn read_unchecked(fixture: &str) -> Result<Read, String> {
-    let nvcc = nvcc::find().expect("these tests need nvcc: run `cargo xtask setup`");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let work = std::env::temp_dir().join(format!(
-        "memplan-build-test-{}-{fixture}",
-        std::process::id()
-    ));
-    let header = work.join("include");
-    crate::write_header(&header).unwrap();
-    let includes: Vec<PathBuf> = vec![fixtures.clone(), header];
-    let gencode = crate::Kernels::new().gencode();
-    let architectures = [80, 90];
-    let settings = nvcc::Settings {
-        nvcc: &nvcc,
-        includes: &includes,
-        flags: &[],
-        gencode: &gencode,
-        architectures: &architectures,
-    };
+    read_unchecked_keeping(fixture, |_| {})
+}
+
+/// What a build of the fixtures compiles with: nvcc, the fixtures' folder
+/// and memplan.cuh on the include path, the default architectures, and a
+/// folder of its own named `name`.
+struct Build {
+    nvcc: PathBuf,
+    fixtures: PathBuf,
+    includes: Vec<PathBuf>,
+    gencode: Vec<String>,
+    architectures: [u32; 2],
+    work: PathBuf,
+}
+
+impl Build {
+    fn new(name: &str) -> Build {
+        let nvcc = nvcc::find().expect("these tests need nvcc: run `cargo xtask setup`");
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let work =
+            std::env::temp_dir().join(format!("memplan-build-test-{}-{name}", std::process::id()));
+        let header = work.join("include");
+        crate::write_header(&header).unwrap();
+        Build {
+            nvcc,
+            includes: vec![fixtures.clone(), header],
+            fixtures,
+            gencode: crate::Kernels::new().gencode(),
+            architectures: [80, 90],
+            work,
+        }
+    }
+
+    fn settings(&self) -> nvcc::Settings<'_> {
+        nvcc::Settings {
+            nvcc: &self.nvcc,
+            includes: &self.includes,
+            flags: &[],
+            gencode: &self.gencode,
+            architectures: &self.architectures,
+        }
+    }
+}
+
+/// As [`read_unchecked`], letting `look` see the build's folder first.
+fn read_unchecked_keeping(fixture: &str, look: impl FnOnce(&Path)) -> Result<Read, String> {
+    let build = Build::new(fixture);
+    let (settings, work, architectures) = (build.settings(), &build.work, &build.architectures);
+    let fixtures = &build.fixtures;
     let source = fixtures.join(fixture);
-    let compiled = nvcc::compile(&settings, &source, &work).unwrap();
-    crate::compiled_for(&compiled, &architectures).unwrap();
+    let compiled = nvcc::compile(&settings, &source, work).unwrap();
+    crate::compiled_for(&compiled, architectures).unwrap();
     let agree = crate::contracts_agree(&compiled);
     let mut found = cudafe::kernels(&compiled.host_code, &compiled.preprocessed());
     if let Ok(found) = &mut found {
-        crate::probe_kernels(&settings, &source, found, &work);
+        crate::probe_kernels(&settings, &source, found, work);
     }
     let classes = match &found {
         Ok(found) => layout::classes(found.iter().filter_map(|k| k.function.as_ref().ok())),
         Err(_) => Vec::new(),
     };
-    let layouts = crate::measure(&settings, &source, &classes, &work);
-    let _ = std::fs::remove_dir_all(&work);
+    let layouts = crate::measure(&settings, &source, &classes, work);
+    look(work);
+    let _ = std::fs::remove_dir_all(work);
     Ok(Read {
         found: found?,
         agree,
@@ -420,4 +452,71 @@ fn a_specialization_for_the_gpu_alone_stops_the_build_however_hidden() {
         });
         assert!(taken.is_none(), "{fixture}: {taken:?}");
     }
+}
+
+#[test]
+fn every_compilation_sees_the_fatbins_macros() {
+    // `__INCLUDE_LEVEL__` is the same in the probe as in the fatbin, so a
+    // decoy declaration only one of them sees is in neither.
+    let decoy = read("include_level_decoy.cu");
+    let k = decoy
+        .found
+        .iter()
+        .find(|k| k.symbol.ends_with("1kEPdi"))
+        .expect("the anonymous kernel");
+    assert!(k.contracts().is_none(), "{:?}", k.contracts);
+    // `__CUDA_ARCH_LIST__` too: both compile for every architecture.
+    let listed = read("arch_list_arch_type.cu");
+    let k = kernel(&listed, "k");
+    assert!(
+        k.function
+            .as_ref()
+            .is_err_and(|why| why.contains("compute_80 and compute_90")),
+        "{:?}",
+        k.function
+    );
+    // The parameter read (`long long`) is the one the fatbin's compute_80
+    // image takes, not a struct's bytes.
+    let read = read_unchecked_keeping("include_level_arch_type.cu", |work| {
+        let ptx = std::fs::read_to_string(work.join("device/memplan.compute_80.ptx")).unwrap();
+        assert!(ptx.contains(".param .u64 k_param_0"), "{ptx}");
+    })
+    .unwrap();
+    let k = kernel(&read, "k");
+    assert_eq!(
+        k.function.as_ref().unwrap().params[0],
+        crate::demangle::CType::Builtin(crate::demangle::Builtin::LongLong)
+    );
+}
+
+#[test]
+fn the_least_value_of_a_type_names_its_own_class() {
+    let read = read("least_literals.cu");
+    let layout = |class: &str| read.layouts.get(class).map(|l| l.size);
+    assert_eq!(
+        layout("V<(-2147483647 - 1)>"),
+        Some(512),
+        "{:?}",
+        read.layouts
+    );
+    assert_eq!(
+        layout("V<(-9223372036854775807ll - 1)>"),
+        Some(256),
+        "{:?}",
+        read.layouts
+    );
+}
+
+#[test]
+fn a_folder_another_source_compiled_in_is_not_read_as_this_ones() {
+    // Sources are numbered by their order: a new file that sorts first
+    // takes the folder of the one that was first.
+    let build = Build::new("renumbered");
+    let (settings, work, fixtures) = (build.settings(), &build.work, &build.fixtures);
+    let out = work.join("0");
+    nvcc::compile(&settings, &fixtures.join("tiled.cu"), &out).unwrap();
+    let second = nvcc::compile(&settings, &fixtures.join("defaults.cu"), &out).unwrap();
+    let _ = std::fs::remove_dir_all(work);
+    assert_eq!(crate::compiled_for(&second, &build.architectures), Ok(()));
+    assert!(second.host_preprocessed.contains("shifted"));
 }
