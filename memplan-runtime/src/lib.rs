@@ -134,12 +134,10 @@ pub mod __private {
     pub use crate::nccl::{Rank, ReduceOp};
     pub use crate::param::ParamLayout;
     pub use crate::plan::{
-        Arg, Array, BufferInfo, BufferKind, Builder, CollectiveInfo, CollectiveKind, Dims, Elem,
-        Engine, EventInfo, Gpu, GpusInfo, Int, KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place,
-        PlanInfo, RunGiven, Shared, Site, Size, Slice, StreamInfo, Term, copied, elem, launch,
-        pick,
+        Builder, Elem, Engine, KernelCode, PlanInfo, RunGiven, Slice, copied, elem, pick,
     };
     pub use crate::signature::ExtentTerm;
-    pub use crate::stream::Priority;
     pub use crate::{Fault, Result};
+    /// The plan's model, which the generated `PlanInfo` holds.
+    pub use memplan_model as model;
 }

@@ -9,18 +9,7 @@ use crate::driver::cu;
 use crate::error::{Location, Result, ResultExt};
 use cust::sys::{CUstream, CUstream_flags};
 
-/// A stream's scheduling priority. CUDA counts priorities down (0 is the
-/// lowest, -5 the highest on an H200); these names spare you the sign.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Priority {
-    /// The device's default, which is also its lowest.
-    #[default]
-    Normal,
-    /// The highest priority the device offers.
-    High,
-    /// A raw CUDA priority; the driver clamps it to the device's range.
-    Level(i32),
-}
+pub use memplan_model::Priority;
 
 /// A non-blocking CUDA stream.
 ///

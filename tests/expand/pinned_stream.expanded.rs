@@ -41,52 +41,55 @@ const _: () = {
     pub struct __MemplanState {
         data: ::memplan::PinnedBuffer<f32>,
     }
-    static __MEMPLAN_PLAN: ::memplan::__private::PlanInfo = {
-        use ::memplan::__private::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
-        PlanInfo {
-            site: Site("AddOne", 14, 14),
-            file: ::core::file!(),
-            inputs: &["n"],
-            sizes: &[
-                Size("n", &[Input(0)]),
-                Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
-                Size("256", &[Literal(256)]),
-            ],
-            kernels: &[Site("kernel process_data", 15, 16).kernel(
-                __memplan::kernel_symbol(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0),
-                &memplan_kernels::ADD_ONE,
-                &[ParamLayout::POINTER, ParamLayout::of::<i32>()],
-            )],
-            buffers: &[
-                Site("data: [f32; n] pinned", 17, 16).buffer(
-                    elem::<f32>(),
-                    0,
-                    Pinned(HostAlloc::PINNED),
-                ),
-                Site("on_gpu: [f32; n] device", 18, 16).buffer(elem::<f32>(), 0, Device),
-            ],
-            streams: &[Site("stream work", 19, 16).stream("work", Priority::Normal)],
-            events: &[],
-            ops: &[
-                Site("copy data -> on_gpu", 22, 13).on(0, Copy(Whole(0), Whole(1))),
-                Site("launch process_data", 23, 13).on(
-                    0,
-                    Launch(launch(
+    static __MEMPLAN_PLAN: ::memplan::__private::PlanInfo = __memplan::PlanInfo {
+        model: {
+            use __memplan::model::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
+            Plan {
+                site: Site("AddOne", 14, 14),
+                inputs: &["n"],
+                sizes: &[
+                    Size("n", &[Input(0)]),
+                    Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
+                    Size("256", &[Literal(256)]),
+                ],
+                kernels: &[Site("kernel process_data", 15, 16).kernel()],
+                buffers: &[
+                    Site("data: [f32; n] pinned", 17, 16).buffer(0, Pinned(HostAlloc::PINNED)),
+                    Site("on_gpu: [f32; n] device", 18, 16).buffer(0, Device),
+                ],
+                streams: &[Site("stream work", 19, 16).stream("work", Priority::Normal)],
+                events: &[],
+                ops: &[
+                    Site("copy data -> on_gpu", 22, 13).on(0, Copy(Whole(0), Whole(1))),
+                    Site("launch process_data", 23, 13).on(
                         0,
-                        Sizes(&[1]),
-                        Sizes(&[2]),
-                        None,
-                        &[Extent(Whole(1), 0, "data"), Bound(0, "n")],
-                    )),
-                ),
-                Site("copy on_gpu -> data", 24, 13).on(0, Copy(Whole(1), Whole(0))),
+                        Launch(launch(
+                            0,
+                            Sizes(&[1]),
+                            Sizes(&[2]),
+                            None,
+                            &[Extent(Whole(1), 0, "data"), Bound(0, "n")],
+                        )),
+                    ),
+                    Site("copy on_gpu -> data", 24, 13).on(0, Copy(Whole(1), Whole(0))),
+                ],
+                loops: &[],
+                run_inputs: &[],
+                per_run: &[],
+                gpus: None,
+                ranks: None,
+            }
+        },
+        file: ::core::file!(),
+        elems: &[__memplan::elem::<f32>(), __memplan::elem::<f32>()],
+        code: &[__memplan::KernelCode::new(
+            __memplan::kernel_symbol(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0),
+            &memplan_kernels::ADD_ONE,
+            &[
+                __memplan::ParamLayout::POINTER,
+                __memplan::ParamLayout::of::<i32>(),
             ],
-            loops: &[],
-            run_inputs: &[],
-            per_run: &[],
-            gpus: None,
-            ranks: None,
-        }
+        )],
     };
     impl AddOne {
         #[doc = r" What the plan declares and does, in order."]

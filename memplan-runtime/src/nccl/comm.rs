@@ -85,16 +85,7 @@ fn not_an_id() -> Fault {
     Fault::Nccl("a UniqueId is 256 hexadecimal digits, as it displays".to_owned())
 }
 
-/// How a reduction combines the ranks' elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceOp {
-    Sum = 0,
-    Prod = 1,
-    Max = 2,
-    Min = 3,
-    /// The sum divided by the number of ranks.
-    Avg = 4,
-}
+pub use memplan_model::ReduceOp;
 
 /// Element types NCCL reduces, with its code for each.
 ///

@@ -315,7 +315,11 @@ impl Builder {
             return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         };
         let site = declaration.site;
-        if !declaration.elem.is::<T>() {
+        let elem = self
+            .info
+            .elem(buffer)
+            .map_err(|fault| self.error(site, fault))?;
+        if !elem.is::<T>() {
             return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         }
         let len = self

@@ -32,26 +32,28 @@ pub(crate) fn fingerprint(info: &PlanInfo) -> u64 {
     for op in info.ops {
         let _ = write!(text, "|{}:{:?}:{:?}", name(&op.site), op.stream, op.op);
     }
-    for buffer in info.buffers {
+    for (index, buffer) in info.buffers.iter().enumerate() {
+        let elem = info.elems.get(index);
         let _ = write!(
             text,
             "|{}:{}:{:?}:{}:{:?}:{:?}:{:?}",
             name(&buffer.site),
-            buffer.elem.name(),
-            buffer.elem,
+            elem.map_or("?", |elem| elem.name()),
+            elem,
             buffer.len,
             buffer.kind,
             buffer.array,
             buffer.gpu
         );
     }
-    for kernel in info.kernels {
+    for (index, kernel) in info.kernels.iter().enumerate() {
+        let code = info.code.get(index);
         let _ = write!(
             text,
             "|{}:{}:{:?}:{:?}",
             name(&kernel.site),
-            kernel.entry,
-            kernel.params,
+            code.map_or("?", |code| code.entry),
+            code.map(|code| code.params),
             kernel.written
         );
     }
@@ -260,56 +262,61 @@ mod tests {
         use super::super::super::info::*;
         use crate::nccl::ReduceOp;
         use Term::*;
+        use memplan_model::{Plan, Site, Size};
 
         /// The plan, its sites on line `$line`, broadcasting from size
         /// `$root`.
         macro_rules! rank_plan {
             ($line:literal, $root:literal) => {
                 PlanInfo {
-                    site: Site("Rank", $line, 1),
                     file: "rank.rs",
-                    inputs: &["n", "m", "k", "r", "shard", "c"],
-                    sizes: &[
-                        Size("n", &[Input(0)]),
-                        Size("c * m", &[Input(5), Input(1), Mul]),
-                        Size("c * m + m", &[Input(5), Input(1), Mul, Input(1), Add]),
-                        Size("k", &[Input(2)]),
-                        Size("r", &[Input(3)]),
-                        Size("shard", &[Input(4)]),
-                    ],
-                    kernels: &[],
-                    buffers: &[
-                        Site("grads", $line, 1).buffer(elem::<f32>(), 0, BufferKind::Device),
-                        Site("local", $line, 1).buffer(elem::<f32>(), 5, BufferKind::Device),
-                    ],
-                    streams: &[],
-                    events: &[],
-                    ops: &[
-                        Site("fill local", $line, 1).on(0, Op::Fill(Place::Whole(1))),
-                        Site("all_reduce", $line, 1).on(
-                            0,
-                            Op::Collective(CollectiveInfo {
-                                kind: CollectiveKind::AllReduce(ReduceOp::Sum),
-                                send: Place::Part(0, 1, 2),
-                                recv: Place::Part(0, 1, 2),
-                                group: 0,
-                            }),
-                        ),
-                        Site("broadcast", $line, 1).on(
-                            0,
-                            Op::Collective(CollectiveInfo {
-                                kind: CollectiveKind::Broadcast($root),
-                                send: Place::Whole(0),
-                                recv: Place::Whole(0),
-                                group: 1,
-                            }),
-                        ),
-                    ],
-                    loops: &[Site("for c", $line, 1).repeat(3, 5, 1, 2)],
-                    run_inputs: &[],
-                    per_run: &[],
-                    gpus: None,
-                    ranks: Some(Site("world", $line, 1)),
+                    elems: &[elem::<f32>(), elem::<f32>()],
+                    code: &[],
+                    model: Plan {
+                        site: Site("Rank", $line, 1),
+                        inputs: &["n", "m", "k", "r", "shard", "c"],
+                        sizes: &[
+                            Size("n", &[Input(0)]),
+                            Size("c * m", &[Input(5), Input(1), Mul]),
+                            Size("c * m + m", &[Input(5), Input(1), Mul, Input(1), Add]),
+                            Size("k", &[Input(2)]),
+                            Size("r", &[Input(3)]),
+                            Size("shard", &[Input(4)]),
+                        ],
+                        kernels: &[],
+                        buffers: &[
+                            Site("grads", $line, 1).buffer(0, BufferKind::Device),
+                            Site("local", $line, 1).buffer(5, BufferKind::Device),
+                        ],
+                        streams: &[],
+                        events: &[],
+                        ops: &[
+                            Site("fill local", $line, 1).on(0, Op::Fill(Place::Whole(1))),
+                            Site("all_reduce", $line, 1).on(
+                                0,
+                                Op::Collective(CollectiveInfo {
+                                    kind: CollectiveKind::AllReduce(ReduceOp::Sum),
+                                    send: Place::Part(0, 1, 2),
+                                    recv: Place::Part(0, 1, 2),
+                                    group: 0,
+                                }),
+                            ),
+                            Site("broadcast", $line, 1).on(
+                                0,
+                                Op::Collective(CollectiveInfo {
+                                    kind: CollectiveKind::Broadcast($root),
+                                    send: Place::Whole(0),
+                                    recv: Place::Whole(0),
+                                    group: 1,
+                                }),
+                            ),
+                        ],
+                        loops: &[Site("for c", $line, 1).repeat(3, 5, 1, 2)],
+                        run_inputs: &[],
+                        per_run: &[],
+                        gpus: None,
+                        ranks: Some(Site("world", $line, 1)),
+                    },
                 }
             };
         }

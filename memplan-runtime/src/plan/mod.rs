@@ -26,11 +26,7 @@ pub use builder::{Builder, RunGiven};
 pub use engine::Engine;
 pub use graph::PlanGraph;
 pub use in_flight::InFlight;
-pub use info::{
-    Arg, Array, BufferInfo, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, EventInfo, Gpu,
-    GpusInfo, Int, KernelInfo, LaunchInfo, LoopInfo, Op, OpDef, Place, PlanInfo, Shared, Site,
-    Size, StreamInfo, Term, elem, launch,
-};
+pub use info::{Elem, KernelCode, PlanInfo, elem};
 pub use slices::{Slice, copied, pick};
 
 use crate::error::Fault;

@@ -290,7 +290,7 @@ impl Resolver<'_> {
             .iter()
             .find(|given| usize::from(given.op) == index)
             .ok_or(MALFORMED)?;
-        let elem = self.info.buffers[usize::from(to.buffer)].elem;
+        let elem = self.info.elem(to.buffer)?;
         if !value.value.elem.same_as(&elem) {
             return Err(MALFORMED);
         }
@@ -320,7 +320,7 @@ impl Resolver<'_> {
     fn launch(
         &mut self,
         index: usize,
-        launch: &LaunchInfo,
+        launch: &LaunchInfo<'static>,
         stream: Option<u16>,
         gpu: u16,
     ) -> Result<Step, Fault> {
@@ -447,12 +447,8 @@ impl Resolver<'_> {
                     // What was given is what the kernel's parameter takes:
                     // the description's layout, which `new` checked against
                     // the compiled kernel.
-                    let layout = self
-                        .info
-                        .kernels
-                        .get(usize::from(launch.kernel))
-                        .and_then(|kernel| kernel.params.get(position))
-                        .ok_or(MALFORMED)?;
+                    let code = self.info.kernel_code(launch.kernel)?;
+                    let layout = code.params.get(position).ok_or(MALFORMED)?;
                     if value.bytes.len() != layout.size || value.align != layout.align {
                         return Err(MALFORMED);
                     }
@@ -505,7 +501,7 @@ impl Resolver<'_> {
             writable(&recv)?;
         }
         self.same_elements(&send, &recv)?;
-        let elem = self.info.buffers[usize::from(send.buffer)].elem;
+        let elem = self.info.elem(send.buffer)?;
         let datatype = nccl_datatype(&elem).ok_or(Fault::Unsupported(
             "NCCL reduces i8, u8, i32, u32, i64, u64, f32 and f64, and this buffer holds another type",
         ))?;
@@ -560,7 +556,7 @@ impl Resolver<'_> {
     fn measure(
         &mut self,
         index: usize,
-        launch: &LaunchInfo,
+        launch: &LaunchInfo<'static>,
         extent: &Size,
         param: &'static str,
     ) -> Result<usize, Fault> {
@@ -643,6 +639,7 @@ impl Resolver<'_> {
     fn span(&mut self, place: Place, side: Side) -> Result<Span, Fault> {
         let index = usize::from(place.buffer());
         let buffer = self.info.buffers.get(index).ok_or(MALFORMED)?;
+        let element_size = self.info.elem(place.buffer())?.size();
         let placed = *self.placed.get(index).ok_or(MALFORMED)?;
         let len = self.sizes.get(buffer.len)?;
         // In a set of buffers, the element the loop is at.
@@ -662,10 +659,10 @@ impl Resolver<'_> {
         }
         let bytes = |elements: usize| {
             elements
-                .checked_mul(buffer.elem.size())
+                .checked_mul(element_size)
                 .ok_or(Fault::SizeOverflow {
                     len: elements,
-                    element_size: buffer.elem.size(),
+                    element_size,
                 })
         };
         let base = match side {
@@ -717,8 +714,11 @@ impl Resolver<'_> {
     }
 
     fn same_elements(&self, a: &Span, b: &Span) -> Result<(), Fault> {
-        let elem = |span: &Span| self.info.buffers[usize::from(span.buffer)].elem;
-        if elem(a).same_as(&elem(b)) {
+        if self
+            .info
+            .elem(a.buffer)?
+            .same_as(&self.info.elem(b.buffer)?)
+        {
             Ok(())
         } else {
             Err(Fault::Unsupported(

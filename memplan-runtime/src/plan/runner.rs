@@ -621,12 +621,13 @@ impl Runner {
                         .sizes
                         .get(buffer.len)
                         .map_err(|f| self.error(buffer.site, f))?;
+                    let element_size = info
+                        .elem(index as u16)
+                        .map_err(|f| self.error(buffer.site, f))?
+                        .size();
                     let bytes = |len: usize| {
-                        len.checked_mul(buffer.elem.size()).ok_or_else(|| {
-                            let fault = Fault::SizeOverflow {
-                                len,
-                                element_size: buffer.elem.size(),
-                            };
+                        len.checked_mul(element_size).ok_or_else(|| {
+                            let fault = Fault::SizeOverflow { len, element_size };
                             self.error(buffer.site, fault)
                         })
                     };
@@ -725,23 +726,25 @@ impl Runner {
         }
         let mut modules: Vec<(&'static Image, usize, Module)> = Vec::new();
         let mut kernels = Vec::with_capacity(self.info.kernels.len() * gpus);
-        for kernel in self.info.kernels {
+        for (index, kernel) in self.info.kernels.iter().enumerate() {
+            let code =
+                (self.info.kernel_code(index as u16)).map_err(|f| self.error(kernel.site, f))?;
             for (gpu, context) in self.contexts.iter().enumerate() {
                 let loaded = modules
                     .iter()
-                    .find(|(image, on, _)| std::ptr::eq(*image, kernel.module) && *on == gpu);
+                    .find(|(image, on, _)| std::ptr::eq(*image, code.module) && *on == gpu);
                 let module = match loaded {
                     Some((.., module)) => module.clone(),
                     None => {
-                        let module = Module::from_image(context, kernel.module)
+                        let module = Module::from_image(context, code.module)
                             .map_err(|e| self.within(kernel.site, e))?;
-                        modules.push((kernel.module, gpu, module.clone()));
+                        modules.push((code.module, gpu, module.clone()));
                         module
                     }
                 };
                 let found = module
-                    .kernel(kernel.entry)
-                    .and_then(|found| check_parameters(&found, kernel.params).map(|()| found));
+                    .kernel(code.entry)
+                    .and_then(|found| check_parameters(&found, code.params).map(|()| found));
                 kernels.push(found.map_err(|e| self.within(kernel.site, e))?);
             }
         }
@@ -811,7 +814,7 @@ impl Runner {
             return Err(self.error(info.site, fault));
         }
         let mut locks = Vec::new();
-        for (param, ((_, buffer), slice)) in declared.iter().zip(slices).enumerate() {
+        for (param, ((index, buffer), slice)) in declared.iter().zip(slices).enumerate() {
             let BufferKind::Param {
                 mutable,
                 registered,
@@ -820,7 +823,10 @@ impl Runner {
             else {
                 return Err(self.error(buffer.site, MALFORMED));
             };
-            if !buffer.elem.same_as(&slice.elem()) || (mutable && !slice.is_mutable()) {
+            let elem = info
+                .elem(*index as u16)
+                .map_err(|f| self.error(buffer.site, f))?;
+            if !elem.same_as(&slice.elem()) || (mutable && !slice.is_mutable()) {
                 let fault = Fault::Unsupported("a slice of another type than the plan declares");
                 return Err(self.error(buffer.site, fault));
             }
@@ -842,7 +848,7 @@ impl Runner {
             }
             self.params[param] = slice.address();
             if registered {
-                let bytes = (slice.len() * buffer.elem.size()) as u64;
+                let bytes = (slice.len() * elem.size()) as u64;
                 locks.push(Lock {
                     start: slice.address(),
                     end: slice.address() + bytes,

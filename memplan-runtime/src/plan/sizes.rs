@@ -209,34 +209,38 @@ fn apply(operation: Term, a: usize, b: usize) -> Result<usize, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::info::Size;
     use super::*;
     use Term::*;
+    use memplan_model::{Plan, Site, Size};
 
     static INFO: PlanInfo = PlanInfo {
-        site: super::super::info::Site("P", 1, 1),
         file: "p.rs",
-        inputs: &["n", "m", "xs.len()"],
-        sizes: &[
-            Size("n", &[Input(0)]),
-            Size("n - 1", &[Input(0), Literal(1), Sub]),
-            Size("n * m", &[Input(0), Input(1), Mul]),
-            Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
-            Size("xs.len() / 2", &[Input(2), Literal(2), Div]),
-            Size("n as u32", &[Input(0), U32]),
-            Size("n / (m - m)", &[Input(0), Input(1), Input(1), Sub, Div]),
-            Size("broken", &[Add]),
-        ],
-        kernels: &[],
-        buffers: &[],
-        streams: &[],
-        events: &[],
-        ops: &[],
-        loops: &[],
-        run_inputs: &[],
-        per_run: &[],
-        gpus: None,
-        ranks: None,
+        elems: &[],
+        code: &[],
+        model: Plan {
+            site: Site("P", 1, 1),
+            inputs: &["n", "m", "xs.len()"],
+            sizes: &[
+                Size("n", &[Input(0)]),
+                Size("n - 1", &[Input(0), Literal(1), Sub]),
+                Size("n * m", &[Input(0), Input(1), Mul]),
+                Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
+                Size("xs.len() / 2", &[Input(2), Literal(2), Div]),
+                Size("n as u32", &[Input(0), U32]),
+                Size("n / (m - m)", &[Input(0), Input(1), Input(1), Sub, Div]),
+                Size("broken", &[Add]),
+            ],
+            kernels: &[],
+            buffers: &[],
+            streams: &[],
+            events: &[],
+            ops: &[],
+            loops: &[],
+            run_inputs: &[],
+            per_run: &[],
+            gpus: None,
+            ranks: None,
+        },
     };
 
     fn problem(sizes: &mut Sizes, index: u16) -> String {

@@ -460,6 +460,22 @@ impl Plan {
         streams.chain(&self.event_arrays).chain(buffers).flatten()
     }
 
+    /// The number of the host step op `index` is, among the plan's host
+    /// steps.
+    pub fn host_step_number(&self, index: OpId) -> u16 {
+        self.ops[..index]
+            .iter()
+            .filter(|op| matches!(op.kind, OpKind::Host { .. }))
+            .count() as u16
+    }
+
+    /// Whether the plan has host steps, which may read its sizes and values.
+    pub fn has_host_steps(&self) -> bool {
+        self.ops
+            .iter()
+            .any(|op| matches!(op.kind, OpKind::Host { .. }))
+    }
+
     /// The loop op `op` is in, if any.
     pub fn loop_of(&self, op: OpId) -> Option<&Loop> {
         self.loops.iter().find(|l| l.contains(op))

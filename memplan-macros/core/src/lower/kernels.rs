@@ -12,7 +12,7 @@ use super::names::private;
 use crate::ir::{Kernel, KernelParamKind, Plan};
 use crate::syntax::SliceAccess;
 use crate::text::text;
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Type};
@@ -161,22 +161,30 @@ fn extent_terms(extent: &Expr, kernel: &Kernel) -> Option<Vec<TokenStream>> {
                     let value = Literal::u64_unsuffixed(value);
                     quote!(Literal(#value))
                 }
-                Term::Op(op) => quote!(#op),
+                Term::Op(op) => match op {
+                    memplan_model::Term::Add => quote!(Add),
+                    memplan_model::Term::Sub => quote!(Sub),
+                    memplan_model::Term::Mul => quote!(Mul),
+                    memplan_model::Term::Div => quote!(Div),
+                    _ => quote!(Rem),
+                },
             })
             .collect(),
     )
 }
 
-/// An extent that `new` computes from the values the kernel receives:
-/// `Size(text, &[terms])`, whose input `i` is the value of parameter `i`.
-pub fn extent_program(extent: &Expr, kernel: &Kernel) -> syn::Result<TokenStream> {
+/// An extent that `new` computes from the values the kernel receives: its
+/// text, and its program, whose input `i` is the value of parameter `i`.
+pub fn extent_program(
+    extent: &Expr,
+    kernel: &Kernel,
+) -> syn::Result<(String, Vec<memplan_model::Term>)> {
     let terms = postfix(extent, kernel)?.into_iter().map(|term| match term {
-        Term::Param(position) => quote!(Input(#position)),
-        Term::Literal(value) => quote!(Literal(#value)),
-        Term::Op(op) => quote!(#op),
+        Term::Param(position) => memplan_model::Term::Input(position),
+        Term::Literal(value) => memplan_model::Term::Literal(value),
+        Term::Op(op) => op,
     });
-    let text = text(extent);
-    Ok(quote!(Size(#text, &[#(#terms),*])))
+    Ok((text(extent), terms.collect()))
 }
 
 /// One step of an extent in postfix order: what both of the runtime's
@@ -186,7 +194,7 @@ enum Term {
     Param(u16),
     Literal(u64),
     /// `Add`, `Sub`, `Mul`, `Div` or `Rem`: the variant's name in both.
-    Op(Ident),
+    Op(memplan_model::Term),
 }
 
 /// `extent` in postfix order, each name the position of a parameter of
@@ -214,14 +222,14 @@ fn postfix(extent: &Expr, kernel: &Kernel) -> syn::Result<Vec<Term>> {
                 walk(&binary.left, kernel, out)?;
                 walk(&binary.right, kernel, out)?;
                 let op = match binary.op {
-                    syn::BinOp::Add(_) => "Add",
-                    syn::BinOp::Sub(_) => "Sub",
-                    syn::BinOp::Mul(_) => "Mul",
-                    syn::BinOp::Div(_) => "Div",
-                    syn::BinOp::Rem(_) => "Rem",
+                    syn::BinOp::Add(_) => memplan_model::Term::Add,
+                    syn::BinOp::Sub(_) => memplan_model::Term::Sub,
+                    syn::BinOp::Mul(_) => memplan_model::Term::Mul,
+                    syn::BinOp::Div(_) => memplan_model::Term::Div,
+                    syn::BinOp::Rem(_) => memplan_model::Term::Rem,
                     _ => return Err(syn::Error::new_spanned(binary, "not an extent")),
                 };
-                out.push(Term::Op(Ident::new(op, Span::call_site())));
+                out.push(Term::Op(op));
             }
             other => return Err(syn::Error::new_spanned(other, "not an extent")),
         }

@@ -2,10 +2,9 @@
 //! allocates the host buffers, the methods that forward to the runtime's
 //! engine, and the `Plan` impl with the host views and host steps.
 
-use super::info::{
-    Given, has_host_steps, host_step_number, run_params, scalar_params, with_builtins,
-};
+use super::given::Given;
 use super::names::{host_views, info, local, number, private, state};
+use super::sizes::is_blocks;
 use super::{Bodies, diagram};
 use crate::ir::{BufferKind, OpKind, ParamKind, Plan};
 use proc_macro2::TokenStream;
@@ -46,7 +45,7 @@ pub fn state_struct(plan: &Plan) -> TokenStream {
 /// Whether the state keeps the plan's sizes and values: for host steps,
 /// and for the expressions each run computes.
 fn keeps_scalars(plan: &Plan) -> bool {
-    has_host_steps(plan) || plan.params.iter().any(|p| p.per_run)
+    plan.has_host_steps() || plan.params.iter().any(|p| p.per_run)
 }
 
 /// The inherent methods: constants, `new`, and what forwards to the engine.
@@ -273,7 +272,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
             _ => quote!(#field: #builder.pinned(#id)?),
         }
     });
-    let host_steps = has_host_steps(plan);
+    let host_steps = plan.has_host_steps();
     let scalars: Vec<_> = if keeps_scalars(plan) {
         scalar_params(plan).map(|(name, _)| quote!(#name)).collect()
     } else {
@@ -414,7 +413,7 @@ pub fn plan_impl(plan: &Plan, bodies: Bodies) -> TokenStream {
         Bodies::Placeholder => quote!(()),
     };
     let steps = match bodies {
-        Bodies::Ops if has_host_steps(plan) => host_steps(plan),
+        Bodies::Ops if plan.has_host_steps() => host_steps(plan),
         _ => TokenStream::new(),
     };
     quote! {
@@ -460,7 +459,7 @@ fn host_steps(plan: &Plan) -> TokenStream {
         let OpKind::Host { params, body } = &op.kind else {
             return None;
         };
-        let step_number = number(host_step_number(plan, index));
+        let step_number = number(plan.host_step_number(index));
         let picked: Vec<usize> = params.iter().filter_map(|p| slice_of(p.buffer)).collect();
         let handles: Vec<_> = (0..picked.len())
             .map(|i| local(&format!("slice_{i}")))
@@ -512,4 +511,42 @@ fn host_steps(plan: &Plan) -> TokenStream {
             ::core::result::Result::Ok(())
         }
     }
+}
+
+/// `blocks(n, per_block)` in a launch dimension computed by `new` calls
+/// memplan's, so that no name is brought into the scope of the user's code.
+fn with_builtins(expr: &syn::Expr) -> TokenStream {
+    use syn::visit_mut::{self, VisitMut};
+    struct Builtins;
+    impl VisitMut for Builtins {
+        fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+            visit_mut::visit_expr_call_mut(self, call);
+            if is_blocks(call) {
+                let span = call.func.span();
+                *call.func = syn::parse_quote_spanned!(span=> ::memplan::blocks);
+            }
+        }
+    }
+    let mut expr = expr.clone();
+    Builtins.visit_expr_mut(&mut expr);
+    quote!(#expr)
+}
+
+/// The plan's size and value parameters `new` takes, in order.
+fn scalar_params(plan: &Plan) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
+    scalars(plan, false)
+}
+
+/// The plan's `run` size and value parameters, in order.
+fn run_params(plan: &Plan) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
+    scalars(plan, true)
+}
+
+fn scalars(plan: &Plan, per_run: bool) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
+    let params = plan.params.iter().filter(move |p| p.per_run == per_run);
+    params.filter_map(|param| match &param.kind {
+        ParamKind::Size => Some((&param.name, quote!(usize))),
+        ParamKind::Value(ty) => Some((&param.name, quote!(#ty))),
+        ParamKind::Slice(_) => None,
+    })
 }

@@ -1,65 +1,50 @@
-//! The plan's sizes (lengths, range bounds, launch dimensions) as the
-//! programs the runtime computes them with: postfix steps over the size
+//! The plan's sizes (lengths, range bounds, launch dimensions, ranks) as
+//! the programs the runtime computes them with: postfix steps over the size
 //! inputs, in the order the user wrote the arithmetic, so that the runtime
 //! checks every step the user's code would take.
 //!
+//! Lowering numbers them first, in one pass over the plan ([`Sizes::intern`]
+//! visits every size its model names, [`uses`] says which those are); the
+//! model is then mapped with lookups alone.
+//!
 //! The inputs are the plan's `usize` parameters, then the constants and
 //! casts that `new` evaluates as Rust (`CHUNK`, `K as usize`), then the
-//! lengths of caller slices declared without one, which each run measures.
+//! lengths of caller slices declared without one, which each run measures,
+//! then the `run` sizes, then the loops' variables.
 
-use super::names::number;
-use crate::ir::Plan;
+use crate::ir::{Arg, LaunchExtent, OpKind, Place, Placement, Plan};
 use crate::sym;
 use crate::text::text;
+use memplan_model::{Int, Term};
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::HashMap;
-use syn::{BinOp, Expr, Lit};
+use syn::{BinOp, Expr, Lit, RangeLimits};
 
-/// A size input, before inputs are numbered.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// The most distinct sizes a plan may have: the model numbers them with
+/// `u16`s.
+const MOST: usize = u16::MAX as usize;
+
+/// A size input, by what it is (inputs are numbered once all are known).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 enum Input {
     /// `usize` parameter `i` (in the order of the plan's sizes).
     Size(usize),
-    /// An expression `new` evaluates (`values[i]`).
-    Value(usize),
-    /// A caller slice's length (`measured[i]`).
-    Measured(usize),
+    /// An expression `new` evaluates, by its text.
+    Value(String),
+    /// A caller slice's length, `xs.len()`.
+    Measured(String),
     /// `run` size parameter `i`, given to each run.
     Run(usize),
     /// The variable of loop `i`, set by the runtime at each iteration.
     Loop(usize),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 enum Step {
     Input(Input),
-    Literal(u64),
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Blocks,
-    U32,
-    Min,
-}
-
-pub struct Sizes {
-    /// The names of the plan's `usize` parameters.
-    params: Vec<String>,
-    /// What `new` evaluates, with its text.
-    values: Vec<(String, Expr)>,
-    /// The measured lengths' names (`xs.len()`).
-    measured: Vec<String>,
-    /// The `run` size parameters' names.
-    runs: Vec<String>,
-    /// The loops' variables.
-    loops: Vec<String>,
-    programs: Vec<(String, Vec<Step>)>,
-    /// Programs by their steps: two expressions that print alike but
-    /// compute differently (a macro's invisible groups) stay apart.
-    index: HashMap<Vec<Step>, u16>,
+    /// Every other step, as the model writes it.
+    Term(Term),
 }
 
 /// Which arithmetic an expression may use.
@@ -73,119 +58,218 @@ enum Context {
     Launch,
 }
 
-impl Sizes {
-    pub fn new(plan: &Plan) -> Sizes {
-        let sizes = |per_run: bool| {
+/// A size the model names.
+enum Use<'p> {
+    Length(&'p Expr),
+    /// A launch dimension, numbered only where it is in the arithmetic.
+    Launch(&'p Expr),
+    Literal(u64),
+    /// `end + 1`, the end of `a..=end`.
+    ClosedEnd(&'p Expr),
+    /// The length of caller slice `name`, declared without one.
+    Measured(String),
+}
+
+/// The plan's sizes, numbered.
+pub struct Sizes<'p> {
+    plan: &'p Plan,
+    /// The names of the plan's `usize` parameters.
+    params: Vec<String>,
+    /// The `run` size parameters' names.
+    runs: Vec<String>,
+    /// The loops' variables.
+    loops: Vec<String>,
+    /// What `new` evaluates: its text, and the expression.
+    values: Vec<(String, &'p Expr)>,
+    /// The measured lengths' names (`xs.len()`).
+    measured: Vec<String>,
+    programs: Vec<(String, Vec<Step>)>,
+    /// Programs by their steps: two expressions that print alike but
+    /// compute differently (a macro's invisible groups) stay apart.
+    index: HashMap<Vec<Step>, u16>,
+}
+
+impl<'p> Sizes<'p> {
+    /// Every size of `plan`'s model, numbered in the order [`uses`] meets
+    /// them; an error for a size outside the arithmetic, or too many.
+    pub fn intern(plan: &'p Plan) -> syn::Result<Sizes<'p>> {
+        let names = |per_run: bool| {
             plan.params
                 .iter()
                 .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && p.per_run == per_run)
                 .map(|p| p.name.to_string())
                 .collect()
         };
-        Sizes {
-            params: sizes(false),
+        let mut sizes = Sizes {
+            plan,
+            params: names(false),
+            runs: names(true),
+            loops: plan.loops.iter().map(|l| l.var.to_string()).collect(),
             values: Vec::new(),
             measured: Vec::new(),
-            runs: sizes(true),
-            loops: plan.loops.iter().map(|l| l.var.to_string()).collect(),
             programs: Vec::new(),
             index: HashMap::new(),
+        };
+        for size in uses(plan) {
+            let mut seen = Vec::new();
+            let Some((text, steps)) = sizes.program(&size, &mut seen)? else {
+                continue;
+            };
+            for (name, expr) in seen {
+                if !sizes.values.iter().any(|(n, _)| *n == name) {
+                    sizes.values.push((name, expr));
+                }
+            }
+            for step in &steps {
+                if let Step::Input(Input::Measured(name)) = step
+                    && !sizes.measured.contains(name)
+                {
+                    sizes.measured.push(name.clone());
+                }
+            }
+            if !sizes.index.contains_key(&steps) {
+                sizes
+                    .index
+                    .insert(steps.clone(), sizes.programs.len() as u16);
+                sizes.programs.push((text, steps));
+            }
         }
+        if sizes.programs.len() > MOST {
+            return Err(syn::Error::new(
+                plan.name.span(),
+                format!(
+                    "plan `{}` has more distinct sizes (lengths, range bounds, launch dimensions) than the {MOST} one plan may have\n\nhelp: split it into several plans",
+                    plan.name
+                ),
+            ));
+        }
+        Ok(sizes)
     }
 
     /// A length or range bound, which the IR already read as a size.
-    pub fn length(&mut self, expr: &Expr, plan: &Plan) -> syn::Result<u16> {
-        let mut steps = Vec::new();
-        if !self.steps(expr, Context::Length, plan, &mut steps) {
-            return Err(syn::Error::new_spanned(expr, sym::UNSUPPORTED));
-        }
-        Ok(self.intern(text(expr), steps))
+    pub fn length(&self, expr: &'p Expr) -> syn::Result<u16> {
+        self.number_of(Use::Length(expr))
     }
 
     /// A launch dimension, if it is written in the size arithmetic.
-    pub fn launch(&mut self, expr: &Expr, plan: &Plan) -> Option<u16> {
-        let mut steps = Vec::new();
-        self.steps(expr, Context::Launch, plan, &mut steps)
-            .then(|| self.intern(text(expr), steps))
+    pub fn launch(&self, expr: &'p Expr) -> syn::Result<Option<u16>> {
+        self.find(Use::Launch(expr))
+    }
+
+    /// A launch's dimensions, if each is written in the size arithmetic.
+    pub fn dims(&self, expr: &'p Expr) -> syn::Result<Option<Vec<u16>>> {
+        let mut sizes = Vec::new();
+        for part in dim_parts(expr) {
+            match self.launch(part)? {
+                Some(size) => sizes.push(size),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(sizes))
     }
 
     /// The integer `value`.
-    pub fn literal(&mut self, value: u64) -> u16 {
-        self.intern(value.to_string(), vec![Step::Literal(value)])
+    pub fn literal(&self, value: u64) -> syn::Result<u16> {
+        self.number_of(Use::Literal(value))
     }
 
-    /// `bound + 1` (the end of `a..=bound`).
-    pub fn plus_one(&mut self, bound: u16) -> u16 {
-        let (text, mut steps) = self.programs[usize::from(bound)].clone();
-        steps.extend([Step::Literal(1), Step::Add]);
-        self.intern(format!("{text} + 1"), steps)
+    /// `end + 1`, the end of `a..=end`.
+    pub fn closed_end(&self, end: &'p Expr) -> syn::Result<u16> {
+        self.number_of(Use::ClosedEnd(end))
     }
 
-    /// The length of a caller slice declared without one, measured at
-    /// each run.
-    pub fn measured(&mut self, name: &str) -> u16 {
-        let input = self.measured_index(name);
-        self.intern(
-            format!("{name}.len()"),
-            vec![Step::Input(Input::Measured(input))],
-        )
+    /// The length of caller slice `name`, declared without one.
+    pub fn measured(&self, name: &str) -> syn::Result<u16> {
+        self.number_of(Use::Measured(name.to_owned()))
     }
 
-    fn measured_index(&mut self, name: &str) -> usize {
-        let text = format!("{name}.len()");
-        match self.measured.iter().position(|m| *m == text) {
-            Some(index) => index,
-            None => {
-                self.measured.push(text);
-                self.measured.len() - 1
-            }
+    /// The number of `size`, which is not a launch dimension.
+    fn number_of(&self, size: Use<'p>) -> syn::Result<u16> {
+        self.find(size)?.ok_or_else(|| unnumbered("a size"))
+    }
+
+    /// The number of `size`; `None` for a launch dimension outside the
+    /// arithmetic.
+    fn find(&self, size: Use<'p>) -> syn::Result<Option<u16>> {
+        let Some((text, steps)) = self.program(&size, &mut Vec::new())? else {
+            return Ok(None);
+        };
+        match self.index.get(&steps) {
+            Some(&index) => Ok(Some(index)),
+            None => Err(unnumbered(&format!("the size `{text}`"))),
         }
+    }
+
+    /// The text and steps of `size`, noting in `seen` the expressions
+    /// `new` evaluates; `None` for a launch dimension outside the
+    /// arithmetic, an error for a length outside it.
+    fn program(
+        &self,
+        size: &Use<'p>,
+        seen: &mut Vec<(String, &'p Expr)>,
+    ) -> syn::Result<Option<(String, Vec<Step>)>> {
+        let mut steps = Vec::new();
+        Ok(Some(match *size {
+            Use::Length(expr) => {
+                if !self.steps(expr, Context::Length, &mut steps, seen) {
+                    return Err(syn::Error::new_spanned(expr, sym::UNSUPPORTED));
+                }
+                (text(expr), steps)
+            }
+            Use::Launch(expr) => {
+                if !self.steps(expr, Context::Launch, &mut steps, seen) {
+                    return Ok(None);
+                }
+                (text(expr), steps)
+            }
+            Use::Literal(value) => (value.to_string(), vec![Step::Term(Term::Literal(value))]),
+            Use::ClosedEnd(end) => {
+                if !self.steps(end, Context::Length, &mut steps, seen) {
+                    return Err(syn::Error::new_spanned(end, sym::UNSUPPORTED));
+                }
+                steps.extend([Step::Term(Term::Literal(1)), Step::Term(Term::Add)]);
+                (format!("{} + 1", text(end)), steps)
+            }
+            Use::Measured(ref name) => {
+                let name = format!("{name}.len()");
+                (name.clone(), vec![Step::Input(Input::Measured(name))])
+            }
+        }))
     }
 
     /// For `receiver` naming a caller's slice: its declared length, or
     /// `None` for one declared without.
-    fn slice_len<'p>(&self, receiver: &Expr, plan: &'p Plan) -> Option<Option<&'p Expr>> {
+    fn slice_len(&self, receiver: &Expr) -> Option<Option<&'p Expr>> {
         let Expr::Path(path) = receiver else {
             return None;
         };
         let name = text(&path.path);
-        plan.buffers
+        self.plan
+            .buffers
             .iter()
             .find(|b| matches!(b.kind, crate::ir::BufferKind::Param { .. }) && b.name == name)
             .map(|b| b.len_expr.as_ref())
     }
 
-    /// The input a measured length sets.
-    pub fn measured_input(&self, name: &str) -> u16 {
-        let text = format!("{name}.len()");
-        let index = self.measured.iter().position(|m| *m == text).unwrap_or(0);
-        self.index_of(Input::Measured(index))
-    }
-
-    /// How many distinct sizes there are; past `u16::MAX` their numbers
-    /// wrap, and the plan is refused (see `info::describe`).
-    pub fn count(&self) -> usize {
-        self.programs.len()
-    }
-
-    fn intern(&mut self, text: String, steps: Vec<Step>) -> u16 {
-        if let Some(&index) = self.index.get(&steps) {
-            return index;
-        }
-        let index = self.programs.len() as u16;
-        self.index.insert(steps.clone(), index);
-        self.programs.push((text, steps));
-        index
-    }
-
-    /// Appends the steps computing `expr`; false if it is outside the
-    /// arithmetic of `context`.
-    fn steps(&mut self, expr: &Expr, context: Context, plan: &Plan, out: &mut Vec<Step>) -> bool {
+    /// Appends the steps computing `expr`, noting in `seen` what `new`
+    /// evaluates; false if it is outside the arithmetic of `context`.
+    fn steps(
+        &self,
+        expr: &'p Expr,
+        context: Context,
+        out: &mut Vec<Step>,
+        seen: &mut Vec<(String, &'p Expr)>,
+    ) -> bool {
+        let mut value = |name: String, expr: &'p Expr, out: &mut Vec<Step>| {
+            seen.push((name.clone(), expr));
+            out.push(Step::Input(Input::Value(name)));
+        };
+        let term = |term: Term| Step::Term(term);
         match expr {
             Expr::Lit(lit) => match &lit.lit {
                 Lit::Int(int) => match int.base10_parse::<u64>() {
                     Ok(value) => {
-                        out.push(Step::Literal(value));
+                        out.push(term(Term::Literal(value)));
                         true
                     }
                     Err(_) => false,
@@ -203,22 +287,22 @@ impl Sizes {
                 } else if let Some(index) = self.params.iter().position(|p| *p == name) {
                     out.push(Step::Input(Input::Size(index)));
                     true
-                } else if context == Context::Length && !plan.atoms.is_size(&name) {
-                    out.push(Step::Input(self.value(name, expr)));
+                } else if context == Context::Length && !self.plan.atoms.is_size(&name) {
+                    value(name, expr, out);
                     true
                 } else {
                     false
                 }
             }
-            Expr::Paren(inner) => self.steps(&inner.expr, context, plan, out),
-            Expr::Group(inner) => self.steps(&inner.expr, context, plan, out),
+            Expr::Paren(inner) => self.steps(&inner.expr, context, out, seen),
+            Expr::Group(inner) => self.steps(&inner.expr, context, out, seen),
             Expr::Cast(cast)
-                if sym::is_usize(&cast.ty) && sym::is_pure(&cast.expr, &plan.atoms) =>
+                if sym::is_usize(&cast.ty) && sym::is_pure(&cast.expr, &self.plan.atoms) =>
             {
-                self.steps(&cast.expr, context, plan, out)
+                self.steps(&cast.expr, context, out, seen)
             }
             Expr::Cast(cast) if sym::is_usize(&cast.ty) && context == Context::Length => {
-                out.push(Step::Input(self.value(sym::cast_name(&cast.expr), expr)));
+                value(sym::cast_name(&cast.expr), expr, out);
                 true
             }
             // `xs.len()` of a caller's slice: its declared length, or the
@@ -226,79 +310,68 @@ impl Sizes {
             Expr::MethodCall(call)
                 if context == Context::Length && call.method == "len" && call.args.is_empty() =>
             {
-                match self.slice_len(&call.receiver, plan) {
-                    Some(Some(declared)) => self.steps(declared, context, plan, out),
+                match self.slice_len(&call.receiver) {
+                    Some(Some(declared)) => self.steps(declared, context, out, seen),
                     Some(None) => {
                         let Expr::Path(path) = &*call.receiver else {
                             return false;
                         };
-                        let index = self.measured_index(&text(&path.path));
-                        out.push(Step::Input(Input::Measured(index)));
+                        let name = format!("{}.len()", text(&path.path));
+                        out.push(Step::Input(Input::Measured(name)));
                         true
                     }
                     None => {
-                        out.push(Step::Input(self.value(text(expr), expr)));
+                        value(text(expr), expr, out);
                         true
                     }
                 }
             }
             Expr::Call(call) if sym::is_min(call) => {
-                let both = self.steps(&call.args[0], context, plan, out)
-                    && self.steps(&call.args[1], context, plan, out);
-                out.push(Step::Min);
+                let both = self.steps(&call.args[0], context, out, seen)
+                    && self.steps(&call.args[1], context, out, seen);
+                out.push(term(Term::Min));
                 both
             }
             // Terms the arithmetic does not look into: `new` computes them.
             Expr::Call(_) | Expr::MethodCall(_) | Expr::Field(_) | Expr::Index(_)
                 if context == Context::Length =>
             {
-                out.push(Step::Input(self.value(text(expr), expr)));
+                value(text(expr), expr, out);
                 true
             }
             Expr::Cast(cast) if is_u32(&cast.ty) && context == Context::Launch => {
-                let inner = self.steps(&cast.expr, context, plan, out);
-                out.push(Step::U32);
+                let inner = self.steps(&cast.expr, context, out, seen);
+                out.push(term(Term::U32));
                 inner
             }
             Expr::Binary(_) => {
                 let (leftmost, chain) = sym::binary_chain(expr);
-                if !self.steps(leftmost, context, plan, out) {
+                if !self.steps(leftmost, context, out, seen) {
                     return false;
                 }
                 for binary in chain {
                     let operation = match binary.op {
-                        BinOp::Add(_) => Step::Add,
-                        BinOp::Sub(_) => Step::Sub,
-                        BinOp::Mul(_) => Step::Mul,
-                        BinOp::Div(_) => Step::Div,
-                        BinOp::Rem(_) => Step::Rem,
+                        BinOp::Add(_) => Term::Add,
+                        BinOp::Sub(_) => Term::Sub,
+                        BinOp::Mul(_) => Term::Mul,
+                        BinOp::Div(_) => Term::Div,
+                        BinOp::Rem(_) => Term::Rem,
                         _ => return false,
                     };
-                    if !self.steps(&binary.right, context, plan, out) {
+                    if !self.steps(&binary.right, context, out, seen) {
                         return false;
                     }
-                    out.push(operation);
+                    out.push(term(operation));
                 }
                 true
             }
             Expr::Call(call) if context == Context::Launch && is_blocks(call) => {
-                let both = self.steps(&call.args[0], context, plan, out)
-                    && self.steps(&call.args[1], context, plan, out);
-                out.push(Step::Blocks);
+                let both = self.steps(&call.args[0], context, out, seen)
+                    && self.steps(&call.args[1], context, out, seen);
+                out.push(term(Term::Blocks));
                 both
             }
             _ => false,
-        }
-    }
-
-    /// The input `new` evaluates for `expr`, named `name`.
-    fn value(&mut self, name: String, expr: &Expr) -> Input {
-        match self.values.iter().position(|(n, _)| *n == name) {
-            Some(index) => Input::Value(index),
-            None => {
-                self.values.push((name, expr.clone()));
-                Input::Value(self.values.len() - 1)
-            }
         }
     }
 
@@ -315,39 +388,48 @@ impl Sizes {
     /// The number of input `input`: the plan's sizes, the values `new`
     /// computes, the lengths runs measure, the sizes runs give, and the
     /// loops' variables.
-    fn index_of(&self, input: Input) -> u16 {
+    fn index_of(&self, input: &Input) -> u16 {
         let (params, values, measured, runs) = (
             self.params.len(),
             self.values.len(),
             self.measured.len(),
             self.runs.len(),
         );
-        (match input {
-            Input::Size(i) => i,
-            Input::Value(i) => params + i,
-            Input::Measured(i) => params + values + i,
-            Input::Run(i) => params + values + measured + i,
-            Input::Loop(i) => params + values + measured + runs + i,
-        }) as u16
+        // Every name was met, and noted, when the sizes were numbered; one
+        // that was not would be past every input, which the runtime refuses.
+        let value = |name: &String| self.values.iter().position(|(n, _)| n == name);
+        let measure = |name: &String| self.measured.iter().position(|n| n == name);
+        let index = match input {
+            Input::Size(i) => Some(*i),
+            Input::Value(name) => value(name).map(|i| params + i),
+            Input::Measured(name) => measure(name).map(|i| params + values + i),
+            Input::Run(i) => Some(params + values + measured + i),
+            Input::Loop(i) => Some(params + values + measured + runs + i),
+        };
+        index.map_or(u16::MAX, |index| index as u16)
     }
 
     /// The input loop `index`'s variable sets.
     pub fn loop_input(&self, index: usize) -> u16 {
-        self.index_of(Input::Loop(index))
+        self.index_of(&Input::Loop(index))
     }
 
     /// The inputs of the `run` size parameters, in order.
     pub fn run_inputs(&self) -> Vec<u16> {
         (0..self.runs.len())
-            .map(|i| self.index_of(Input::Run(i)))
+            .map(|i| self.index_of(&Input::Run(i)))
             .collect()
     }
 
+    /// The input a measured length sets.
+    pub fn measured_input(&self, name: &str) -> u16 {
+        self.index_of(&Input::Measured(format!("{name}.len()")))
+    }
+
     /// What `new` passes: the sizes, then the values, as written.
-    pub fn new_inputs(&self, plan: &Plan) -> Vec<TokenStream> {
-        let params = plan
-            .params
-            .iter()
+    pub fn new_inputs(&self) -> Vec<TokenStream> {
+        let params = self.plan.params.iter();
+        let params = params
             .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && !p.per_run)
             .map(|p| {
                 let name = &p.name;
@@ -357,34 +439,152 @@ impl Sizes {
         params.chain(values).collect()
     }
 
-    /// `Size("n / 2", &[Input(0), Literal(2), Div])`, for each size.
-    pub fn programs(&self) -> Vec<TokenStream> {
-        let index_of = |input: Input| self.index_of(input);
+    /// Each size: its text and its program, as the model writes it.
+    pub fn programs(&self) -> Vec<(&str, Vec<Term>)> {
         self.programs
             .iter()
             .map(|(text, steps)| {
-                let steps = steps.iter().map(|step| match *step {
-                    Step::Input(input) => {
-                        let index = number(index_of(input));
-                        quote!(Input(#index))
-                    }
-                    Step::Literal(value) => {
-                        let value = number(value);
-                        quote!(Literal(#value))
-                    }
-                    Step::Add => quote!(Add),
-                    Step::Sub => quote!(Sub),
-                    Step::Mul => quote!(Mul),
-                    Step::Div => quote!(Div),
-                    Step::Rem => quote!(Rem),
-                    Step::Blocks => quote!(Blocks),
-                    Step::U32 => quote!(U32),
-                    Step::Min => quote!(Min),
+                let terms = steps.iter().map(|step| match step {
+                    Step::Input(input) => Term::Input(self.index_of(input)),
+                    Step::Term(term) => *term,
                 });
-                quote!(Size(#text, &[#(#steps),*]))
+                (text.as_str(), terms.collect())
             })
             .collect()
     }
+}
+
+/// Every size `plan`'s model names, in the order the model numbers them:
+/// buffers' lengths, the counts and indexes of sets, loops' counts, the
+/// GPUs' count and placements, then each op's.
+fn uses(plan: &Plan) -> Vec<Use<'_>> {
+    let mut uses = Vec::new();
+    for buffer in &plan.buffers {
+        uses.push(match &buffer.len_expr {
+            Some(len) => Use::Length(len),
+            None => Use::Measured(buffer.name.to_string()),
+        });
+    }
+    for array in plan.arrays() {
+        uses.push(Use::Length(&array.count));
+        uses.push(match &array.index {
+            Some((index, _)) => Use::Length(index),
+            None => Use::Literal(0),
+        });
+    }
+    uses.extend(plan.loops.iter().map(|repeat| Use::Length(&repeat.count)));
+    if let Some(gpus) = &plan.gpus {
+        uses.push(Use::Length(&gpus.count));
+    }
+    let placements = plan.buffers.iter().map(|b| &b.gpu);
+    for placement in placements
+        .chain(plan.streams.iter().map(|s| &s.gpu))
+        .flatten()
+    {
+        if let Placement::One { index, .. } = placement {
+            uses.push(Use::Length(index));
+        }
+    }
+    for (index, op) in plan.ops.iter().enumerate() {
+        match &op.kind {
+            OpKind::Copy { src, dst } => {
+                place_uses(src, &mut uses);
+                place_uses(dst, &mut uses);
+            }
+            OpKind::Fill { dst, .. } => place_uses(dst, &mut uses),
+            OpKind::Launch(launch) => {
+                let dims = [&launch.grid, &launch.block]
+                    .into_iter()
+                    .chain(&launch.shared);
+                for dims in dims {
+                    uses.extend(dim_parts(dims).into_iter().map(Use::Launch));
+                }
+                for (position, arg) in launch.args.iter().enumerate() {
+                    match arg {
+                        Arg::Buffer(buffer) => {
+                            place_uses(buffer, &mut uses);
+                            if let Some(LaunchExtent::Sized { expr, .. }) =
+                                &launch.extents[position]
+                            {
+                                uses.push(Use::Length(expr));
+                            }
+                        }
+                        Arg::Value(value) => {
+                            if let Some((size, _)) = counted(plan, index, value) {
+                                uses.push(Use::Length(size));
+                            } else if let Some(bound) = &launch.bound[position] {
+                                uses.push(Use::Length(bound));
+                            }
+                        }
+                    }
+                }
+            }
+            OpKind::Collective(collective) => {
+                place_uses(&collective.send, &mut uses);
+                place_uses(&collective.recv, &mut uses);
+                uses.extend(collective.rank.iter().map(Use::Length));
+            }
+            OpKind::Record(_)
+            | OpKind::Wait(_)
+            | OpKind::Sync(_)
+            | OpKind::Alloc(_)
+            | OpKind::Free(_)
+            | OpKind::Host { .. } => {}
+        }
+    }
+    uses
+}
+
+/// The sizes of a place's range: its start (0 if it has none) and its end
+/// (its buffer's length if it has none, numbered with the buffers).
+fn place_uses<'p>(place: &'p Place, uses: &mut Vec<Use<'p>>) {
+    let Some(range) = &place.range_expr else {
+        return;
+    };
+    uses.push(match &range.start {
+        Some(start) => Use::Length(start),
+        None => Use::Literal(0),
+    });
+    match (&range.end, &range.limits) {
+        (None, _) => {}
+        (Some(end), RangeLimits::HalfOpen(_)) => uses.push(Use::Length(end)),
+        (Some(end), RangeLimits::Closed(_)) => uses.push(Use::ClosedEnd(end)),
+    }
+}
+
+/// The one to three dimensions of a launch's grid or block (`(x, y)`), or
+/// its shared memory.
+pub fn dim_parts(expr: &Expr) -> Vec<&Expr> {
+    match expr {
+        Expr::Tuple(tuple) if (1..=3).contains(&tuple.elems.len()) => tuple.elems.iter().collect(),
+        Expr::Paren(inner) => dim_parts(&inner.expr),
+        other => vec![other],
+    }
+}
+
+/// For a value argument of launch `op` that reads the loop's variable:
+/// the size it casts to an integer type (`(n - c * m) as i32`), which the
+/// runtime computes at each iteration, and the type. `None` for any other
+/// value, which `new` (or each run) evaluates.
+pub fn counted<'p>(plan: &Plan, op: usize, value: &'p Expr) -> Option<(&'p Expr, Int)> {
+    let repeat = plan.loop_of(op)?;
+    crate::sym::mentions(value, &repeat.var.to_string())?;
+    let mut inner = value;
+    while let Expr::Paren(paren) = inner {
+        inner = &paren.expr;
+    }
+    let (size, ty) = match inner {
+        Expr::Cast(cast) => (&*cast.expr, text(&cast.ty)),
+        other => (other, "usize".to_owned()),
+    };
+    let int = match ty.as_str() {
+        "i32" => Int::I32,
+        "u32" => Int::U32,
+        "i64" | "isize" => Int::I64,
+        "u64" | "usize" => Int::U64,
+        _ => return None,
+    };
+    crate::sym::is_pure(size, &plan.atoms).then_some((size, int))
 }
 
 /// `blocks(n, per_block)`, the language's built-in function.
@@ -395,4 +595,13 @@ pub fn is_blocks(call: &syn::ExprCall) -> bool {
 
 fn is_u32(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("u32"))
+}
+
+/// A size lowering looks up that numbering did not meet: a bug of
+/// memplan's, reported rather than guessed at.
+fn unnumbered(what: &str) -> syn::Error {
+    syn::Error::new(
+        proc_macro2::Span::call_site(),
+        format!("memplan did not number {what} (a bug in memplan; please report it)"),
+    )
 }

@@ -1,31 +1,33 @@
 //! The options of a page-locked host allocation (`cuMemHostAlloc`).
 
-use cust::sys::{
-    CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE, CU_MEMHOSTALLOC_WRITECOMBINED,
-};
 use std::ops::BitOr;
 
-/// How a [`PinnedBuffer`](crate::PinnedBuffer) is allocated. Combine with `|`:
+/// How a pinned buffer is allocated. Combine with `|`:
 ///
 /// ```
-/// use memplan_runtime::HostAlloc;
+/// use memplan_model::HostAlloc;
 /// let flags = HostAlloc::MAPPED | HostAlloc::WRITE_COMBINED;
 /// assert!(flags.is_mapped() && flags.is_write_combined() && !flags.is_portable());
 /// ```
+///
+/// The bits are the driver's `CU_MEMHOSTALLOC_*` flags, which are part of
+/// CUDA's ABI (the runtime tests them against its bindings).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct HostAlloc(u32);
 
 impl HostAlloc {
     /// Plain page-locked memory (`cuMemAllocHost`).
     pub const PINNED: Self = Self(0);
-    /// Pinned for every CUDA context, not only the one that allocated it.
-    pub const PORTABLE: Self = Self(CU_MEMHOSTALLOC_PORTABLE);
+    /// Pinned for every CUDA context, not only the one that allocated it
+    /// (`CU_MEMHOSTALLOC_PORTABLE`).
+    pub const PORTABLE: Self = Self(0x01);
     /// Mapped into the device's address space: kernels read and write it
-    /// directly over the bus ("zero-copy").
-    pub const MAPPED: Self = Self(CU_MEMHOSTALLOC_DEVICEMAP);
+    /// directly over the bus ("zero-copy"; `CU_MEMHOSTALLOC_DEVICEMAP`).
+    pub const MAPPED: Self = Self(0x02);
     /// Write-combined: faster for the host to write and the device to read,
-    /// but host reads are uncached and very slow. For upload buffers only.
-    pub const WRITE_COMBINED: Self = Self(CU_MEMHOSTALLOC_WRITECOMBINED);
+    /// but host reads are uncached and very slow. For upload buffers only
+    /// (`CU_MEMHOSTALLOC_WRITECOMBINED`).
+    pub const WRITE_COMBINED: Self = Self(0x04);
 
     /// These flags and `other`'s: `|`, usable in constants.
     pub const fn with(self, other: Self) -> Self {

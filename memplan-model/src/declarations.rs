@@ -1,0 +1,179 @@
+//! What a plan declares: buffers, kernels, streams, events, loops and its
+//! GPUs. Each is numbered by its position in the plan's list, and the ops
+//! name it by that number.
+
+use crate::HostAlloc;
+use crate::site::Site;
+
+/// `kernel name(...) from MODULE;`. The symbol, the compiled module and
+/// the parameters' layouts are named only in the user's crate: the
+/// runtime's `PlanInfo` holds them, kernel by kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelInfo<'a> {
+    pub site: Site<'a>,
+    /// The parameters declared `&out`, by position: the checks count a
+    /// launch as writing all of each one's range, so a launch whose grid is
+    /// empty, which runs nothing, must give them empty ranges.
+    pub written: &'a [u16],
+}
+
+impl<'a> KernelInfo<'a> {
+    /// The kernel, whose parameters at `positions` are declared `&out`.
+    pub const fn writes(self, positions: &'a [u16]) -> KernelInfo<'a> {
+        KernelInfo {
+            written: positions,
+            ..self
+        }
+    }
+}
+
+/// A buffer: declared, a caller's slice, or allocated in stream order. Its
+/// element type is named only in the user's crate (the runtime's
+/// `PlanInfo` holds it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferInfo<'a> {
+    pub site: Site<'a>,
+    /// Its length, a size (of each element, for a set of buffers).
+    pub len: u16,
+    pub kind: BufferKind,
+    /// For `device ring[r]: [f32; m];`: a set of buffers.
+    pub array: Option<Array>,
+    /// The GPU a device buffer is on, in a plan on several.
+    pub gpu: Option<Gpu>,
+}
+
+impl<'a> BufferInfo<'a> {
+    /// The same declaration, as a set of buffers.
+    pub const fn array(self, array: Array) -> BufferInfo<'a> {
+        BufferInfo {
+            array: Some(array),
+            ..self
+        }
+    }
+
+    /// The same declaration, on `gpu`.
+    pub const fn on(self, gpu: Gpu) -> BufferInfo<'a> {
+        BufferInfo {
+            gpu: Some(gpu),
+            ..self
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// Host memory in a `Vec`.
+    Pageable,
+    /// Page-locked host memory, allocated with these flags.
+    Pinned(HostAlloc),
+    /// `cuMemAlloc`, for the plan's lifetime.
+    Device,
+    /// `alloc` in a stream block: allocated and freed by ops of each run.
+    StreamOrdered,
+    /// A caller's slice, passed to each run. `measured`: the input its
+    /// length sets, for a slice declared without one.
+    Param {
+        mutable: bool,
+        registered: bool,
+        measured: Option<u16>,
+    },
+}
+
+/// A declaration of several (`stream lanes[s];`, `event done[r];`,
+/// `device ring[r]: [f32; m];`): how many, and which one the ops of the
+/// plan's loop use, both sizes (the index reads the loop's variable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Array {
+    pub count: u16,
+    pub index: u16,
+}
+
+/// Which GPU a device buffer or a stream is on, in a plan that declares
+/// `gpus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gpu {
+    /// `on gpu`, for a set: element `i` on GPU `i`.
+    Each,
+    /// `on gpu[e]`: on GPU `e`, a size.
+    One(u16),
+}
+
+/// `stream name priority p;`
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamInfo<'a> {
+    pub site: Site<'a>,
+    pub name: &'a str,
+    pub priority: Priority,
+    /// For `stream lanes[s];`: a set of streams.
+    pub array: Option<Array>,
+    /// The GPU the stream is on, in a plan on several.
+    pub gpu: Option<Gpu>,
+}
+
+impl<'a> StreamInfo<'a> {
+    pub const fn array(self, array: Array) -> StreamInfo<'a> {
+        StreamInfo {
+            array: Some(array),
+            ..self
+        }
+    }
+
+    /// The same declaration, on `gpu`.
+    pub const fn on(self, gpu: Gpu) -> StreamInfo<'a> {
+        StreamInfo {
+            gpu: Some(gpu),
+            ..self
+        }
+    }
+}
+
+/// A stream's scheduling priority. CUDA counts priorities down (0 is the
+/// lowest, -5 the highest on an H200); these names spare you the sign.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Priority {
+    /// The device's default, which is also its lowest.
+    #[default]
+    Normal,
+    /// The highest priority the device offers.
+    High,
+    /// A raw CUDA priority; the driver clamps it to the device's range.
+    Level(i32),
+}
+
+/// `event name;`, or a set of events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventInfo<'a> {
+    pub site: Site<'a>,
+    pub array: Option<Array>,
+}
+
+impl<'a> EventInfo<'a> {
+    pub const fn array(self, array: Array) -> EventInfo<'a> {
+        EventInfo {
+            array: Some(array),
+            ..self
+        }
+    }
+}
+
+/// `for c in 0..k { ... }`: ops `first..end` (each in a stream block),
+/// resolved once for each `c` by `new`, with input `input` set to `c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopInfo<'a> {
+    pub site: Site<'a>,
+    /// How many times, a size.
+    pub count: u16,
+    pub input: u16,
+    pub first: u16,
+    pub end: u16,
+}
+
+/// `gpus gpu[g];`, and `peer gpu;` if the plan declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpusInfo<'a> {
+    pub site: Site<'a>,
+    /// How many GPUs, a size: `new` must be given as many contexts.
+    pub count: u16,
+    /// `peer gpu;`: `new` turns peer access on between every two of them.
+    pub peer: Option<Site<'a>>,
+}

@@ -1,0 +1,45 @@
+//! A plan, as written: everything it declares and does.
+
+use crate::declarations::{BufferInfo, EventInfo, GpusInfo, KernelInfo, LoopInfo, StreamInfo};
+use crate::op::OpDef;
+use crate::site::Site;
+use crate::size::Size;
+
+/// A plan: its declarations and ops, with every size written as a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan<'a> {
+    /// The plan's name, where it is written.
+    pub site: Site<'a>,
+    /// The names of the size inputs: those `new` passes (sizes, constants),
+    /// then the lengths of caller slices declared without one, which each
+    /// run measures, then the sizes each run gives, then the loops'
+    /// variables. For messages.
+    pub inputs: &'a [&'a str],
+    /// Every length, range bound and launch dimension.
+    pub sizes: &'a [Size<'a>],
+    pub kernels: &'a [KernelInfo<'a>],
+    pub buffers: &'a [BufferInfo<'a>],
+    pub streams: &'a [StreamInfo<'a>],
+    pub events: &'a [EventInfo<'a>],
+    /// In program order.
+    pub ops: &'a [OpDef<'a>],
+    /// The `for` loops: each repeats a run of consecutive ops.
+    pub loops: &'a [LoopInfo<'a>],
+    /// The inputs each run gives: the plan's `run` size parameters.
+    pub run_inputs: &'a [u16],
+    /// The ops whose values each run gives (`run` value parameters).
+    pub per_run: &'a [u16],
+    /// `gpus gpu[g];`: the plan runs on the GPUs `new` is given; `None`
+    /// for a plan on the one GPU of its context.
+    pub gpus: Option<GpusInfo<'a>>,
+    /// `ranks world;`: the plan is one rank of a job of one process per
+    /// GPU, and `new` joins the job's communicator.
+    pub ranks: Option<Site<'a>>,
+}
+
+impl<'a> Plan<'a> {
+    /// The plan's name.
+    pub fn name(&self) -> &'a str {
+        self.site.0
+    }
+}
