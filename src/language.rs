@@ -459,9 +459,12 @@
 //! a size (a plan parameter, or any size written with them), so that the
 //! number of chunks is chosen when the plan is made, not when it is
 //! written. Inside, sizes may use `c` with `+ - * / %` and `min(a, b)`;
-//! a launch argument that changes with `c` is a size cast to the kernel's
-//! integer type, `(n - c * m) as i32`, which `new` computes for each
-//! iteration and refuses if it does not fit.
+//! a launch argument that changes with `c` is a size cast to the
+//! parameter's integer type, `(n - c * m) as i32`, which `new` computes for
+//! each iteration and writes in the parameter's own type (read from the
+//! type, whatever its spelling), refusing a value that does not fit. A
+//! cast to another primitive integer type than the parameter's does not
+//! compile, as such a value would not outside a loop.
 //!
 //! Declarations may be *sets* of several, counted by a size: `stream
 //! lanes[s];`, `event freed[r];`, `device ring[r]: [f32; m];` (a ring of
@@ -730,9 +733,12 @@
 //! fingerprint of the plan and the sizes its collectives depend on among
 //! the ranks (two small all-gathers), and every rank fails alike, naming
 //! the first difference, where they would not match
-//! (`Fault::RanksDisagree`). A run that gives such a size exchanges it the
-//! same way before it queues anything. Sizes no collective depends on (a
-//! shard of each rank's own length) may differ.
+//! (`Fault::RanksDisagree`). A run that gives such a size (a `run` size,
+//! the length of a caller's slice) exchanges it the same way before it
+//! queues anything. Sizes no collective depends on (a shard of each rank's
+//! own length) may differ. A `ranks` plan has no `send` or `recv`: every
+//! rank runs the same plan and would name the same peer, so they could
+//! never meet (a compile error).
 //!
 //! **What is checked.** Each part is an op on its stream that reads its
 //! send buffer and writes its receive buffer (in place, reads and writes
@@ -1004,7 +1010,7 @@
 //! | stream-ordered memory used on a stream not ordered after its `alloc` (or before its `free`) | |
 //! | a host step or synchronous op touching memory a stream may still use | with the `sync` to add |
 //! | in a plan on several GPUs: a device buffer or stream not placed on one, a kernel given another GPU's memory without `peer gpu;`, a copy, fill or collective on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so |
-//! | a collective in a plan without `gpus` or `ranks`, outside stream blocks, on host memory, or of a type NCCL does not know | `new` checks that every GPU takes part, lengths, roots and peers |
+//! | a collective in a plan without `gpus` or `ranks`, outside stream blocks, on host memory, or of a type NCCL does not know; a `send` or `recv` in a `ranks` plan | `new` checks that every GPU takes part, lengths, roots and peers |
 //!
 //! Declared and unused buffers, streams, events and kernels are warnings.
 //!

@@ -33,7 +33,7 @@ pub use declarations::{
 };
 pub use host_alloc::HostAlloc;
 pub use op::{
-    Arg, CollectiveInfo, CollectiveKind, Dims, Int, LaunchInfo, Op, OpDef, Place, ReduceOp, Shared,
+    Arg, CollectiveInfo, CollectiveKind, Dims, LaunchInfo, Op, OpDef, Place, ReduceOp, Shared,
     launch,
 };
 pub use plan::Plan;

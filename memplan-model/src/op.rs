@@ -146,16 +146,9 @@ pub enum Arg<'a> {
     /// `len as i32`) the extent was computed from: parameter `name`.
     Bound(u16, &'a str),
     /// An integer the plan computes from a size at each iteration of its
-    /// loop (`(n - c * m) as i32`): parameter `name`, of type `Int`; a
-    /// value that does not fit the type is an error, never truncated.
-    Count(u16, Int, &'a str),
-}
-
-/// The integer types a size can be passed to a kernel as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Int {
-    I32,
-    U32,
-    I64,
-    U64,
+    /// loop (`(n - c * m) as i32`): parameter `name`, in the parameter's
+    /// own integer type (the runtime reads it from the declared type, never
+    /// from a spelling); a value that does not fit the type is an error,
+    /// never truncated.
+    Count(u16, &'a str),
 }

@@ -430,21 +430,10 @@ impl ToTokens for Arg<'_> {
                 let size = number(*size);
                 quote!(Bound(#size, #name))
             }
-            Arg::Count(size, int, name) => {
+            Arg::Count(size, name) => {
                 let size = number(*size);
-                quote!(Count(#size, #int, #name))
+                quote!(Count(#size, #name))
             }
-        });
-    }
-}
-
-impl ToTokens for Int {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        tokens.extend(match self {
-            Int::I32 => quote!(Int::I32),
-            Int::U32 => quote!(Int::U32),
-            Int::I64 => quote!(Int::I64),
-            Int::U64 => quote!(Int::U64),
         });
     }
 }

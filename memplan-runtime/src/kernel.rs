@@ -401,27 +401,10 @@ pub unsafe trait KernelValue: Copy + 'static {
     /// `f32` is not).
     #[doc(hidden)]
     const PRIMITIVE: Option<crate::declaration::RustScalar> = None;
-
-    /// The value, if it is an integer: what the checks of extents compare
-    /// with the size it was cast from. Only the integer types say.
-    #[doc(hidden)]
-    fn integer(&self) -> Option<i128> {
-        None
-    }
 }
 
 macro_rules! kernel_values {
-    (integers: $($int:ident $int_scalar:ident),*; others: $($ty:ident $scalar:ident),*) => {
-        $(
-            // SAFETY: a plain number.
-            unsafe impl KernelValue for $int {
-                const PRIMITIVE: Option<crate::declaration::RustScalar> =
-                    Some(crate::declaration::RustScalar::$int_scalar);
-                fn integer(&self) -> Option<i128> {
-                    i128::try_from(*self).ok()
-                }
-            }
-        )*
+    ($($ty:ident $scalar:ident),*) => {
         $(
             // SAFETY: a plain number.
             unsafe impl KernelValue for $ty {
@@ -432,9 +415,8 @@ macro_rules! kernel_values {
     };
 }
 kernel_values!(
-    integers: i8 I8, i16 I16, i32 I32, i64 I64, isize Isize, u8 U8, u16 U16, u32 U32, u64 U64,
-        usize Usize;
-    others: f32 F32, f64 F64, bool Bool
+    i8 I8, i16 I16, i32 I32, i64 I64, isize Isize, u8 U8, u16 U16, u32 U32, u64 U64, usize Usize,
+    f32 F32, f64 F64, bool Bool
 );
 // SAFETY: arrays of plain data are plain data.
 unsafe impl<T: KernelValue, const N: usize> KernelValue for [T; N] {}

@@ -134,7 +134,7 @@ pub mod __private {
     pub use crate::nccl::{Rank, ReduceOp};
     pub use crate::param::ParamLayout;
     pub use crate::plan::{
-        Builder, Elem, Engine, KernelCode, PlanInfo, RunGiven, Slice, copied, elem, pick,
+        Builder, Elem, Engine, KernelCode, ParamType, PlanInfo, RunGiven, Slice, copied, elem, pick,
     };
     pub use crate::signature::ExtentTerm;
     pub use crate::{Fault, Result};

@@ -86,8 +86,8 @@ const _: () = {
             __memplan::kernel_symbol(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0),
             &memplan_kernels::ADD_ONE,
             &[
-                __memplan::ParamLayout::POINTER,
-                __memplan::ParamLayout::of::<i32>(),
+                __memplan::ParamType::POINTER,
+                __memplan::ParamType::of::<i32>(),
             ],
         )],
     };

@@ -4,8 +4,9 @@
 //! knows is refused before anything is queued: an empty grid given a range
 //! to write (at `new`, and at each `run` for a grid a run's size decides),
 //! an extent a run's size makes longer than its range, a short range at
-//! `new`, and a write whose extent the checks cannot follow given more
-//! than it writes.
+//! `new`, a write whose extent the checks cannot follow given more
+//! than it writes, and a count computed at each iteration that does not
+//! fit its parameter's own type (read from the type, never a spelling).
 
 use crate::data::same;
 use crate::harness::{GpuTest, context};
@@ -36,6 +37,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
     (
         "contracts::a_write_the_checks_cannot_follow_covers_its_argument",
         a_write_the_checks_cannot_follow_covers_its_argument,
+    ),
+    (
+        "contracts::counts_reach_the_kernel_in_each_parameters_own_type",
+        counts_reach_the_kernel_in_each_parameters_own_type,
     ),
 ];
 
@@ -142,6 +147,43 @@ memplan! {
         fill b with 2.0;
         launch vadd<<<blocks(n, 256), 256>>>(a, b, c, narrow(count));
         copy c -> out;
+    }
+}
+
+memplan! {
+    /// For each `c`, `out[c] = a + b + c + d` of four counts, one of each
+    /// width and signedness (`long long`, `unsigned`, `size_t`, `short`),
+    /// computed at each iteration; `d` starts at `short_base`.
+    plan Widths(k: usize, short_base: usize) {
+        kernel widths(out: &out [u64; 1], a: i64, b: u32, c: usize, d: i16) from memplan_kernels::SIGNATURES;
+        host sums: [u64; k] pinned;
+        device w: [u64; k];
+        stream s;
+        for c in 0..k {
+            on s {
+                launch widths<<<1, 1>>>(w[c..c + 1], c as i64, (c + 1) as u32, (c + 2) as usize, (short_base + c) as i16);
+            }
+        }
+        on s { copy w -> sums; }
+    }
+}
+
+/// A module whose `u16` is `i16`: a hostile spelling of a kernel's
+/// `short` parameter, whose counts must still be written as `i16`s.
+mod aliased {
+    #![allow(non_camel_case_types)]
+    type u16 = i16;
+    memplan::memplan! {
+        pub plan Widths(k: usize, short_base: usize) {
+            kernel widths(out: &out [u64; 1], a: i64, b: u32, c: usize, d: u16) from memplan_kernels::SIGNATURES;
+            device w: [u64; k];
+            stream s;
+            for c in 0..k {
+                on s {
+                    launch widths<<<1, 1>>>(w[c..c + 1], c as i64, (c + 1) as u32, (c + 2) as usize, (short_base + c) as u16);
+                }
+            }
+        }
     }
 }
 
@@ -324,5 +366,33 @@ fn a_write_the_checks_cannot_follow_covers_its_argument() -> Result<(), Failed> 
         "expected the short measured write to be refused, got: {error}"
     );
     println!("{error}");
+    Ok(())
+}
+
+fn counts_reach_the_kernel_in_each_parameters_own_type() -> Result<(), Failed> {
+    let ctx = context()?;
+    let k = 8;
+    let mut plan = Widths::new(&ctx, k, 100)?;
+    plan.run()?;
+    let expected: Vec<u64> = (0..k as u64)
+        .map(|c| c + (c + 1) + (c + 2) + (100 + c))
+        .collect();
+    same("widths", plan.host().sums, &expected)?;
+    // 32767 fits a `short`; 32768 does not, whatever the spelling.
+    Widths::new(&ctx, 1, 32767)?.run()?;
+    for error in [
+        Widths::new(&ctx, 2, 32766).err(),
+        aliased::Widths::new(&ctx, 2, 32766).err(),
+    ] {
+        let error = error.ok_or("a count of 32768 was given to a `short`")?;
+        ensure!(
+            error.operation() == "launch widths"
+                && error
+                    .to_string()
+                    .contains("`d` would be 32768, which does not fit its type (I16)"),
+            "expected the launch to be refused for its count, got: {error}"
+        );
+        println!("{error}");
+    }
     Ok(())
 }

@@ -39,6 +39,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         the_engine_refuses_runs_without_the_slices,
     ),
     (
+        "sealed::a_run_value_of_another_type_is_refused",
+        a_run_value_of_another_type_is_refused,
+    ),
+    (
         "sealed::scopes_refuse_overlapping_and_unordered_copies",
         scopes_refuse_overlapping_and_unordered_copies,
     ),
@@ -339,6 +343,42 @@ fn the_engine_refuses_runs_without_the_slices() -> Result<(), Failed> {
         .err()
         .ok_or("an enqueue of borrowed slices")?;
     ensure!(matches!(error.fault(), Fault::Unsupported(_)), "{error}");
+    Ok(())
+}
+
+memplan! {
+    /// Adds one to the first `m` elements, `m` given to each run.
+    plan PerRun(cap: usize, run m: i32) {
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+        device d: [f32; cap];
+        fill d with 0.0;
+        launch process_data<<<blocks(cap, 256), 256>>>(d, m);
+    }
+}
+
+fn a_run_value_of_another_type_is_refused() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = PerRun::new(&ctx, 256)?;
+    plan.run(256)?;
+    // Code in this module reaches the engine's hidden entry points: a
+    // `u32` of 3e9 where the kernel takes an `int` (which it would read as
+    // a negative count) has the layout, and not the type, of the parameter.
+    let given = |_: &_| {
+        let mut given = memplan::__private::RunGiven::new(&[]);
+        given.value::<u32>(1, 1, 3_000_000_000);
+        given
+    };
+    let error = plan
+        .0
+        .run_given(Some(&given), &mut [])
+        .err()
+        .ok_or("a u32 was passed for an int")?;
+    ensure!(
+        error.operation() == "launch process_data"
+            && matches!(error.fault(), Fault::Unsupported(why) if why.contains("inconsistent")),
+        "{error}"
+    );
+    plan.run(128)?;
     Ok(())
 }
 

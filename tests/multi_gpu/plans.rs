@@ -36,7 +36,8 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 const RANKS_THAT_DISAGREE: &str = "multi_gpu::plans::ranks_that_disagree_are_refused_by_every_rank";
 
 /// Set in a child process of [`ranks_that_disagree_are_refused_by_every_rank`]:
-/// `id:rank:count:n:shard:len`, the rank it plays.
+/// `id:rank:count:n:shard:len:plan`, the rank it plays (`plan`: `Uneven`,
+/// or `BySlice`, whose `len` is its caller's slice's).
 const RANK_CHILD: &str = "MEMPLAN_TEST_RANK_CHILD";
 
 memplan! {
@@ -94,6 +95,21 @@ memplan! {
             copy x -> grads;
             all_reduce avg grads -> sums;
             copy sums -> y;
+        }
+    }
+}
+
+memplan! {
+    /// One rank of a job that all-reduces as many gradients as its
+    /// caller's slice holds: a length each run measures.
+    pub plan BySlice(cap: usize, xs: &[f32] registered, ys: &mut [f32] registered) {
+        ranks  world;
+        device grads: [f32; cap];
+        stream s;
+        on s {
+            copy xs -> grads[..xs.len()];
+            all_reduce sum grads[..xs.len()];
+            copy grads[..xs.len()] -> ys[..xs.len()];
         }
     }
 }
@@ -275,14 +291,17 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let count = Context::count().min(2);
     // Each rank's `n shard len`, and what every rank said.
-    let run = |sizes: &[[usize; 3]]| -> Result<Vec<String>, Failed> {
+    let run_plan = |plan: &str, sizes: &[[usize; 3]]| -> Result<Vec<String>, Failed> {
         let id = UniqueId::new()?;
         let children: Vec<std::process::Child> = (0..count)
             .map(|rank| {
                 let [n, shard, len] = sizes[rank];
                 std::process::Command::new(std::env::current_exe()?)
                     .args(["--exact", RANKS_THAT_DISAGREE, "--test-threads=1"])
-                    .env(RANK_CHILD, format!("{id}:{rank}:{count}:{n}:{shard}:{len}"))
+                    .env(
+                        RANK_CHILD,
+                        format!("{id}:{rank}:{count}:{n}:{shard}:{len}:{plan}"),
+                    )
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::piped())
                     .spawn()
@@ -303,6 +322,7 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
             })
             .collect()
     };
+    let run = |sizes: &[[usize; 3]]| run_plan("Uneven", sizes);
     let (n, half, quarter) = (N, N / 2, N / 4);
     // The same sizes; then shards of their own, which no collective reads.
     for sizes in [[[n, half, n]; 2], [[n, half, n], [n, quarter, n]]] {
@@ -338,6 +358,27 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
             "rank {rank} with another `len`: {said}"
         );
     }
+    // The length of a caller's slice, which each run measures and the
+    // all-reduce's range ends at: the same, then another.
+    for (rank, said) in run_plan("BySlice", &[[n, 0, half]; 2])?.iter().enumerate() {
+        ensure!(
+            said.contains("rank ran"),
+            "rank {rank} with slices alike: {said}"
+        );
+    }
+    for (rank, said) in run_plan("BySlice", &[[n, 0, n], [n, 0, half]])?
+        .iter()
+        .enumerate()
+    {
+        let (there, here) = if rank == 0 { (half, n) } else { (n, half) };
+        ensure!(
+            said.contains("rank refused at run")
+                && said.contains(&format!(
+                    "made the plan with `xs.len()` {there}, this rank with {here}"
+                )),
+            "rank {rank} with a slice of another length: {said}"
+        );
+    }
     // Rank 1's run past its capacity fails there; rank 0 stops with it
     // instead of waiting in the all-reduce for ever.
     let said = run(&[[n, half, n], [n, half, n + 5]])?;
@@ -359,14 +400,32 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
 /// saying on stdout (for the parent) how far it came.
 fn play_rank(role: &str) -> Result<(), Failed> {
     let fields: Vec<&str> = role.split(':').collect();
-    let [id, rank, count, n, shard, len] = fields[..] else {
-        return Err(format!("a rank's role is `id:rank:count:n:shard:len`, not `{role}`").into());
+    let [id, rank, count, n, shard, len, which] = fields[..] else {
+        return Err(
+            format!("a rank's role is `id:rank:count:n:shard:len:plan`, not `{role}`").into(),
+        );
     };
     let number = |text: &str| text.parse::<usize>().map_err(|e| e.to_string());
     let (rank, count) = (number(rank)?, number(count)?);
     let (n, shard, len) = (number(n)?, number(shard)?, number(len)?);
     let id: UniqueId = id.parse()?;
     let context = Context::new(rank)?;
+    if which == "BySlice" {
+        let mut plan = match BySlice::new(&context, &Rank { id, count, rank }, n) {
+            Ok(plan) => plan,
+            Err(error) => {
+                println!("rank refused at new: {error}");
+                return Ok(());
+            }
+        };
+        let (xs, mut ys) = (vec![1.0f32; len], vec![0.0f32; len]);
+        match plan.run(&xs, &mut ys) {
+            Ok(_) if ys.iter().all(|&y| y == count as f32) => println!("rank ran"),
+            Ok(_) => println!("rank ran, and the sums are wrong: {:?}", &ys[..4.min(len)]),
+            Err(error) => println!("rank refused at run: {error}"),
+        }
+        return Ok(());
+    }
     let mut plan = match Uneven::new(&context, &Rank { id, count, rank }, n, shard) {
         Ok(plan) => plan,
         Err(error) => {

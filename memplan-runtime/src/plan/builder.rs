@@ -11,7 +11,7 @@ use super::sizes::Sizes;
 use crate::context::Context;
 use crate::error::{Error, Fault, Location, Result};
 use crate::host::{HostAlloc, PinnedBuffer};
-use crate::kernel::{Dim3, KernelValue};
+use crate::kernel::Dim3;
 use crate::memory::{Element, HostMemory, HostMemoryMut, byte_len};
 use crate::nccl::Rank;
 use bytemuck::NoUninit;
@@ -40,8 +40,11 @@ pub(crate) struct Givens {
 }
 
 impl Givens {
-    /// The value of kernel argument `arg` of launch `op`.
-    pub fn value<T: KernelValue>(&mut self, op: u16, arg: u16, value: T) {
+    /// The value of kernel argument `arg` of launch `op`. Any `Copy` type
+    /// is kept; only one that is the parameter's own type (a `KernelValue`:
+    /// the plan's description requires it of every value parameter) is
+    /// ever passed, which resolving the launch checks.
+    pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
         let mut bytes = vec![MaybeUninit::<u8>::uninit(); size_of::<T>()].into_boxed_slice();
         // SAFETY: copies the value's bytes, padding included, as
         // `MaybeUninit<u8>`s, which may be uninitialized.
@@ -58,7 +61,8 @@ impl Givens {
             value: Value {
                 bytes,
                 align: align_of::<T>(),
-                integer: value.integer(),
+                type_id: std::any::TypeId::of::<T>(),
+                integer: integer_of(&value),
             },
         });
     }
@@ -105,7 +109,7 @@ impl RunGiven {
     }
 
     /// The value of kernel argument `arg` of launch `op`, this run.
-    pub fn value<T: KernelValue>(&mut self, op: u16, arg: u16, value: T) {
+    pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
         self.given.value(op, arg, value);
     }
 
@@ -113,6 +117,20 @@ impl RunGiven {
     pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
         self.given.fill(op, value);
     }
+}
+
+/// `value`, if it is of a primitive integer type: what the checks of
+/// extents compare with the size it was cast from.
+fn integer_of(value: &dyn std::any::Any) -> Option<i128> {
+    macro_rules! as_integer {
+        ($($int:ty),*) => {
+            $(if let Some(value) = value.downcast_ref::<$int>() {
+                return i128::try_from(*value).ok();
+            })*
+        };
+    }
+    as_integer!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
+    None
 }
 
 /// Something `new` gave for op `op` (and its argument `arg`, for values).
@@ -135,6 +153,8 @@ pub(crate) struct HostBuffer {
 pub(crate) struct Value {
     pub bytes: Box<[MaybeUninit<u8>]>,
     pub align: usize,
+    /// Its type: what the kernel's parameter must take.
+    pub type_id: std::any::TypeId,
     /// Its value, when it is an integer (for the checks of extents).
     pub integer: Option<i128>,
 }
@@ -271,7 +291,7 @@ impl Builder {
     }
 
     /// The value of kernel argument `arg` of launch `op`.
-    pub fn value<T: KernelValue>(&mut self, op: u16, arg: u16, value: T) {
+    pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
         self.given.value(op, arg, value);
     }
 

@@ -6,15 +6,17 @@
 //! trusted beyond what [`Engine::new`](super::Engine::new) promises, and
 //! every number in it is checked before it is used.
 
+use crate::declaration::{RustScalar, RustType};
 use crate::error::Fault;
 use crate::image::Image;
+use crate::kernel::KernelValue;
 use crate::memory::Element;
 use crate::param::ParamLayout;
 use std::any::TypeId;
 use std::ops::Deref;
 
 pub use memplan_model::{
-    Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Gpu, Int, LaunchInfo, Op, Place,
+    Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Gpu, LaunchInfo, Op, Place,
     Shared, Term,
 };
 
@@ -63,7 +65,8 @@ impl PlanInfo {
 }
 
 /// A kernel's compiled code: symbol `entry` of `module`, taking parameters
-/// of `params`' layouts (checked at `new` against the compiled kernel).
+/// of `params`' types (their layouts checked at `new` against the compiled
+/// kernel).
 #[derive(Debug)]
 pub struct KernelCode {
     /// The symbol in the module.
@@ -71,19 +74,80 @@ pub struct KernelCode {
     /// The compiled module; kernels of one module share one load.
     pub module: &'static Image,
     /// How the plan passes each parameter.
-    pub params: &'static [ParamLayout],
+    pub params: &'static [ParamType],
 }
 
 impl KernelCode {
     pub const fn new(
         entry: &'static str,
         module: &'static Image,
-        params: &'static [ParamLayout],
+        params: &'static [ParamType],
     ) -> KernelCode {
         KernelCode {
             entry,
             module,
             params,
+        }
+    }
+}
+
+/// How the plan passes one kernel parameter: a device address, or a value
+/// of a type, as the type itself says (its `KernelValue` impl, never its
+/// spelling), so that a value given or computed for the parameter is of
+/// that type and an integer computed from a size is written in its width
+/// and signedness.
+#[derive(Clone, Copy)]
+pub enum ParamType {
+    Pointer,
+    Value { rust: RustType, id: fn() -> TypeId },
+}
+
+impl ParamType {
+    /// A buffer's device address (`CUdeviceptr`), as C++ pointers are passed.
+    pub const POINTER: ParamType = ParamType::Pointer;
+
+    /// A value of type `T`.
+    pub const fn of<T: KernelValue>() -> ParamType {
+        ParamType::Value {
+            rust: RustType::of::<T>(),
+            id: TypeId::of::<T>,
+        }
+    }
+
+    pub(crate) fn layout(&self) -> ParamLayout {
+        match self {
+            ParamType::Pointer => ParamLayout::POINTER,
+            ParamType::Value { rust, .. } => rust.layout,
+        }
+    }
+
+    /// Whether a value of type `id` is what this parameter takes.
+    pub(crate) fn takes(&self, id: TypeId) -> bool {
+        matches!(self, ParamType::Value { id: own, .. } if own() == id)
+    }
+
+    /// The parameter's integer type, if it is a value of one.
+    pub(crate) fn integer(&self) -> Option<RustScalar> {
+        use RustScalar::*;
+        match self {
+            ParamType::Value { rust, .. } => match rust.scalar {
+                scalar @ (I8 | U8 | I16 | U16 | I32 | U32 | I64 | U64 | Isize | Usize) => {
+                    Some(scalar)
+                }
+                _ => None,
+            },
+            ParamType::Pointer => None,
+        }
+    }
+}
+
+/// Without the type's id, which is an address: the ranks of a job compare
+/// what this prints (see `fingerprint.rs`), and each process has its own.
+impl std::fmt::Debug for ParamType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamType::Pointer => write!(f, "Pointer"),
+            ParamType::Value { rust, .. } => write!(f, "Value({rust:?})"),
         }
     }
 }

@@ -26,7 +26,7 @@ pub use builder::{Builder, RunGiven};
 pub use engine::Engine;
 pub use graph::PlanGraph;
 pub use in_flight::InFlight;
-pub use info::{Elem, KernelCode, PlanInfo, elem};
+pub use info::{Elem, KernelCode, ParamType, PlanInfo, elem};
 pub use slices::{Slice, copied, pick};
 
 use crate::error::Fault;

@@ -9,14 +9,15 @@
 use super::address::{Addr, Base, Home, Placed};
 use super::builder::{Givens, Value, Which};
 use super::info::{
-    Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, Int, LaunchInfo, MALFORMED,
-    Op, Place, PlanInfo, Shared, Size, Term,
+    Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, LaunchInfo, MALFORMED, Op,
+    Place, PlanInfo, Shared, Size, Term,
 };
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
 use super::step::Step;
 use crate::context::Context;
 use crate::copy::{Direction, apart, overlap};
+use crate::declaration::RustScalar;
 use crate::error::Fault;
 use crate::fill::Pattern;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
@@ -434,8 +435,16 @@ impl Resolver<'_> {
                         _ => Err(span.addr),
                     });
                 }
-                &Arg::Count(size, int, param) => {
+                &Arg::Count(size, param) => {
                     let value = self.sizes.get(size)?;
+                    let code = self.info.kernel_code(launch.kernel)?;
+                    let int = (code.params.get(position).ok_or(MALFORMED)?.integer()).ok_or_else(
+                        || {
+                            Fault::Launch(format!(
+                                "`{param}` is given a size, and its type is not an integer"
+                            ))
+                        },
+                    )?;
                     let bytes: Vec<std::mem::MaybeUninit<u8>> = integer(value, int, param)?
                         .into_iter()
                         .map(std::mem::MaybeUninit::new)
@@ -448,8 +457,12 @@ impl Resolver<'_> {
                     // the description's layout, which `new` checked against
                     // the compiled kernel.
                     let code = self.info.kernel_code(launch.kernel)?;
-                    let layout = code.params.get(position).ok_or(MALFORMED)?;
-                    if value.bytes.len() != layout.size || value.align != layout.align {
+                    let param = code.params.get(position).ok_or(MALFORMED)?;
+                    let layout = param.layout();
+                    if !param.takes(value.type_id)
+                        || value.bytes.len() != layout.size
+                        || value.align != layout.align
+                    {
                         return Err(MALFORMED);
                     }
                     if value.align > MAX_ALIGN {
@@ -811,15 +824,28 @@ fn writable(span: &Span) -> Result<(), Fault> {
 }
 
 /// A size as the kernel's integer parameter `param` of type `int`, in its
-/// bytes; one that does not fit is an error.
-fn integer(value: usize, int: Int, param: &str) -> Result<Vec<u8>, Fault> {
-    let bytes = match int {
-        Int::I32 => i32::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
-        Int::U32 => u32::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
-        Int::I64 => i64::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
-        Int::U64 => u64::try_from(value).map(|v| v.to_ne_bytes().to_vec()).ok(),
+/// bytes; one that does not fit is an error, never truncated.
+pub(crate) fn integer(value: usize, int: RustScalar, param: &str) -> Result<Vec<u8>, Fault> {
+    fn bytes<T: TryFrom<usize>, const N: usize>(
+        value: usize,
+        to_bytes: fn(T) -> [u8; N],
+    ) -> Option<Vec<u8>> {
+        T::try_from(value).ok().map(|v| to_bytes(v).to_vec())
+    }
+    let encoded = match int {
+        RustScalar::I8 => bytes(value, i8::to_ne_bytes),
+        RustScalar::U8 => bytes(value, u8::to_ne_bytes),
+        RustScalar::I16 => bytes(value, i16::to_ne_bytes),
+        RustScalar::U16 => bytes(value, u16::to_ne_bytes),
+        RustScalar::I32 => bytes(value, i32::to_ne_bytes),
+        RustScalar::U32 => bytes(value, u32::to_ne_bytes),
+        RustScalar::I64 => bytes(value, i64::to_ne_bytes),
+        RustScalar::U64 => bytes(value, u64::to_ne_bytes),
+        RustScalar::Isize => bytes(value, isize::to_ne_bytes),
+        RustScalar::Usize => bytes(value, usize::to_ne_bytes),
+        _ => None,
     };
-    bytes.ok_or_else(|| {
+    encoded.ok_or_else(|| {
         Fault::Launch(format!(
             "`{param}` would be {value}, which does not fit its type ({int:?})"
         ))
@@ -843,4 +869,37 @@ fn nccl_datatype(elem: &Elem) -> Option<u32> {
 
 fn to_u32(value: usize, what: &str) -> Result<u32, Fault> {
     u32::try_from(value).map_err(|_| Fault::Launch(format!("{what}, {value}, does not fit a u32")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RustScalar, integer};
+
+    /// A size given to an integer parameter is written in the parameter's
+    /// own width and signedness, and refused where it would not fit: a
+    /// `short` never sees 40000 as -25536.
+    #[test]
+    fn counts_are_written_in_the_parameters_own_type() {
+        assert_eq!(
+            integer(40000, RustScalar::U16, "n").unwrap(),
+            40000u16.to_ne_bytes()
+        );
+        assert!(integer(40000, RustScalar::I16, "n").is_err());
+        assert!(integer(32767, RustScalar::I16, "n").is_ok());
+        assert!(integer(128, RustScalar::I8, "n").is_err());
+        assert!(integer(1 << 31, RustScalar::I32, "n").is_err());
+        assert_eq!(
+            integer(1 << 31, RustScalar::U32, "n").unwrap(),
+            (1u32 << 31).to_ne_bytes()
+        );
+        assert_eq!(
+            integer(1 << 40, RustScalar::I64, "n").unwrap(),
+            (1i64 << 40).to_ne_bytes()
+        );
+        assert_eq!(
+            integer(7, RustScalar::Usize, "n").unwrap(),
+            7usize.to_ne_bytes()
+        );
+        assert!(integer(1, RustScalar::F32, "n").is_err());
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::address::{Base, Home, Placed};
 use super::builder::{Builder, Givens};
-use super::info::{BufferKind, Gpu, MALFORMED, Op, PlanInfo, Site};
+use super::info::{BufferKind, Gpu, MALFORMED, Op, ParamType, PlanInfo, Site};
 use super::resolve::{Resolver, sizes_of};
 use super::sizes::Sizes;
 use super::slices::{Lock, Registrations, Slice};
@@ -193,9 +193,11 @@ impl Runner {
             return Ok(());
         };
         let plan = super::fingerprint::fingerprint(info);
-        let (at_run, at_new): (Vec<u16>, Vec<u16>) = super::fingerprint::collective_inputs(info)
+        // A `run` size and a caller slice's length are each run's: the ranks
+        // agree on them when the run gives them.
+        let (at_new, at_run): (Vec<u16>, Vec<u16>) = super::fingerprint::collective_inputs(info)
             .into_iter()
-            .partition(|input| info.run_inputs.contains(input));
+            .partition(|&input| self.sizes.given_at_new(input));
         super::fingerprint::agree(comm, plan, &self.sizes.inputs_of(&at_new), ready)
             .map_err(|e| self.within(site, e))?;
         if !info.run_inputs.is_empty() || self.has_caller_slices() {
@@ -1234,12 +1236,13 @@ fn reorder<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
 /// kernel` declaration (or a module rebuilt behind a checked one) stops
 /// here instead of making the kernel read past its arguments.
 #[track_caller]
-fn check_parameters(kernel: &Kernel, declared: &[ParamLayout]) -> Result<()> {
+fn check_parameters(kernel: &Kernel, declared: &[ParamType]) -> Result<()> {
     let at = Location::caller();
     let Some(compiled) = kernel.parameters().at("cuFuncGetParamInfo", at)? else {
         return Ok(());
     };
-    let declared = ParamLayout::slots(declared);
+    let declared: Vec<ParamLayout> = declared.iter().map(ParamType::layout).collect();
+    let declared = ParamLayout::slots(&declared);
     if declared == compiled {
         return Ok(());
     }

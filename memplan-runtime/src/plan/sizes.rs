@@ -15,6 +15,9 @@ pub(crate) struct Sizes {
     info: &'static PlanInfo,
     /// `None` for run inputs not given yet.
     inputs: Vec<Option<usize>>,
+    /// How many inputs `new` gives; the others (but the loops' variables)
+    /// each run gives or measures.
+    given: usize,
     values: Vec<Option<usize>>,
     /// Whether each size reads a run input.
     dynamic: Vec<bool>,
@@ -50,6 +53,7 @@ impl Sizes {
         Sizes {
             info,
             inputs,
+            given: given.len(),
             values: vec![None; info.sizes.len()],
             dynamic,
             in_loop,
@@ -68,6 +72,12 @@ impl Sizes {
                 (name, value.map_or(u64::MAX, |v| v as u64))
             })
             .collect()
+    }
+
+    /// Whether `new` gives input `input` (a size or constant of the plan),
+    /// rather than each run (a `run` size, a caller slice's length).
+    pub fn given_at_new(&self, input: u16) -> bool {
+        usize::from(input) < self.given
     }
 
     /// Sets a loop's variable (`None` outside the loop), and forgets

@@ -2,10 +2,12 @@
 //! (`gpus`, or `ranks`), and their buffers are device memory of a type
 //! NCCL knows, the same on both sides. Which GPU each buffer is on is
 //! `gpus.rs`'s; lengths, roots and peers are checked by `new`, which knows
-//! how many ranks there are.
+//! how many ranks there are. A plan of `ranks` has no sends and receives:
+//! each rank runs it alike, so every rank would name the same peer.
 
 use crate::errors::Errors;
 use crate::ir::{BufferKind, OpKind, Plan};
+use crate::syntax::CollectiveWord;
 use crate::text::text;
 
 /// The element types NCCL reduces and moves (`ncclDataType_t`).
@@ -22,6 +24,23 @@ pub fn check(plan: &Plan, errors: &Errors) {
                 op.span,
                 format!("`{}` needs ranks to take part, and this plan declares none", op.label),
                 "declare the GPUs this process drives, `gpus gpu[g];` (each takes part through its streams), or `ranks world;` for a plan that is one rank of a job of one process per GPU",
+            );
+        }
+        if let Some(ranks) = &plan.ranks
+            && matches!(collective.word, CollectiveWord::Send | CollectiveWord::Recv)
+        {
+            let peer = collective.rank.as_ref().map(text).unwrap_or_default();
+            let verb = match collective.word {
+                CollectiveWord::Send => "sends to",
+                _ => "receives from",
+            };
+            errors.at(
+                op.span,
+                format!(
+                    "`{}` in a plan of `ranks {}`: every rank of the job runs this same plan, so every rank {verb} rank `{peer}`, and sends cannot meet their receives one to one: the job would wait for ever",
+                    op.label, ranks.name
+                ),
+                "a send and its receive need each rank's own number, which a `ranks` plan does not have; exchange with a collective (`all_gather`, `broadcast`), or write the plan for one process that drives every GPU (`gpus gpu[g];`)",
             );
         }
         for place in collective.places() {

@@ -21,9 +21,9 @@ pub fn value(plan: &Plan, model: &memplan_model::Plan<'_>) -> TokenStream {
         let path = &plan.modules[kernel.module];
         let module = quote_spanned!(path.span()=> &#path);
         let params = kernel.params.iter().map(|param| match &param.kind {
-            KernelParamKind::Slice { .. } => quote!(#private::ParamLayout::POINTER),
+            KernelParamKind::Slice { .. } => quote!(#private::ParamType::POINTER),
             KernelParamKind::Value(ty) => {
-                quote_spanned!(ty.span()=> #private::ParamLayout::of::<#ty>())
+                quote_spanned!(ty.span()=> #private::ParamType::of::<#ty>())
             }
         });
         quote!(#private::KernelCode::new(#entry, #module, &[#(#params),*]))

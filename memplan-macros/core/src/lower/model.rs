@@ -321,7 +321,7 @@ impl<'a> Mapping<'_, 'a> {
                     }
                 }
                 ir::Arg::Value(value) => match counted(self.plan, index, value) {
-                    Some((size, int)) => Arg::Count(sizes.length(size)?, int, name),
+                    Some(counted) => Arg::Count(sizes.length(counted.size)?, name),
                     None => match &launch.bound[position] {
                         Some(size) => Arg::Bound(sizes.length(size)?, name),
                         None => Arg::Value,
