@@ -381,8 +381,8 @@ fn counts_reach_the_kernel_in_each_parameters_own_type() -> Result<(), Failed> {
     // 32767 fits a `short`; 32768 does not, whatever the spelling.
     Widths::new(&ctx, 1, 32767)?.run()?;
     for error in [
-        Widths::new(&ctx, 2, 32766).err(),
-        aliased::Widths::new(&ctx, 2, 32766).err(),
+        Widths::new(&ctx, 2, 32767).err(),
+        aliased::Widths::new(&ctx, 2, 32767).err(),
     ] {
         let error = error.ok_or("a count of 32768 was given to a `short`")?;
         ensure!(

@@ -361,22 +361,24 @@ fn a_run_value_of_another_type_is_refused() -> Result<(), Failed> {
     let mut plan = PerRun::new(&ctx, 256)?;
     plan.run(256)?;
     // Code in this module reaches the engine's hidden entry points: a
-    // `u32` of 3e9 where the kernel takes an `int` (which it would read as
-    // a negative count) has the layout, and not the type, of the parameter.
-    let given = |_: &_| {
-        let mut given = memplan::__private::RunGiven::new(&[]);
-        given.value::<u32>(1, 1, 3_000_000_000);
-        given
+    // `u32` where the kernel takes an `int` has the parameter's layout and
+    // not its type. (Of 3e9, the kernel would read a negative count; the
+    // extent, 3e9 elements of a buffer of 256, refuses that one first.)
+    let mut run_with = |count: u32| {
+        let given = move |_: &_| {
+            let mut given = memplan::__private::RunGiven::new(&[]);
+            given.value::<u32>(1, 1, count);
+            given
+        };
+        plan.0.run_given(Some(&given), &mut []).err()
     };
-    let error = plan
-        .0
-        .run_given(Some(&given), &mut [])
-        .err()
-        .ok_or("a u32 was passed for an int")?;
+    let error = run_with(3_000_000_000).ok_or("a u32 of 3e9 was passed for an int")?;
+    ensure!(error.operation() == "launch process_data", "{error}");
+    let error = run_with(100).ok_or("a u32 of 100 was passed for an int")?;
     ensure!(
         error.operation() == "launch process_data"
             && matches!(error.fault(), Fault::Unsupported(why) if why.contains("inconsistent")),
-        "{error}"
+        "a value of another type is refused as not the plan's: {error}"
     );
     plan.run(128)?;
     Ok(())
