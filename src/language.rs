@@ -985,32 +985,38 @@
 //! place wants (`on` a stream, `wait` an event), a missing declaration is
 //! written with the plan's own sizes, and a `record` that comes before the
 //! write it should mark, or on another stream, is to be moved, not
-//! duplicated. `tests/ui/fail/` has a case for each check.
+//! duplicated. Each row below is one rule of the checks, by its name
+//! (`memplan-macros-core`'s `check::rules` lists them, and this table is
+//! written from that list); `tests/ui/fail/` has a case for each.
 //!
-//! | refused | because |
-//! | --- | --- |
-//! | a copy between different element types, or ranges of different lengths | lengths are compared symbolically: `n / 2` and `n - n / 2` differ for odd `n` |
-//! | a copy whose source and destination overlap | |
-//! | a range that provably leaves its buffer, or runs backwards | other ranges are checked by `new`, as errors naming the op |
-//! | a write into a caller's `&[T]` | |
-//! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it |
-//! | a copy of pageable memory in a stream block | it would silently block: make it `pinned` or `registered` |
-//! | a device-to-host copy into write-combined memory, or a host step reading it (`&` or `&mut`) | the CPU reads it uncached: a step that only writes it borrows it `&out` |
-//! | a kernel declaration that disagrees with the C++ | name, count, pointer or value, element type, width, signedness, a class's name and layout, each pointer's contract (access and extent); `unsafe kernel` for modules of unknown origin and pointers without a contract |
-//! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory |
-//! | a launch whose buffer is provably shorter than its parameter's extent | other extents are checked by `new`, or by each `run` where a run's size decides; so is an empty grid given an `&out` range to write |
-//! | a name not declared, declared twice, or of the wrong kind; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach |
-//! | a host step listing a buffer twice, or borrowing a read-only slice `&mut` | |
-//! | a read of device memory no earlier operation wrote | written ranges must cover the read |
-//! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run |
-//! | `wait e` before any `record e` | CUDA waits only for records already issued |
-//! | two operations on different streams touching overlapping ranges of one buffer, one writing, not ordered by events | both are reported, with the `record`/`wait` that orders them |
-//! | the same between two iterations of a loop, a ring buffer reused before its previous chunk is done included | both iterations are named, with the fix |
-//! | in a loop, a range that some `k` takes past its buffer's end | every iteration's ranges must provably fit |
-//! | stream-ordered memory used on a stream not ordered after its `alloc` (or before its `free`) | |
-//! | a host step or synchronous op touching memory a stream may still use | with the `sync` to add |
-//! | in a plan on several GPUs: a device buffer or stream not placed on one, a kernel given another GPU's memory without `peer gpu;`, a copy, fill or collective on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so |
-//! | a collective in a plan without `gpus` or `ranks`, outside stream blocks, on host memory, or of a type NCCL does not know; a `send` or `recv` in a `ranks` plan | `new` checks that every GPU takes part, lengths, roots and peers |
+//! | refused | because | rule |
+//! | --- | --- | --- |
+//! | a name not declared, declared twice, or of the wrong kind; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach | `names` |
+//! | an op written where it cannot run: `record`, `wait`, `alloc`, `free`, a collective or (on several GPUs) a launch outside stream blocks; `sync` or a host step inside one | events mark points in a stream; `sync` and host steps wait on the host | `ops_where_they_run` |
+//! | a kernel declaration that disagrees with the C++ | name, count, pointer or value, element type, width, signedness, a class's name and layout, each pointer's contract (access and extent); `unsafe kernel` for modules of unknown origin and pointers without a contract | `kernel_declarations` |
+//! | a range that provably leaves its buffer, or runs backwards | other ranges are checked by `new`, as errors naming the op | `ranges_inside` |
+//! | in a loop, a range that some `k` takes past its buffer's end | every iteration's ranges must provably fit | `loop_ranges_inside` |
+//! | a launch whose buffer is provably shorter than its parameter's extent | other extents are checked by `new`, or by each `run` where a run's size decides; so is an empty grid given an `&out` range to write | `extents_fit` |
+//! | a receive that writes what another send or receive of its NCCL group touches | NCCL runs a group's calls at once, in no order | `collective_groups_apart` |
+//! | a collective in a plan without `gpus` or `ranks`, on host memory, of a type NCCL does not know, or of two types | `new` checks that every GPU takes part, lengths, roots and peers | `collective_memory` |
+//! | a `send` or `recv` in a `ranks` plan | every rank runs the same plan and would name the same peer, so no send would meet its receive | `no_sends_in_ranks_plans` |
+//! | a copy between different element types, or ranges of different lengths | lengths are compared symbolically: `n / 2` and `n - n / 2` differ for odd `n` | `copy_shapes` |
+//! | a copy whose source and destination overlap |  | `copy_overlap` |
+//! | a copy or fill into a caller's `&[T]` | borrow it `&mut [T]` in the plan's parameters | `writes_to_read_only` |
+//! | a host step listing a buffer twice, or borrowing a read-only slice `&mut` |  | `host_step_borrows` |
+//! | a kernel argument in pageable, unmapped pinned, or caller memory | the GPU cannot reach it | `kernels_reach_their_memory` |
+//! | a copy of pageable memory in a stream block, or a fill of host memory there | the copy would silently block: make it `pinned` or `registered`; a fill in a stream block writes device memory | `stream_ops_on_their_memory` |
+//! | a host step given device memory | the CPU cannot touch it: copy it to a host buffer first | `host_steps_on_host_memory` |
+//! | a device-to-host copy into write-combined memory, or a host step or synchronous copy reading it (`&` or `&mut`) | the CPU reads it uncached: a step that only writes it borrows it `&out` | `write_combined_memory_is_not_read` |
+//! | in a plan on several GPUs: a kernel given another GPU's memory without `peer gpu;`, a copy, fill or collective on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so | `gpu_reach` |
+//! | in a plan on several GPUs: a device buffer or stream not placed on one, or placed past the plan's GPUs; a count of GPUs that is 0, or given to each run | `new` makes each buffer and stream on its GPU once | `gpu_placement` |
+//! | a kernel of more parameters than memplan passes | pass a pointer to a struct of the rest, or split the kernel | `kernel_parameter_count` |
+//! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory | `launch_arguments` |
+//! | a read of device memory no earlier operation wrote | written ranges must cover the read | `written_before_read` |
+//! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run | `allocation_lifetimes` |
+//! | `wait e` before any `record e` | CUDA waits only for records already issued | `waits_after_records` |
+//! | two operations on different streams, or on a stream and the host (a host step, a synchronous op), touching overlapping ranges of one buffer, one writing (or allocating, or freeing), that nothing orders | both are reported, with the `record`/`wait` or `sync` that orders them | `unordered_accesses` |
+//! | the same between two iterations of a loop, a ring buffer reused before its previous chunk is done included | both iterations are named, with the fix | `iterations_apart` |
 //!
 //! Declared and unused buffers, streams, events and kernels are warnings.
 //!

@@ -2,35 +2,57 @@
 //! or run backwards. Ranges the arithmetic cannot judge are checked when the
 //! plan runs, where a bad one is an error naming the op.
 
+use super::Facts;
 use crate::errors::Errors;
-use crate::ir::{Arg, Launch, LaunchExtent, Loop, OpKind, Place, Plan};
+use crate::ir::{Arg, Launch, LaunchExtent, Loop, Op, OpKind, Place, Plan};
 use crate::sym::Sym;
 
-pub fn check(plan: &Plan, errors: &Errors) {
+/// A range that provably leaves its buffer (its end past the buffer's
+/// length), or runs backwards.
+pub fn check_ranges_inside(facts: &Facts, errors: &Errors) {
+    for op in &facts.plan.ops {
+        for place in places(op) {
+            inside(facts.plan, place, errors);
+        }
+    }
+}
+
+/// In a loop, a range that some iteration takes past its buffer's end.
+pub fn check_loop_ranges_inside(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     for (id, op) in plan.ops.iter().enumerate() {
-        let places: Vec<&Place> = match &op.kind {
-            OpKind::Copy { src, dst } => vec![src, dst],
-            OpKind::Fill { dst, .. } => vec![dst],
-            OpKind::Collective(collective) => collective.places(),
-            OpKind::Launch(launch) => launch
-                .args
-                .iter()
-                .filter_map(|arg| match arg {
-                    Arg::Buffer(place) => Some(place),
-                    Arg::Value(_) => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        for place in places {
-            inside(plan, place, errors);
-            if let Some(repeat) = plan.loop_of(id) {
+        if let Some(repeat) = plan.loop_of(id) {
+            for place in places(op) {
                 inside_every_iteration(plan, repeat, place, errors);
             }
         }
+    }
+}
+
+/// A launch's buffer provably shorter than its parameter's extent.
+pub fn check_extents_fit(facts: &Facts, errors: &Errors) {
+    for op in &facts.plan.ops {
         if let OpKind::Launch(launch) = &op.kind {
-            extents(plan, launch, errors);
+            extents(facts.plan, launch, errors);
         }
+    }
+}
+
+/// The places an op's ranges are checked in.
+fn places(op: &Op) -> Vec<&Place> {
+    match &op.kind {
+        OpKind::Copy { src, dst } => vec![src, dst],
+        OpKind::Fill { dst, .. } => vec![dst],
+        OpKind::Collective(collective) => collective.places(),
+        OpKind::Launch(launch) => launch
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                Arg::Buffer(place) => Some(place),
+                Arg::Value(_) => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -5,16 +5,19 @@
 //! how many ranks there are. A plan of `ranks` has no sends and receives:
 //! each rank runs it alike, so every rank would name the same peer.
 
+use super::Facts;
 use crate::errors::Errors;
-use crate::ir::{BufferKind, OpKind, Plan};
+use crate::ir::{BufferKind, OpKind};
 use crate::syntax::CollectiveWord;
 use crate::text::text;
 
 /// The element types NCCL reduces and moves (`ncclDataType_t`).
 const NCCL_TYPES: [&str; 8] = ["i8", "u8", "i32", "u32", "i64", "u64", "f32", "f64"];
 
-pub fn check(plan: &Plan, errors: &Errors) {
-    sends_and_receives_apart(plan, errors);
+/// A collective in a plan that declares no ranks to span (`gpus` or
+/// `ranks`), on host memory, of a type NCCL does not know, or of two types.
+pub fn check_collective_memory(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     for op in &plan.ops {
         let OpKind::Collective(collective) = &op.kind else {
             continue;
@@ -24,23 +27,6 @@ pub fn check(plan: &Plan, errors: &Errors) {
                 op.span,
                 format!("`{}` needs ranks to take part, and this plan declares none", op.label),
                 "declare the GPUs this process drives, `gpus gpu[g];` (each takes part through its streams), or `ranks world;` for a plan that is one rank of a job of one process per GPU",
-            );
-        }
-        if let Some(ranks) = &plan.ranks
-            && matches!(collective.word, CollectiveWord::Send | CollectiveWord::Recv)
-        {
-            let peer = collective.rank.as_ref().map(text).unwrap_or_default();
-            let verb = match collective.word {
-                CollectiveWord::Send => "sends to",
-                _ => "receives from",
-            };
-            errors.at(
-                op.span,
-                format!(
-                    "`{}` in a plan of `ranks {}`: every rank of the job runs this same plan, so every rank {verb} rank `{peer}`, and sends cannot meet their receives one to one: the job would wait for ever",
-                    op.label, ranks.name
-                ),
-                "a send and its receive need each rank's own number, which a `ranks` plan does not have; exchange with a collective (`all_gather`, `broadcast`), or write the plan for one process that drives every GPU (`gpus gpu[g];`)",
             );
         }
         for place in collective.places() {
@@ -85,9 +71,38 @@ pub fn check(plan: &Plan, errors: &Errors) {
     }
 }
 
+/// A `send` or `recv` in a `ranks` plan: every rank runs the same plan,
+/// so every rank would name the same peer, and they could never meet.
+pub fn check_no_sends_in_ranks_plans(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
+    for op in &plan.ops {
+        let OpKind::Collective(collective) = &op.kind else {
+            continue;
+        };
+        if let Some(ranks) = &plan.ranks
+            && matches!(collective.word, CollectiveWord::Send | CollectiveWord::Recv)
+        {
+            let peer = collective.rank.as_ref().map(text).unwrap_or_default();
+            let verb = match collective.word {
+                CollectiveWord::Send => "sends to",
+                _ => "receives from",
+            };
+            errors.at(
+                op.span,
+                format!(
+                    "`{}` in a plan of `ranks {}`: every rank of the job runs this same plan, so every rank {verb} rank `{peer}`, and sends cannot meet their receives one to one: the job would wait for ever",
+                    op.label, ranks.name
+                ),
+                "a send and its receive need each rank's own number, which a `ranks` plan does not have; exchange with a collective (`all_gather`, `broadcast`), or write the plan for one process that drives every GPU (`gpus gpu[g];`)",
+            );
+        }
+    }
+}
+
 /// The sends and receives of one group run at once, in no order: a receive
 /// must not write what another op of its group reads or writes.
-fn sends_and_receives_apart(plan: &Plan, errors: &Errors) {
+pub fn check_collective_groups_apart(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     let members: Vec<(usize, &crate::ir::Collective)> = plan
         .ops
         .iter()

@@ -1,21 +1,39 @@
 //! Copies and fills: same element type, same length, no overlap between
 //! source and destination, no writes into a caller's read-only slice.
 
+use super::Facts;
 use crate::errors::Errors;
 use crate::ir::{BufferKind, OpKind, Place, Plan};
 use crate::text::text as type_text;
 
-pub fn check(plan: &Plan, errors: &Errors) {
+/// A copy between different element types, or ranges of different
+/// lengths (compared symbolically).
+pub fn check_copy_shapes(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     for op in &plan.ops {
-        match &op.kind {
-            OpKind::Copy { src, dst } => {
-                element_types(plan, src, dst, errors);
-                lengths(plan, &op.label, src, dst, errors);
-                overlap(plan, src, dst, errors);
-                writable(plan, dst, errors);
-            }
-            OpKind::Fill { dst, .. } => writable(plan, dst, errors),
-            _ => {}
+        if let OpKind::Copy { src, dst } = &op.kind {
+            element_types(plan, src, dst, errors);
+            lengths(plan, &op.label, src, dst, errors);
+        }
+    }
+}
+
+/// A copy whose source and destination may overlap.
+pub fn check_copy_overlap(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
+    for op in &plan.ops {
+        if let OpKind::Copy { src, dst } = &op.kind {
+            overlap(plan, src, dst, errors);
+        }
+    }
+}
+
+/// A copy or fill into a caller's read-only slice.
+pub fn check_writes_to_read_only(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
+    for op in &plan.ops {
+        if let OpKind::Copy { dst, .. } | OpKind::Fill { dst, .. } = &op.kind {
+            writable(plan, dst, errors);
         }
     }
 }

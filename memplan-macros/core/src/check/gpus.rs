@@ -8,12 +8,18 @@
 //! ordered by events as streams of one are (`cuStreamWaitEvent` takes
 //! another GPU's event), so the race checks hold across GPUs unchanged.
 
+use super::Facts;
 use crate::errors::Errors;
 use crate::ir::{Arg, BufferId, BufferKind, Lane, Op, OpKind, Place, Placement, Plan};
 use crate::sym::Sym;
 use proc_macro2::Span;
 
-pub fn check(plan: &Plan, errors: &Errors) {
+/// In a plan on several GPUs: a kernel given another GPU's memory without
+/// `peer`, a copy, fill or collective on a stream of another GPU than its
+/// memory's, stream-ordered memory reached from another GPU, a launch
+/// outside stream blocks.
+pub fn check_gpu_reach(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     let Some(gpus) = &plan.gpus else {
         return;
     };

@@ -1,11 +1,15 @@
 //! Host steps list the buffers they touch, each once, and write only what
 //! may be written.
 
+use super::Facts;
 use crate::errors::Errors;
-use crate::ir::{OpKind, Plan};
+use crate::ir::OpKind;
 use crate::text::text;
 
-pub fn check(plan: &Plan, errors: &Errors) {
+/// A host step that lists a buffer twice, or borrows a read-only slice
+/// `&mut` or `&out`.
+pub fn check_host_step_borrows(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     for op in &plan.ops {
         let OpKind::Host { params, .. } = &op.kind else {
             continue;

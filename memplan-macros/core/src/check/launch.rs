@@ -2,6 +2,7 @@
 //! slice parameters and values for the rest, element types, and no writes
 //! through a caller's read-only slice.
 
+use super::Facts;
 use crate::errors::Errors;
 use crate::ir::{Arg, KernelParamKind, Launch, OpKind, Plan};
 use crate::syntax::SliceAccess;
@@ -12,8 +13,9 @@ use syn::spanned::Spanned;
 /// tuples, whose `KernelArgs` impls go up to this size.
 const MAX_PARAMS: usize = 12;
 
-pub fn check(plan: &Plan, errors: &Errors) {
-    for kernel in &plan.kernels {
+/// A kernel of more parameters than memplan passes.
+pub fn check_kernel_parameter_count(facts: &Facts, errors: &Errors) {
+    for kernel in &facts.plan.kernels {
         if kernel.params.len() > MAX_PARAMS {
             errors.at(
                 kernel.name.span(),
@@ -26,9 +28,15 @@ pub fn check(plan: &Plan, errors: &Errors) {
             );
         }
     }
-    for op in &plan.ops {
+}
+
+/// A launch whose arguments disagree with its kernel's declaration: their
+/// count, a buffer or a value for each parameter, element types, writes
+/// through a caller's read-only slice.
+pub fn check_launch_arguments(facts: &Facts, errors: &Errors) {
+    for op in &facts.plan.ops {
         if let OpKind::Launch(launch) = &op.kind {
-            arguments(plan, launch, errors);
+            arguments(facts.plan, launch, errors);
         }
     }
 }

@@ -2,17 +2,27 @@
 //! something wrote it; stream-ordered memory is used only between its
 //! `alloc` and its `free`, freed once, and freed at all.
 
-use super::line;
+use super::{Facts, line};
 use crate::errors::Errors;
 use crate::ir::{Access, BufferId, BufferKind, Loop, Mode, OpKind, Plan};
 use crate::sym::{Atoms, Sym};
 use std::borrow::Cow;
 
-pub fn check(plan: &Plan, accesses: &[Vec<Access>], errors: &Errors) {
+/// A read of device memory that no earlier op wrote (written ranges must
+/// cover the read).
+pub fn check_written_before_read(facts: &Facts, errors: &Errors) {
+    for buffer in 0..facts.plan.buffers.len() {
+        initialized_before_read(facts.plan, &facts.accesses, buffer, errors);
+    }
+}
+
+/// Stream-ordered memory used after its `free`, freed twice, or never
+/// freed.
+pub fn check_allocation_lifetimes(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     for buffer in 0..plan.buffers.len() {
-        initialized_before_read(plan, accesses, buffer, errors);
         if let BufferKind::StreamOrdered { alloc } = plan.buffers[buffer].kind {
-            used_while_allocated(plan, accesses, buffer, alloc, errors);
+            used_while_allocated(plan, &facts.accesses, buffer, alloc, errors);
         }
     }
 }

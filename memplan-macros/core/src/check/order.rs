@@ -12,6 +12,7 @@
 //! `b` iff `b`'s clock has seen `a`'s tick on `a`'s lane. Computing the
 //! clocks takes O(ops × lanes) time and memory.
 
+use super::Facts;
 use crate::errors::Errors;
 use crate::ir::{Lane, OpId, OpKind, Plan};
 
@@ -21,13 +22,13 @@ pub struct Order {
 }
 
 impl Order {
-    pub fn compute(plan: &Plan, errors: &Errors) -> Order {
-        Self::compute_skipping(plan, errors, &|_| false)
+    pub fn compute(plan: &Plan) -> Order {
+        Self::compute_skipping(plan, &|_| false)
     }
 
     /// The order as if the ops `skip` selects were not there: a loop that
     /// runs no iterations. Their own clocks mean nothing.
-    pub fn compute_skipping(plan: &Plan, errors: &Errors, skip: &dyn Fn(OpId) -> bool) -> Order {
+    pub fn compute_skipping(plan: &Plan, skip: &dyn Fn(OpId) -> bool) -> Order {
         let lane_count = plan.lane_count();
         let mut lane_clocks = vec![vec![0u32; lane_count]; lane_count];
         // The join of every lane's clock, kept up to date, so that `sync
@@ -51,23 +52,11 @@ impl Order {
             clock[lane] += 1;
             match &op.kind {
                 OpKind::Record(event) => recorded[*event] = Some((clock.clone(), id)),
-                OpKind::Wait(event) => match &recorded[*event] {
-                    Some((event_clock, _)) => join(&mut clock, event_clock),
-                    // In a loop, a wait before the body's record waits for
-                    // an earlier iteration's (or, in the first, for nothing).
-                    None if plan.loop_of(id).is_some() => {}
-                    None => {
-                        let name = &plan.events[*event];
-                        errors.at(
-                            op.span,
-                            format!(
-                                "`wait {name}` comes before any `record {name}`, so it waits for nothing: \
-                                 CUDA waits only for a record already issued"
-                            ),
-                            format!("record `{name}` earlier in the plan, on the stream that does the work to wait for"),
-                        );
+                OpKind::Wait(event) => {
+                    if let Some((event_clock, _)) = &recorded[*event] {
+                        join(&mut clock, event_clock);
                     }
-                },
+                }
                 OpKind::Sync(Some(stream)) => {
                     join(&mut clock, &lane_clocks[Lane::Stream(*stream).index()]);
                 }
@@ -92,5 +81,31 @@ impl Order {
 fn join(clock: &mut [u32], other: &[u32]) {
     for (mine, theirs) in clock.iter_mut().zip(other) {
         *mine = (*mine).max(*theirs);
+    }
+}
+
+/// A `wait` before any `record` of its event, outside a loop: CUDA waits
+/// only for a record already issued, so it would wait for nothing. (In a
+/// loop, a wait before the body's record waits for an earlier iteration's,
+/// or, in the first, for nothing, by design.)
+pub fn check_waits_after_records(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
+    let mut recorded = vec![false; plan.events.len()];
+    for (id, op) in plan.ops.iter().enumerate() {
+        match op.kind {
+            OpKind::Record(event) => recorded[event] = true,
+            OpKind::Wait(event) if !recorded[event] && plan.loop_of(id).is_none() => {
+                let name = &plan.events[event];
+                errors.at(
+                    op.span,
+                    format!(
+                        "`wait {name}` comes before any `record {name}`, so it waits for nothing: \
+                         CUDA waits only for a record already issued"
+                    ),
+                    format!("record `{name}` earlier in the plan, on the stream that does the work to wait for"),
+                );
+            }
+            _ => {}
+        }
     }
 }

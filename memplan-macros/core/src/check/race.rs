@@ -10,7 +10,7 @@
 //! streams in 11 ms (16 buffers) to 19 ms (one buffer, every access against
 //! every other), well inside the 100 ms a build can spare.
 
-use super::line;
+use super::{Facts, line};
 use crate::errors::Errors;
 use crate::ir::{Access, BufferId, Lane, Mode, OpId, OpKind, Plan, StreamId};
 use std::collections::HashSet;
@@ -31,15 +31,27 @@ pub enum Between<'a> {
     },
 }
 
-/// `ordered(a, b)`: whether op `a` happens before op `b`.
-pub fn check(
-    plan: &Plan,
-    accesses: &[Vec<Access>],
-    ordered: &dyn Fn(OpId, OpId) -> bool,
-    between: &Between,
-    errors: &Errors,
-) {
-    check_pairs(plan, accesses, ordered, errors, &|_, _, _| true, between);
+/// Two ops on different lanes (two streams, or a stream and the host)
+/// touching overlapping ranges of one buffer, one writing (or allocating,
+/// or freeing), that nothing orders.
+pub fn check_unordered_accesses(facts: &Facts, errors: &Errors) {
+    let (plan, order) = (facts.plan, &facts.order);
+    // A loop may run no iterations: two ops outside it are ordered only if
+    // they are without its body too (a `record` in the body orders nothing
+    // when the body never runs). A loop that always runs orders them as
+    // its body does: iteration `c` stands for the first as for any other.
+    let ordered = |a, b| {
+        order.happens_before(a, b)
+            && (plan.loop_of(a).is_some()
+                || plan.loop_of(b).is_some()
+                || facts.without_empty_loops.happens_before(a, b))
+    };
+    let through_loop = |a, b| order.happens_before(a, b) && !ordered(a, b);
+    let between = Between::Ops {
+        through_loop: &through_loop,
+    };
+    let all = |_, _, _| true;
+    check_pairs(plan, &facts.accesses, &ordered, errors, &all, &between);
 }
 
 /// The race check for the pairs of ops `compared` selects, by buffer.

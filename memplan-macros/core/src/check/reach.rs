@@ -3,27 +3,88 @@
 //! write-combined memory is for the host to write, never to read; host
 //! steps touch host memory only.
 
+use super::Facts;
 use crate::errors::Errors;
 use crate::ir::{Arg, Buffer, BufferKind, Lane, OpKind, Place, Plan};
 
-pub fn check(plan: &Plan, errors: &Errors) {
+/// A kernel given memory it cannot reach: pageable, pinned but not
+/// mapped, or a caller's slice.
+pub fn check_kernels_reach_their_memory(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
+    for op in &plan.ops {
+        if let OpKind::Launch(launch) = &op.kind {
+            let kernel = plan.kernels[launch.kernel].name.to_string();
+            for arg in &launch.args {
+                if let Arg::Buffer(place) = arg {
+                    kernel_reaches(plan, &kernel, place, errors);
+                }
+            }
+        }
+    }
+}
+
+/// A copy in a stream block of memory that is not page-locked (it would
+/// silently block), and a fill in a stream block of host memory (which
+/// writes device memory only).
+pub fn check_stream_ops_on_their_memory(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
+    for op in &plan.ops {
+        if !matches!(op.lane, Lane::Stream(_)) {
+            continue;
+        }
+        match &op.kind {
+            OpKind::Copy { src, dst } => {
+                for place in [src, dst] {
+                    async_copy_is_page_locked(plan, &op.label, place, errors);
+                }
+            }
+            OpKind::Fill { dst, .. } if plan.buffers[dst.buffer].kind.is_host() => {
+                errors.at(
+                    dst.span,
+                    format!(
+                        "`{}` is host memory, and a fill in a stream block writes device memory",
+                        plan.buffers[dst.buffer].name
+                    ),
+                    "fill host memory outside stream blocks, or in a host step",
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A host step given device memory, which the CPU cannot touch.
+pub fn check_host_steps_on_host_memory(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
+    for op in &plan.ops {
+        let OpKind::Host { params, .. } = &op.kind else {
+            continue;
+        };
+        for param in params {
+            let buffer = &plan.buffers[param.buffer];
+            if !buffer.kind.is_host() {
+                errors.at(
+                    param.name.span(),
+                    format!(
+                        "`{}` is device memory, which the CPU cannot touch",
+                        buffer.name
+                    ),
+                    "copy it to a host buffer, then pass that buffer to the host step",
+                );
+            }
+        }
+    }
+}
+
+/// Write-combined memory read by the CPU: results copied into it from
+/// the device, a synchronous copy out of it, a host step borrowing it `&`
+/// or `&mut` (a step that only writes it borrows it `&out`).
+pub fn check_write_combined_memory_is_not_read(facts: &Facts, errors: &Errors) {
+    let plan = facts.plan;
     for op in &plan.ops {
         let in_stream = matches!(op.lane, Lane::Stream(_));
         match &op.kind {
-            OpKind::Launch(launch) => {
-                let kernel = &plan.kernels[launch.kernel].name;
-                for arg in &launch.args {
-                    if let Arg::Buffer(place) = arg {
-                        kernel_reaches(plan, &kernel.to_string(), place, errors);
-                    }
-                }
-            }
             OpKind::Copy { src, dst } => {
-                if in_stream {
-                    for place in [src, dst] {
-                        async_copy_is_page_locked(plan, &op.label, place, errors);
-                    }
-                }
                 let (from, to) = (&plan.buffers[src.buffer], &plan.buffers[dst.buffer]);
                 if to.kind.is_write_combined() && !from.kind.is_host() {
                     errors.at(
@@ -40,56 +101,39 @@ pub fn check(plan: &Plan, errors: &Errors) {
                     read_of_write_combined(src, from, "this copy, done by the CPU,", errors);
                 }
             }
-            OpKind::Fill { dst, .. } if in_stream && plan.buffers[dst.buffer].kind.is_host() => {
-                errors.at(
-                    dst.span,
-                    format!(
-                        "`{}` is host memory, and a fill in a stream block writes device memory",
-                        plan.buffers[dst.buffer].name
-                    ),
-                    "fill host memory outside stream blocks, or in a host step",
-                );
-            }
             OpKind::Host { params, .. } => {
                 for param in params {
                     let buffer = &plan.buffers[param.buffer];
-                    if !buffer.kind.is_host() {
+                    if !(buffer.kind.is_host() && buffer.kind.is_write_combined() && param.reads())
+                    {
+                        continue;
+                    }
+                    let place = Place {
+                        buffer: param.buffer,
+                        range: crate::sym::SymRange {
+                            start: crate::sym::Sym::constant(0),
+                            end: buffer.len.clone(),
+                        },
+                        facts: buffer.len_facts.clone(),
+                        computed: buffer.len_facts.len(),
+                        range_expr: None,
+                        span: param.name.span(),
+                    };
+                    if param.writes() {
                         errors.at(
                             param.name.span(),
                             format!(
-                                "`{}` is device memory, which the CPU cannot touch",
+                                "this host step borrows `{0}` `&mut`, so it may read it, and `{0}` is \
+                                 write-combined: the host reads it uncached, tens of times slower",
                                 buffer.name
                             ),
-                            "copy it to a host buffer, then pass that buffer to the host step",
+                            format!(
+                                "if the step only writes `{}`, borrow it `&out`; to read it too, use plain `pinned` memory",
+                                buffer.name
+                            ),
                         );
-                    } else if buffer.kind.is_write_combined() && param.reads() {
-                        let place = Place {
-                            buffer: param.buffer,
-                            range: crate::sym::SymRange {
-                                start: crate::sym::Sym::constant(0),
-                                end: buffer.len.clone(),
-                            },
-                            facts: buffer.len_facts.clone(),
-                            computed: buffer.len_facts.len(),
-                            range_expr: None,
-                            span: param.name.span(),
-                        };
-                        if param.writes() {
-                            errors.at(
-                                param.name.span(),
-                                format!(
-                                    "this host step borrows `{0}` `&mut`, so it may read it, and `{0}` is \
-                                     write-combined: the host reads it uncached, tens of times slower",
-                                    buffer.name
-                                ),
-                                format!(
-                                    "if the step only writes `{}`, borrow it `&out`; to read it too, use plain `pinned` memory",
-                                    buffer.name
-                                ),
-                            );
-                        } else {
-                            read_of_write_combined(&place, buffer, "this host step", errors);
-                        }
+                    } else {
+                        read_of_write_combined(&place, buffer, "this host step", errors);
                     }
                 }
             }
