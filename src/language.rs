@@ -736,9 +736,16 @@
 //! (`Fault::RanksDisagree`). A run that gives such a size (a `run` size,
 //! the length of a caller's slice) exchanges it the same way before it
 //! queues anything. Sizes no collective depends on (a shard of each rank's
-//! own length) may differ. A `ranks` plan has no `send` or `recv`: every
-//! rank runs the same plan and would name the same peer, so they could
-//! never meet (a compile error).
+//! own length) may differ. A rank that fails on its own stops the others
+//! with it (`Fault::RankFailed`) instead of leaving them in a collective:
+//! `new` joins the job first, so a rank that then cannot make its plan
+//! says so, and every run that can differ from rank to rank (by sizes,
+//! values or slices) first agrees that every rank is ready. A rank that
+//! cannot join at all (a rank number past the count, NCCL missing,
+//! `NCCL_NVLS_ENABLE` unset) cannot tell the others, which wait in
+//! `ncclCommInitRank` as any NCCL job's would. A `ranks` plan has no
+//! `send` or `recv`: every rank runs the same plan and would name the same
+//! peer, so they could never meet (a compile error).
 //!
 //! **What is checked.** Each part is an op on its stream that reads its
 //! send buffer and writes its receive buffer (in place, reads and writes

@@ -4,8 +4,10 @@
 
 use proc_macro::TokenStream;
 
-/// Declares one or more transfer plans; see the `memplan` crate's docs.
+/// What the `memplan` crate's `memplan!` forwards to, with the path to
+/// itself first (`$crate; plans...`); see the `memplan` crate's docs.
+#[doc(hidden)]
 #[proc_macro]
-pub fn memplan(input: TokenStream) -> TokenStream {
-    memplan_macros_core::expand(input.into()).into()
+pub fn expand_plans(input: TokenStream) -> TokenStream {
+    memplan_macros_core::expand_plans(input.into()).into()
 }

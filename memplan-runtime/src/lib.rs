@@ -137,6 +137,12 @@ pub mod __private {
         Builder, Elem, Engine, KernelCode, ParamType, PlanInfo, RunGiven, Slice, copied, elem, pick,
     };
     pub use crate::signature::ExtentTerm;
+    /// The public items generated code names: through this module, which
+    /// the generated code reaches by the path its macro was invoked with.
+    pub use crate::{
+        Context, HostView, HostViewMut, InFlight, PinnedBuffer, Plan, PlanGraph, RunReport, Timing,
+        blocks,
+    };
     pub use crate::{Fault, Result};
     /// The plan's model, which the generated `PlanInfo` holds.
     pub use memplan_model as model;

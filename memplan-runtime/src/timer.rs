@@ -347,11 +347,11 @@ impl Timer {
     /// The report of the run that started at `started` and just finished
     /// after `wall` (its streams synchronized; if their wait failed, not
     /// `finished`, CUPTI's records are not waited for).
-    pub fn report(
+    pub fn report<'a>(
         &mut self,
         plan: &'static str,
         instance: u32,
-        ops: &[OpInfo],
+        ops: &dyn Fn(usize) -> Option<&'a OpInfo>,
         (started, wall): (Instant, Duration),
         finished: bool,
     ) -> Result<RunReport> {
@@ -365,6 +365,11 @@ impl Timer {
         report.host = std::mem::take(&mut timing.host);
         let ran = |index: usize| timing.ran.get(index).copied().unwrap_or(false);
         let moved = |index: usize| timing.bytes.get(index).copied().unwrap_or(0);
+        // The ops that ran, by their step.
+        let ran_ops: Vec<(usize, &OpInfo)> = (0..timing.ran.len())
+            .filter(|&index| ran(index))
+            .filter_map(|index| Some((index, ops(index)?)))
+            .collect();
         match &mut timing.clock {
             OpClock::Engine {
                 tracing,
@@ -394,7 +399,7 @@ impl Timer {
                     .collect();
                 let (spans, problem) = tracing.take(&wanted, finished);
                 let mut unrecorded = 0;
-                for (index, op) in ops.iter().enumerate().filter(|&(index, _)| ran(index)) {
+                for &(index, op) in &ran_ops {
                     match spans.get(index).copied().flatten() {
                         Some(Span { start, end }) => report.ops.push(OpTiming {
                             op: *op,
@@ -428,7 +433,7 @@ impl Timer {
                     let location = error.location();
                     return Err(error.within(plan, "op timing", location));
                 }
-                for (index, op) in ops.iter().enumerate().filter(|&(index, _)| ran(index)) {
+                for &(index, op) in &ran_ops {
                     let Some((start, end)) = marks.get(index) else {
                         continue;
                     };

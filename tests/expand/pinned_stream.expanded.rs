@@ -39,9 +39,9 @@ const _: () = {
         pub data: &'p mut [f32],
     }
     pub struct __MemplanState {
-        data: ::memplan::PinnedBuffer<f32>,
+        data: __memplan::PinnedBuffer<f32>,
     }
-    static __MEMPLAN_PLAN: ::memplan::__private::PlanInfo = __memplan::PlanInfo {
+    static __MEMPLAN_PLAN: __memplan::PlanInfo = __memplan::PlanInfo {
         model: {
             use __memplan::model::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
             Plan {
@@ -97,8 +97,8 @@ const _: () = {
         #[doc = r" The plan as a Mermaid flowchart, a lane per stream."]
         pub const DIAGRAM: &'static str = "flowchart TB\n  subgraph lane1[\"stream work\"]\n    op0[\"copy data -> on_gpu\"]\n    op1[\"launch process_data\"]\n    op2[\"copy on_gpu -> data\"]\n    op0 --> op1\n    op1 --> op2\n  end\n";
         #[doc = r" Makes the plan's memory, kernels, streams and events, and checks its sizes."]
-        pub fn new(context: &::memplan::Context, n: usize) -> ::memplan::Result<Self> {
-            let mut plan = ::memplan::__private::Builder::new(context, &__MEMPLAN_PLAN, &[n]);
+        pub fn new(context: &__memplan::Context, n: usize) -> __memplan::Result<Self> {
+            let mut plan = __memplan::Builder::new(context, &__MEMPLAN_PLAN, &[n]);
             let state = __MemplanState {
                 data: plan.pinned(0)?,
             };
@@ -109,45 +109,45 @@ const _: () = {
             ::core::result::Result::Ok(Self(unsafe { __memplan::Engine::new(plan, state) }?))
         }
         #[doc = r" Runs the plan once, waits for all of it, and reports on the run."]
-        pub fn run(&mut self) -> ::memplan::Result<::memplan::RunReport> {
+        pub fn run(&mut self) -> __memplan::Result<__memplan::RunReport> {
             self.0.run_given(::core::option::Option::None, &mut [])
         }
         #[doc = r" Queues the plan's work; the plan stays borrowed until the guard waits."]
-        pub fn enqueue(&mut self) -> ::memplan::Result<::memplan::InFlight<'_>> {
+        pub fn enqueue(&mut self) -> __memplan::Result<__memplan::InFlight<'_>> {
             self.0.enqueue_given(::core::option::Option::None)
         }
         #[doc = r" Queues the plan's work and returns at once, for a loop over"]
         #[doc = r" batches: the run stays on the GPU until `wait`, and"]
         #[doc = r" `host()`/`host_mut()` wait for it before they lend the buffers."]
-        pub fn submit(&mut self) -> ::memplan::Result<()> {
+        pub fn submit(&mut self) -> __memplan::Result<()> {
             self.0.submit_given(::core::option::Option::None)
         }
         #[doc = r" Waits for the run `submit` queued and reports on it; `None`"]
         #[doc = r" if none is on the GPU."]
-        pub fn wait(&mut self) -> ::memplan::Result<::core::option::Option<::memplan::RunReport>> {
+        pub fn wait(&mut self) -> __memplan::Result<::core::option::Option<__memplan::RunReport>> {
             self.0.wait()
         }
         #[doc = r" Captures the plan as a CUDA graph, replayed with one launch per run."]
-        pub fn graph(&mut self) -> ::memplan::Result<::memplan::PlanGraph<'_, Self>> {
+        pub fn graph(&mut self) -> __memplan::Result<__memplan::PlanGraph<'_, Self>> {
             self.0.graph()
         }
         #[doc = " The host buffers (`data: [f32]`), to read, after waiting for a run in flight."]
-        pub fn host(&self) -> ::memplan::HostView<'_, Self> {
+        pub fn host(&self) -> __memplan::HostView<'_, Self> {
             self.0.host()
         }
         #[doc = " The host buffers (`data: [f32]`), to write, after waiting for a run in flight."]
-        pub fn host_mut(&mut self) -> ::memplan::HostViewMut<'_, Self> {
+        pub fn host_mut(&mut self) -> __memplan::HostViewMut<'_, Self> {
             self.0.host_mut()
         }
         #[doc = r" Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off."]
         pub fn set_timing(
             &mut self,
-            timing: impl ::core::convert::Into<::memplan::Timing>,
-        ) -> ::memplan::Result<()> {
+            timing: impl ::core::convert::Into<__memplan::Timing>,
+        ) -> __memplan::Result<()> {
             self.0.set_timing(timing)
         }
     }
-    impl ::memplan::Plan for AddOne {
+    impl __memplan::Plan for AddOne {
         type Host<'p> = AddOneHost<'p>;
         type HostMut<'p> = AddOneHostMut<'p>;
         type State = __MemplanState;

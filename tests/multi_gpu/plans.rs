@@ -36,8 +36,9 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 const RANKS_THAT_DISAGREE: &str = "multi_gpu::plans::ranks_that_disagree_are_refused_by_every_rank";
 
 /// Set in a child process of [`ranks_that_disagree_are_refused_by_every_rank`]:
-/// `id:rank:count:n:shard:len:plan`, the rank it plays (`plan`: `Uneven`,
-/// or `BySlice`, whose `len` is its caller's slice's).
+/// `id:rank:count:n:shard:len:plan`, the rank it plays (`plan`: `Uneven`;
+/// `BySlice`, whose `len` is its caller's slice's; `ByValue`, whose `len`
+/// is its run's count).
 const RANK_CHILD: &str = "MEMPLAN_TEST_RANK_CHILD";
 
 memplan! {
@@ -110,6 +111,22 @@ memplan! {
             copy xs -> grads[..xs.len()];
             all_reduce sum grads[..xs.len()];
             copy grads[..xs.len()] -> ys[..xs.len()];
+        }
+    }
+}
+
+memplan! {
+    /// One rank of a job whose runs differ by a value only: the count its
+    /// kernel is given, which each run checks against `d`.
+    pub plan ByValue(n: usize, run count: i32) {
+        ranks  world;
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+        device d: [f32; n];
+        stream s;
+        on s {
+            fill d with 0.0;
+            launch process_data<<<blocks(n, 256), 256>>>(d, count);
+            all_reduce sum d;
         }
     }
 }
@@ -379,6 +396,34 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
             "rank {rank} with a slice of another length: {said}"
         );
     }
+    // A run whose value fails its checks on rank 1 alone (a count past
+    // `d`): rank 0 stops with it.
+    let said = run_plan("ByValue", &[[n, 0, n], [n, 0, n + 1]])?;
+    ensure!(
+        said[1].contains("rank refused at run") && !said[1].contains("rank 0 of the job"),
+        "rank 1 with a count past its buffer: {}",
+        said[1]
+    );
+    ensure!(
+        said[0].contains("rank refused at run")
+            && said[0].contains("rank 1 of the job could not go on"),
+        "rank 0 beside a rank whose run value failed: {}",
+        said[0]
+    );
+    // Rank 1 fails while it makes its plan, after joining the job (4 TiB
+    // of pinned shard): rank 0 stops at `new` instead of waiting for it.
+    let said = run(&[[n, half, n], [n, 1 << 40, n]])?;
+    ensure!(
+        said[1].contains("rank refused at new") && !said[1].contains("rank 0 of the job"),
+        "rank 1 that cannot make its plan: {}",
+        said[1]
+    );
+    ensure!(
+        said[0].contains("rank refused at new")
+            && said[0].contains("rank 1 of the job could not go on"),
+        "rank 0 beside a rank that could not make its plan: {}",
+        said[0]
+    );
     // Rank 1's run past its capacity fails there; rank 0 stops with it
     // instead of waiting in the all-reduce for ever.
     let said = run(&[[n, half, n], [n, half, n + 5]])?;
@@ -410,6 +455,20 @@ fn play_rank(role: &str) -> Result<(), Failed> {
     let (n, shard, len) = (number(n)?, number(shard)?, number(len)?);
     let id: UniqueId = id.parse()?;
     let context = Context::new(rank)?;
+    if which == "ByValue" {
+        let mut plan = match ByValue::new(&context, &Rank { id, count, rank }, n) {
+            Ok(plan) => plan,
+            Err(error) => {
+                println!("rank refused at new: {error}");
+                return Ok(());
+            }
+        };
+        match plan.run(len as i32) {
+            Ok(_) => println!("rank ran"),
+            Err(error) => println!("rank refused at run: {error}"),
+        }
+        return Ok(());
+    }
     if which == "BySlice" {
         let mut plan = match BySlice::new(&context, &Rank { id, count, rank }, n) {
             Ok(plan) => plan,

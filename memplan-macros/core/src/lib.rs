@@ -33,9 +33,35 @@ pub const MAX_NESTING: usize = 128;
 /// walks, prints and copies them recurses on it.
 pub const MAX_OPERATORS: usize = 512;
 
-/// The whole macro: parse, build the IR, check, lower. Never panics: every
-/// problem becomes a `compile_error!` at the user's tokens.
+/// The whole macro, for plans that reach memplan as `::memplan`: parse,
+/// build the IR, check, lower. Never panics: every problem becomes a
+/// `compile_error!` at the user's tokens.
 pub fn expand(input: TokenStream) -> TokenStream {
+    expand_in(&quote!(::memplan), input)
+}
+
+/// The macro as `memplan!` invokes it: `$crate; plans...`, where `$crate`
+/// is the path to the memplan crate that the invocation's own crate
+/// resolves it by. Generated code reaches memplan only through that path:
+/// a crate that names something else `memplan` (`extern crate self as
+/// memplan`, a renamed dependency) cannot make the code a plan lowers to
+/// call its own functions in memplan's place.
+pub fn expand_plans(input: TokenStream) -> TokenStream {
+    let mut tokens = input.into_iter();
+    let mut krate = TokenStream::new();
+    for token in tokens.by_ref() {
+        match &token {
+            proc_macro2::TokenTree::Punct(punct) if punct.as_char() == ';' => {
+                return expand_in(&krate, tokens.collect());
+            }
+            _ => krate.extend([token]),
+        }
+    }
+    quote!(::core::compile_error! { "memplan's inner macro takes `$crate;` first" })
+}
+
+/// The whole macro, generating paths to memplan from `krate`.
+fn expand_in(krate: &TokenStream, input: TokenStream) -> TokenStream {
     if let Some((span, message)) = too_deep(&input) {
         return syn::Error::new(span, message).to_compile_error();
     }
@@ -63,14 +89,14 @@ pub fn expand(input: TokenStream) -> TokenStream {
             continue;
         }
         seen.push(&def.name);
-        out.extend(expand_plan(def));
+        out.extend(expand_plan(krate, def));
     }
     out
 }
 
 /// One plan: its code, or its errors and its type's interface without a
 /// body (so that code using the plan does not add errors of its own).
-fn expand_plan(def: &syntax::PlanDef) -> TokenStream {
+fn expand_plan(krate: &TokenStream, def: &syntax::PlanDef) -> TokenStream {
     let errors = errors::Errors::new();
     let plan = ir::build(def, &errors);
     // The checks need every name resolved: report resolution errors alone.
@@ -80,10 +106,10 @@ fn expand_plan(def: &syntax::PlanDef) -> TokenStream {
         check::Analysis::default()
     };
     match errors.finish() {
-        Ok(()) => lower::lower(&plan, &analysis, lower::Bodies::Ops),
+        Ok(()) => lower::lower(krate, &plan, &analysis, lower::Bodies::Ops),
         Err(error) => {
             let errors = error.to_compile_error();
-            let interface = lower::lower(&plan, &analysis, lower::Bodies::Placeholder);
+            let interface = lower::lower(krate, &plan, &analysis, lower::Bodies::Placeholder);
             quote!(#errors #interface)
         }
     }

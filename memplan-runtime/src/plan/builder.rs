@@ -6,6 +6,7 @@
 //! code, and handed over here as plain values: nothing of the user's is
 //! ever inside an `unsafe` block.
 
+use super::fingerprint::Joined;
 use super::info::{BufferKind, Elem, MALFORMED, PlanInfo, Site};
 use super::sizes::Sizes;
 use crate::context::Context;
@@ -13,7 +14,7 @@ use crate::error::{Error, Fault, Location, Result};
 use crate::host::{HostAlloc, PinnedBuffer};
 use crate::kernel::Dim3;
 use crate::memory::{Element, HostMemory, HostMemoryMut, byte_len};
-use crate::nccl::Rank;
+use crate::nccl::{Communicator, Rank};
 use bytemuck::NoUninit;
 use std::mem::MaybeUninit;
 
@@ -26,8 +27,9 @@ pub struct Builder {
     /// The host buffers made so far, by buffer.
     pub(crate) host: Vec<Option<HostBuffer>>,
     pub(crate) given: Givens,
-    /// `ranks world;`: the job this process is one rank of.
-    pub(crate) joining: Option<Rank>,
+    /// `ranks world;`: this rank's communicator in the job, joined first,
+    /// so that a failure while the plan is made reaches the other ranks.
+    pub(crate) joined: Option<Joined>,
 }
 
 /// The values `new` gave, by op.
@@ -181,13 +183,18 @@ impl Builder {
             sizes: Sizes::new(info, sizes),
             host: info.buffers.iter().map(|_| None).collect(),
             given: Givens::default(),
-            joining: None,
+            joined: None,
         }
     }
 
     /// Starts building a plan that declares `ranks`, as rank `rank` of the
-    /// job it names, on `context`'s GPU; `new` joins the job's
-    /// communicator once everything else is made.
+    /// job it names, on `context`'s GPU, joining the job's communicator
+    /// first (`ncclCommInitRank`, which returns once every rank has): from
+    /// then on, a rank that fails to make its plan tells the others, which
+    /// fail with `RankFailed` instead of waiting for it in a collective. A
+    /// rank that cannot join (a rank number past the count, NCCL missing or
+    /// `NCCL_NVLS_ENABLE` unset) cannot tell them: they wait in
+    /// `ncclCommInitRank`, as NCCL's own ranks would.
     pub fn joining(
         context: &Context,
         rank: &Rank,
@@ -205,7 +212,11 @@ impl Builder {
             };
             return Err(builder.error(site, fault));
         }
-        builder.joining = Some(*rank);
+        let comm = Communicator::join(context, &rank.id, rank.count, rank.rank)
+            .map_err(|e| info.within(site, e))?;
+        // NCCL set its own current device while it joined.
+        context.bind_to_thread().map_err(|e| info.within(site, e))?;
+        builder.joined = Some(Joined::new(comm));
         Ok(builder)
     }
 
@@ -222,7 +233,7 @@ impl Builder {
             sizes: Sizes::new(info, sizes),
             host: info.buffers.iter().map(|_| None).collect(),
             given: Givens::default(),
-            joining: None,
+            joined: None,
         };
         let Some(gpus) = info.gpus else {
             return Err(builder.error(info.site, MALFORMED));

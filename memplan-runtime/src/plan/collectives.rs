@@ -24,7 +24,7 @@ pub(crate) struct Gathered {
 /// names the step it is about.
 pub(crate) fn gather(
     info: &PlanInfo,
-    steps: &[Step],
+    steps: &[&Step],
     sites: &[u16],
     gpus: &[u16],
     ranks: usize,
@@ -133,7 +133,7 @@ fn every_gpu_once(
 /// root, the element count and type. (Steps resolved at each run are
 /// plans on one GPU, with nothing to compare.)
 fn parts_agree(
-    steps: &[Step],
+    steps: &[&Step],
     sites: &[u16],
     parts: &[(usize, u16)],
 ) -> Result<(), (usize, Fault)> {
@@ -162,7 +162,7 @@ fn parts_agree(
 /// GPU `a` to `b` meet the receives on `b` from `a` one by one, in the
 /// order they are queued, each of as many elements of one type: NCCL
 /// pairs them so, and waits for ever for one that has no match.
-fn sends_meet_receives(steps: &[Step], parts: &[(usize, u16)]) -> Result<(), (usize, Fault)> {
+fn sends_meet_receives(steps: &[&Step], parts: &[(usize, u16)]) -> Result<(), (usize, Fault)> {
     // By (from, to): the sends' and the receives' (elements, type), in
     // order, each with its step.
     type Pair = (usize, usize);

@@ -223,6 +223,36 @@ pub(crate) fn agree(
     }
 }
 
+/// A rank's communicator from when it joins its job until its ranks agree
+/// on the plan. Dropped before then, the rank failed to make its plan: it
+/// tells the others (an agreement it is not ready for), which fail with
+/// `RankFailed` instead of waiting for it in a collective for ever.
+pub(crate) struct Joined(Option<Communicator>);
+
+impl Joined {
+    pub fn new(comm: Communicator) -> Joined {
+        Joined(Some(comm))
+    }
+
+    /// The communicator, for a plan whose ranks agree on it next.
+    pub fn into_agreed(mut self) -> Communicator {
+        match self.0.take() {
+            Some(comm) => comm,
+            // `new` made it with one, and only this takes it.
+            None => unreachable!("a joined rank without its communicator"),
+        }
+    }
+}
+
+impl Drop for Joined {
+    fn drop(&mut self) {
+        if let Some(comm) = self.0.take() {
+            // Its caller has the rank's own error; the others learn of it.
+            let _ = agree(&comm, 0, &[], false);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

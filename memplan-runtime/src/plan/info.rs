@@ -7,7 +7,7 @@
 //! every number in it is checked before it is used.
 
 use crate::declaration::{RustScalar, RustType};
-use crate::error::Fault;
+use crate::error::{Error, Fault, Location};
 use crate::image::Image;
 use crate::kernel::KernelValue;
 use crate::memory::Element;
@@ -49,6 +49,30 @@ impl Deref for PlanInfo {
 }
 
 impl PlanInfo {
+    /// Where `site` is written.
+    pub(crate) fn location(&self, site: Site) -> Location {
+        Location {
+            file: self.file,
+            line: site.1,
+            column: site.2,
+        }
+    }
+
+    /// An error of the declaration or op at `site`.
+    pub(crate) fn error(&self, site: Site, fault: Fault) -> Error {
+        Error::new(fault, site.0, self.location(site)).in_plan(self.name())
+    }
+
+    /// A runtime call's error, as the declaration or op at `site`'s.
+    pub(crate) fn within(&self, site: Site, error: Error) -> Error {
+        error.within(self.name(), site.0, self.location(site))
+    }
+
+    /// An error of the plan as a whole, doing `operation`.
+    pub(crate) fn error_at_plan(&self, operation: &'static str, fault: Fault) -> Error {
+        Error::new(fault, operation, self.location(self.site)).in_plan(self.name())
+    }
+
     /// The element type of buffer `buffer`.
     pub(crate) fn elem(&self, buffer: u16) -> Result<Elem, Fault> {
         self.elems

@@ -15,12 +15,14 @@ mod graph;
 mod in_flight;
 mod info;
 mod launch;
+mod made;
 mod resolve;
 mod runner;
 mod schedule;
 mod sizes;
 mod slices;
 mod step;
+mod steps;
 
 pub use builder::{Builder, RunGiven};
 pub use engine::Engine;

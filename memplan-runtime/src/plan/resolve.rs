@@ -331,6 +331,10 @@ impl Resolver<'_> {
                 "a launch outside stream blocks in a plan on several GPUs: launch in a stream block, whose stream names the GPU",
             ));
         }
+        // An argument for each parameter the kernel's code takes, no more.
+        if launch.args.len() != self.info.kernel_code(launch.kernel)?.params.len() {
+            return Err(MALFORMED);
+        }
         let on_gpu = usize::from(launch.kernel) * gpus + usize::from(gpu);
         let kernel = self.kernels.get(on_gpu).ok_or(MALFORMED)?.clone();
         let context = self.contexts.get(usize::from(gpu)).ok_or(MALFORMED)?;

@@ -27,7 +27,7 @@ pub fn state_struct(plan: &Plan) -> TokenStream {
         let (field, elem) = (&buffer.name, &buffer.elem);
         match buffer.kind {
             BufferKind::Host(kind) if kind.pageable => quote!(#field: ::std::vec::Vec<#elem>),
-            _ => quote!(#field: ::memplan::PinnedBuffer<#elem>),
+            _ => quote!(#field: __memplan::PinnedBuffer<#elem>),
         }
     });
     let scalars = keeps_scalars(plan)
@@ -104,41 +104,41 @@ pub fn impl_block(
         let name = &param.name;
         match buffer.kind {
             BufferKind::Param { mutable: true, .. } => {
-                quote!(::memplan::__private::Slice::new_mut(#name))
+                quote!(__memplan::Slice::new_mut(#name))
             }
-            _ => quote!(::memplan::__private::Slice::new(#name)),
+            _ => quote!(__memplan::Slice::new(#name)),
         }
     });
     let run_given = run_closure(plan, run_given, bodies);
     let runs = if slices.is_empty() {
         quote! {
             /// Runs the plan once, waits for all of it, and reports on the run.
-            pub fn run(&mut self, #(#params),*) -> ::memplan::Result<::memplan::RunReport> {
+            pub fn run(&mut self, #(#params),*) -> __memplan::Result<__memplan::RunReport> {
                 self.0.run_given(#run_given, &mut [])
             }
 
             /// Queues the plan's work; the plan stays borrowed until the guard waits.
-            pub fn enqueue(&mut self, #(#params),*) -> ::memplan::Result<::memplan::InFlight<'_>> {
+            pub fn enqueue(&mut self, #(#params),*) -> __memplan::Result<__memplan::InFlight<'_>> {
                 self.0.enqueue_given(#run_given)
             }
 
             /// Queues the plan's work and returns at once, for a loop over
             /// batches: the run stays on the GPU until `wait`, and
             /// `host()`/`host_mut()` wait for it before they lend the buffers.
-            pub fn submit(&mut self, #(#params),*) -> ::memplan::Result<()> {
+            pub fn submit(&mut self, #(#params),*) -> __memplan::Result<()> {
                 self.0.submit_given(#run_given)
             }
 
             /// Waits for the run `submit` queued and reports on it; `None`
             /// if none is on the GPU.
-            pub fn wait(&mut self) -> ::memplan::Result<::core::option::Option<::memplan::RunReport>> {
+            pub fn wait(&mut self) -> __memplan::Result<::core::option::Option<__memplan::RunReport>> {
                 self.0.wait()
             }
         }
     } else {
         quote! {
             /// Runs the plan once on the caller's slices, waits, and reports.
-            pub fn run(&mut self, #(#params),*) -> ::memplan::Result<::memplan::RunReport> {
+            pub fn run(&mut self, #(#params),*) -> __memplan::Result<__memplan::RunReport> {
                 self.0.run_given(#run_given, &mut [#(#lent),*])
             }
         }
@@ -150,22 +150,22 @@ pub fn impl_block(
             #runs
 
             /// Captures the plan as a CUDA graph, replayed with one launch per run.
-            pub fn graph(&mut self) -> ::memplan::Result<::memplan::PlanGraph<'_, Self>> {
+            pub fn graph(&mut self) -> __memplan::Result<__memplan::PlanGraph<'_, Self>> {
                 self.0.graph()
             }
 
             #[doc = #host_doc]
-            pub fn host(&self) -> ::memplan::HostView<'_, Self> {
+            pub fn host(&self) -> __memplan::HostView<'_, Self> {
                 self.0.host()
             }
 
             #[doc = #host_mut_doc]
-            pub fn host_mut(&mut self) -> ::memplan::HostViewMut<'_, Self> {
+            pub fn host_mut(&mut self) -> __memplan::HostViewMut<'_, Self> {
                 self.0.host_mut()
             }
 
             /// Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off.
-            pub fn set_timing(&mut self, timing: impl ::core::convert::Into<::memplan::Timing>) -> ::memplan::Result<()> {
+            pub fn set_timing(&mut self, timing: impl ::core::convert::Into<__memplan::Timing>) -> __memplan::Result<()> {
                 self.0.set_timing(timing)
             }
         }
@@ -220,29 +220,29 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
             quote! {
                 /// Makes the plan's memory, kernels, streams and events, and checks its sizes.
             },
-            quote!(&::memplan::Context),
+            quote!(&__memplan::Context),
         ),
         Some(gpus) => {
             let doc = format!(
                 " Makes the plan's memory, kernels, streams and events on the GPUs of                  the contexts given (`{0}[i]` is the `i`th), as many as `{0}` declares,                  and checks its sizes.",
                 gpus.name
             );
-            (quote!(#[doc = #doc]), quote!(&[::memplan::Context]))
+            (quote!(#[doc = #doc]), quote!(&[__memplan::Context]))
         }
     };
     // A plan that is one rank of a job takes where it stands in the job.
     let rank_param = plan.ranks.as_ref().map(|ranks| {
         let name = &ranks.name;
-        quote!(#name: &::memplan::nccl::Rank,)
+        quote!(#name: &__memplan::Rank,)
     });
     let rank_arg = plan.ranks.as_ref().map(|ranks| {
         let name = &ranks.name;
         quote!(#name,)
     });
     let (start, started) = match (&plan.gpus, &plan.ranks) {
-        (Some(_), _) => (quote!(::memplan::__private::Builder::on_gpus), quote!(?)),
-        (None, Some(_)) => (quote!(::memplan::__private::Builder::joining), quote!(?)),
-        (None, None) => (quote!(::memplan::__private::Builder::new), quote!()),
+        (Some(_), _) => (quote!(__memplan::Builder::on_gpus), quote!(?)),
+        (None, Some(_)) => (quote!(__memplan::Builder::joining), quote!(?)),
+        (None, None) => (quote!(__memplan::Builder::new), quote!()),
     };
     let doc = match &plan.ranks {
         None => doc,
@@ -258,7 +258,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
         let names = scalar_params(plan).map(|(name, _)| name);
         return quote! {
             #doc
-            pub fn new(#context: #context_type, #rank_param #(#params),*) -> ::memplan::Result<Self> {
+            pub fn new(#context: #context_type, #rank_param #(#params),*) -> __memplan::Result<Self> {
                 let _ = (#context, #rank_arg #(#names),*);
                 ::core::unreachable!("memplan: this plan has errors")
             }
@@ -294,7 +294,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
     let givens = given.iter().map(|given| given_call(&builder, given));
     quote! {
         #doc
-        pub fn new(#context: #context_type, #rank_param #(#params),*) -> ::memplan::Result<Self> {
+        pub fn new(#context: #context_type, #rank_param #(#params),*) -> __memplan::Result<Self> {
             #(#copy_checks)*
             let mut #builder = #start(#context, #rank_arg &#info, &[#(#inputs),*])#started;
             let #state_local = #state { #(#buffers,)* #(#scalars,)* };
@@ -417,7 +417,7 @@ pub fn plan_impl(plan: &Plan, bodies: Bodies) -> TokenStream {
         _ => TokenStream::new(),
     };
     quote! {
-        impl ::memplan::Plan for #name {
+        impl __memplan::Plan for #name {
             type Host<'p> = #view<'p>;
             type HostMut<'p> = #view_mut<'p>;
             type State = #state_type;
@@ -523,7 +523,7 @@ fn with_builtins(expr: &syn::Expr) -> TokenStream {
             visit_mut::visit_expr_call_mut(self, call);
             if is_blocks(call) {
                 let span = call.func.span();
-                *call.func = syn::parse_quote_spanned!(span=> ::memplan::blocks);
+                *call.func = syn::parse_quote_spanned!(span=> __memplan::blocks);
             }
         }
     }

@@ -57,7 +57,8 @@ fn describe<'a>(plan: &Plan, arena: &'a Bump) -> syn::Result<Description<'a>> {
     })
 }
 
-pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
+/// The code of `plan`, reaching memplan by the path `krate`.
+pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
     let (attrs, vis, name) = (&plan.attrs, &plan.vis, &plan.name);
     let arena = Bump::new();
     let description = match bodies {
@@ -82,6 +83,7 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
     };
     let impl_block = methods::impl_block(plan, inputs, given, run_given, bodies);
     let plan_impl = methods::plan_impl(plan, bodies);
+    let private = names::private();
     let data = description.as_ref().map(|description| {
         let (state, info, value) = (
             methods::state_struct(plan),
@@ -90,19 +92,18 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
         );
         quote! {
             #state
-            static #info: ::memplan::__private::PlanInfo = #value;
+            static #info: #private::PlanInfo = #value;
         }
     });
     let kernel_checks = kernels::checks(plan);
     let warnings = warnings::emit(&analysis.warnings);
-    let private = names::private();
     // Everything but the plan's type lives in a block of its own, so no
     // name of the user's can collide with the generated ones.
     let items = with_conditions(
         attrs,
         quote! {
             const _: () = {
-                use ::memplan::__private as #private;
+                use #krate::__private as #private;
                 #kernel_checks
                 #views
                 #data
@@ -116,7 +117,7 @@ pub fn lower(plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
     quote! {
         #(#attrs)*
         #[doc = #plan_doc]
-        #vis struct #name(::memplan::__private::Engine<#name>);
+        #vis struct #name(#krate::__private::Engine<#name>);
 
         #items
     }
@@ -171,7 +172,7 @@ mod tests {
 
     fn lowered(text: &str, bodies: Bodies) -> String {
         let (plan, analysis) = checked(text);
-        lower(&plan, &analysis, bodies).to_string()
+        lower(&quote!(::memplan), &plan, &analysis, bodies).to_string()
     }
 
     const PLAN: &str = "plan P(n: usize, k: usize) {

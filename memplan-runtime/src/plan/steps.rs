@@ -1,0 +1,366 @@
+//! A plan's ops resolved into the steps of a run, in the order they are
+//! queued: loops unrolled, each op resolved once (or at each run, where it
+//! reads what a run gives), events on their GPUs, and each collective's
+//! parts gathered into one NCCL group.
+
+use super::builder::Givens;
+use super::info::{BufferKind, MALFORMED, Op, OpDef, PlanInfo};
+use super::made::Made;
+use super::resolve::{Resolver, sizes_of};
+use super::sizes::Sizes;
+use super::step::Step;
+use crate::error::{Fault, Result};
+use crate::op::{OpInfo, OpKind, OpResultExt};
+
+/// The most ops a plan's loops may unroll into: more would be a run of
+/// hours of driver calls, and gigabytes of steps.
+const MAX_STEPS: usize = 1 << 22;
+
+/// One step of a run, with what queueing and reporting it need.
+pub(crate) struct Resolved {
+    pub step: Step,
+    /// The GPU whose context it is queued in.
+    pub gpu: u16,
+    /// Its op, by its number in the plan's description.
+    pub def: u16,
+    /// For a rank's part of a collective: whether it opens the NCCL group
+    /// of its collective's parts, and whether it closes it.
+    pub group: Option<(bool, bool)>,
+    /// Its op, as errors and reports name it.
+    pub op: OpInfo,
+}
+
+/// What makes steps: the plan, what it made, its sizes and what `new` and
+/// the run gave.
+pub(crate) struct Inputs<'a> {
+    pub made: &'a Made,
+    pub sizes: &'a mut Sizes,
+    pub given: &'a Givens,
+}
+
+/// The steps of a run.
+pub(crate) struct Steps {
+    pub list: Vec<Resolved>,
+    /// Steps resolved at each run, since they read sizes or values the
+    /// run gives, and their ops.
+    dynamic: Vec<(usize, usize)>,
+    /// Whether a loop reads what each run gives: then each run unrolls
+    /// the plan anew, once it has given it.
+    unroll_each_run: bool,
+    /// The GPU each stream-ordered allocation is made on (its `alloc`'s
+    /// stream's), once an `alloc` of it is resolved.
+    pub scratch_gpus: Vec<Option<u16>>,
+}
+
+impl Steps {
+    /// No steps yet.
+    pub fn empty() -> Steps {
+        Steps {
+            list: Vec::new(),
+            dynamic: Vec::new(),
+            unroll_each_run: false,
+            scratch_gpus: Vec::new(),
+        }
+    }
+
+    /// The steps of the plan `inputs` made: all of them, or, where a loop
+    /// reads what each run gives, none until the first run.
+    pub fn new(inputs: Inputs<'_>) -> Result<Steps> {
+        let info = inputs.made.info;
+        let mut steps = Steps {
+            list: Vec::new(),
+            dynamic: Vec::new(),
+            unroll_each_run: false,
+            scratch_gpus: vec![None; usize::from(inputs.made.scratch_buffers)],
+        };
+        steps.unroll_each_run = info.loops.iter().any(|l| {
+            inputs.sizes.is_dynamic(l.count)
+                || (l.first..l.end).any(|op| is_dynamic(info, inputs.sizes, usize::from(op)))
+        });
+        if !steps.unroll_each_run {
+            steps.unroll(inputs)?;
+        }
+        Ok(steps)
+    }
+
+    /// Resolves what reads this run's sizes and values: the ops that do,
+    /// or the whole plan again when a loop does.
+    pub fn resolve_for_run(&mut self, inputs: Inputs<'_>) -> Result<()> {
+        if self.unroll_each_run {
+            self.list.clear();
+            self.dynamic.clear();
+            return self.unroll(inputs);
+        }
+        let Inputs { made, sizes, given } = inputs;
+        for &(step, index) in &self.dynamic {
+            let inputs = Inputs {
+                made,
+                sizes: &mut *sizes,
+                given,
+            };
+            let op = &self.list[step].op;
+            let (resolved, gpu) = resolver(inputs, &self.scratch_gpus)
+                .resolve(index)
+                .at_op(op)?;
+            match resolved {
+                // Events are resolved once, in program order: they read no
+                // size a run gives.
+                Step::Record { .. } | Step::Wait { .. } => return Err(op.error(MALFORMED)),
+                Step::Alloc { scratch, .. } => {
+                    let slot = self.scratch_gpus.get_mut(usize::from(scratch));
+                    *slot.ok_or_else(|| op.error(MALFORMED))? = Some(gpu);
+                }
+                _ => {}
+            }
+            (self.list[step].step, self.list[step].gpu) = (resolved, gpu);
+        }
+        Ok(())
+    }
+
+    /// Resolves every op into the steps of a run, in program order, each
+    /// loop's ops once for each value of its variable. A `wait` for an
+    /// event nothing recorded yet in the run waits for nothing, so it is
+    /// left out (the first iterations of a ring wait for slots never used;
+    /// a graph capture refuses waits for events recorded outside it).
+    fn unroll(&mut self, inputs: Inputs<'_>) -> Result<()> {
+        let Inputs { made, sizes, given } = inputs;
+        let info = made.info;
+        // By event, the GPU whose copy of it was last recorded.
+        let events = made
+            .event_starts
+            .last()
+            .map_or(0, |&count| usize::from(count));
+        let mut recorded = vec![None; events];
+        let mut index = 0;
+        while index < info.ops.len() {
+            let mut inputs = Inputs { made, sizes, given };
+            let Some(repeat) = info.loops.iter().find(|l| usize::from(l.first) == index) else {
+                self.add_step(&mut inputs, index, None, &mut recorded)?;
+                index += 1;
+                continue;
+            };
+            let body = usize::from(repeat.first)..usize::from(repeat.end);
+            if body.is_empty() || body.end > info.ops.len() {
+                return Err(info.error(repeat.site, MALFORMED));
+            }
+            let count = (inputs.sizes.get(repeat.count)).map_err(|f| info.error(repeat.site, f))?;
+            let steps = count.checked_mul(body.len());
+            if steps.is_none_or(|steps| self.list.len() + steps > MAX_STEPS) {
+                let fault = Fault::Unsupported(
+                    "the loop would unroll into more than 2^22 ops: use fewer, longer chunks",
+                );
+                return Err(info.error(repeat.site, fault));
+            }
+            let unrolled = (0..count).try_for_each(|iteration| {
+                inputs.sizes.set_loop_input(repeat.input, Some(iteration));
+                body.clone().try_for_each(|op| {
+                    self.add_step(&mut inputs, op, Some(iteration), &mut recorded)
+                })
+            });
+            inputs.sizes.set_loop_input(repeat.input, None);
+            unrolled?;
+            index = body.end;
+        }
+        self.gather_collectives(made)
+    }
+
+    /// Resolves op `index` (in loop iteration `iteration`) as the next step.
+    fn add_step(
+        &mut self,
+        inputs: &mut Inputs<'_>,
+        index: usize,
+        iteration: Option<usize>,
+        recorded: &mut [Option<u16>],
+    ) -> Result<()> {
+        let (made, info) = (inputs.made, inputs.made.info);
+        let def = &info.ops[index];
+        let mut op = op_info(info, def);
+        // Reports put an op on its stream of a set: `lanes[2]`.
+        let set = def
+            .stream
+            .and_then(|stream| info.streams.get(usize::from(stream))?.array);
+        if let Some(set) = set {
+            let element = inputs.sizes.get(set.index).at_op(&op)?;
+            op.element = u16::try_from(element).ok();
+        }
+        // Unrolled at each run, the run's sizes and values are given.
+        let dynamic = is_dynamic(info, inputs.sizes, index) && !self.unroll_each_run;
+        let (mut step, gpu) = match (dynamic, iteration) {
+            (false, _) => {
+                let inputs = Inputs {
+                    made,
+                    sizes: inputs.sizes,
+                    given: inputs.given,
+                };
+                resolver(inputs, &self.scratch_gpus)
+                    .resolve(index)
+                    .at_op(&op)?
+            }
+            (true, None) => {
+                self.dynamic.push((self.list.len(), index));
+                (Step::Pending, 0)
+            }
+            (true, Some(_)) => return Err(op.error(MALFORMED)),
+        };
+        match &mut step {
+            // The event's copy on the stream's GPU.
+            Step::Record { event, .. } => {
+                let last = recorded.get_mut(usize::from(*event));
+                *last.ok_or_else(|| op.error(MALFORMED))? = Some(gpu);
+                *event = event_on(made, *event, gpu).at_op(&op)?;
+            }
+            // The copy last recorded; none yet: nothing to wait for.
+            Step::Wait { event, .. } => {
+                let last = recorded.get(usize::from(*event));
+                let Some(on) = *last.ok_or_else(|| op.error(MALFORMED))? else {
+                    return Ok(());
+                };
+                *event = event_on(made, *event, on).at_op(&op)?;
+            }
+            &mut Step::Alloc { scratch, .. } => {
+                let slot = self.scratch_gpus.get_mut(usize::from(scratch));
+                *slot.ok_or_else(|| op.error(MALFORMED))? = Some(gpu);
+            }
+            _ => {}
+        }
+        debug_assert!(usize::from(gpu) < made.contexts.len());
+        self.list.push(Resolved {
+            step,
+            gpu,
+            def: index as u16,
+            group: None,
+            op,
+        });
+        Ok(())
+    }
+
+    /// Orders the run's steps so that each collective's parts are queued
+    /// together, once each is checked to have one part on every GPU.
+    fn gather_collectives(&mut self, made: &Made) -> Result<()> {
+        let (info, ranks) = (made.info, made.comms.len());
+        let sites: Vec<u16> = self.list.iter().map(|resolved| resolved.def).collect();
+        let gpus: Vec<u16> = self.list.iter().map(|r| gpu_of_step(made, r)).collect();
+        let steps: Vec<&Step> = self.list.iter().map(|resolved| &resolved.step).collect();
+        let gathered = super::collectives::gather(info, &steps, &sites, &gpus, ranks)
+            .map_err(|(step, fault)| self.list[step].op.error(fault))?;
+        let order = gathered.order;
+        if order.iter().enumerate().all(|(at, &step)| at == step) {
+            for (resolved, group) in self.list.iter_mut().zip(gathered.groups) {
+                resolved.group = group;
+            }
+            return Ok(());
+        }
+        let malformed = || info.error(info.site, MALFORMED);
+        let mut position = vec![usize::MAX; order.len()];
+        for (at, &step) in order.iter().enumerate() {
+            *position.get_mut(step).ok_or_else(malformed)? = at;
+        }
+        if position.contains(&usize::MAX) || order.len() != self.list.len() {
+            return Err(malformed());
+        }
+        let mut list: Vec<Option<Resolved>> = std::mem::take(&mut self.list)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.list = order
+            .iter()
+            .filter_map(|&at| list.get_mut(at)?.take())
+            .collect();
+        for (resolved, group) in self.list.iter_mut().zip(gathered.groups) {
+            resolved.group = group;
+        }
+        for (step, _) in &mut self.dynamic {
+            *step = position[*step];
+        }
+        Ok(())
+    }
+}
+
+/// What resolving an op reads.
+fn resolver<'a>(inputs: Inputs<'a>, scratch_gpus: &'a [Option<u16>]) -> Resolver<'a> {
+    let made = inputs.made;
+    Resolver {
+        info: made.info,
+        contexts: &made.contexts,
+        sizes: inputs.sizes,
+        placed: &made.placed,
+        element_bases: &made.element_bases,
+        scratch_gpus,
+        given: inputs.given,
+        kernels: &made.kernels,
+        streams: &made.stream_starts,
+        stream_gpus: &made.stream_gpus,
+        events: &made.event_starts,
+        ranks: made.comms.first().map(|comm| (comm.count(), comm.rank())),
+    }
+}
+
+/// Whether op `index` reads sizes or values each run gives.
+fn is_dynamic(info: &PlanInfo, sizes: &Sizes, index: usize) -> bool {
+    info.per_run.contains(&(index as u16))
+        || sizes_of(info, index)
+            .iter()
+            .any(|&size| sizes.is_dynamic(size))
+}
+
+/// The GPU of a step: of its stream, for one resolved at each run.
+fn gpu_of_step(made: &Made, resolved: &Resolved) -> u16 {
+    if !matches!(resolved.step, Step::Pending) {
+        return resolved.gpu;
+    }
+    let def = made.info.ops.get(usize::from(resolved.def));
+    def.and_then(|def| def.stream)
+        .and_then(|decl| made.stream_starts.get(usize::from(decl)))
+        .and_then(|&first| made.stream_gpus.get(usize::from(first)))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Where event `event`'s copy on GPU `gpu` is among the plan's events.
+fn event_on(made: &Made, event: u16, gpu: u16) -> Result<u16, Fault> {
+    let at = usize::from(event) * made.contexts.len() + usize::from(gpu);
+    u16::try_from(at)
+        .ok()
+        .filter(|&at| usize::from(at) < made.events.len())
+        .ok_or(MALFORMED)
+}
+
+/// How errors and reports name op `def`.
+fn op_info(info: &'static PlanInfo, def: &'static OpDef) -> OpInfo {
+    let host = |buffer: u16| {
+        info.buffers.get(usize::from(buffer)).is_some_and(|b| {
+            matches!(
+                b.kind,
+                BufferKind::Pageable | BufferKind::Pinned(_) | BufferKind::Param { .. }
+            )
+        })
+    };
+    let kind = match &def.op {
+        Op::Copy(src, dst) => match (host(src.buffer()), host(dst.buffer())) {
+            (true, false) => OpKind::CopyHostToDevice,
+            (false, true) => OpKind::CopyDeviceToHost,
+            (false, false) => OpKind::CopyDeviceToDevice,
+            (true, true) => OpKind::CopyHostToHost,
+        },
+        Op::Fill(_) => OpKind::Fill,
+        Op::Launch(_) => OpKind::Launch,
+        Op::Record(_) => OpKind::Record,
+        Op::Wait(_) => OpKind::Wait,
+        Op::Sync(_) => OpKind::Sync,
+        Op::Alloc(_) => OpKind::Alloc,
+        Op::Free(_) => OpKind::Free,
+        Op::Host(_) => OpKind::Host,
+        Op::Collective(_) => OpKind::Collective,
+    };
+    OpInfo {
+        plan: info.name(),
+        label: def.site.0,
+        kind,
+        stream: def
+            .stream
+            .and_then(|s| info.streams.get(usize::from(s)))
+            .map(|s| s.name),
+        element: None,
+        location: info.location(def.site),
+    }
+}
