@@ -1,0 +1,287 @@
+//! Declarations: the plan's parameters, its buffers (with their lengths
+//! as sizes), kernels, streams and events.
+
+use super::*;
+
+impl Builder<'_> {
+    pub(super) fn param(&mut self, param: &syntax::ParamDef) {
+        let index = self.plan.params.len();
+        let slice = match &param.ty {
+            syn::Type::Reference(reference) => match &*reference.elem {
+                syn::Type::Slice(slice) => Some((reference, (*slice.elem).clone(), None)),
+                syn::Type::Array(array) => {
+                    Some((reference, (*array.elem).clone(), Some(array.len.clone())))
+                }
+                // Any other reference (`&'static str`) is a value.
+                _ => None,
+            },
+            _ => None,
+        };
+        let kind = match slice {
+            Some((reference, elem, len_expr)) => {
+                let length = len_expr.as_ref().map(|expr| self.read(expr));
+                let name = param.name.to_string();
+                self.plan
+                    .atoms
+                    .slice(&name, length.as_ref().map(|l| l.value.clone()));
+                let (len, len_facts) = match length {
+                    Some(reading) => (reading.value, reading.facts),
+                    None => (
+                        self.plan.atoms.slice_len(&name).unwrap_or_default(),
+                        Vec::new(),
+                    ),
+                };
+                let buffer = self.plan.buffers.len();
+                self.plan.buffers.push(Buffer {
+                    name: param.name.clone(),
+                    elem,
+                    len,
+                    len_facts,
+                    len_expr,
+                    kind: BufferKind::Param {
+                        mutable: reference.mutability.is_some(),
+                        registered: param.registered.is_some(),
+                    },
+                    array: None,
+                    gpu: None,
+                });
+                self.declare(&param.name, Name::Buffer(buffer));
+                ParamKind::Slice(buffer)
+            }
+            None => {
+                if let Some(registered) = param.registered {
+                    self.errors.at(
+                        registered.span,
+                        "only borrowed slices can be `registered`",
+                        format!("make `{}` a slice, `&[T]` or `&mut [T]`", param.name),
+                    );
+                }
+                self.declare(&param.name, Name::Param(index));
+                let name = param.name.to_string();
+                if sym::is_usize(&param.ty) {
+                    self.plan.atoms.intern_size(&name);
+                    ParamKind::Size
+                } else {
+                    let why = format!("`{name}` is a `{}` parameter, not a size", text(&param.ty));
+                    self.plan.atoms.forbid(&name, why);
+                    ParamKind::Value(param.ty.clone())
+                }
+            }
+        };
+        if let (Some(run), ParamKind::Slice(_)) = (param.run, &kind) {
+            self.errors.at(
+                run.span,
+                "a caller's slice is given to each run already",
+                format!("write `{}: ...` without `run`", param.name),
+            );
+        }
+        self.plan.params.push(Param {
+            name: param.name.clone(),
+            kind,
+            per_run: param.run.is_some(),
+        });
+    }
+    pub(super) fn declaration(&mut self, item: &ItemDef) {
+        match item {
+            ItemDef::Kernel(kernel) => self.kernel(kernel),
+            ItemDef::Buffers(decl) => {
+                for def in &decl.buffers {
+                    let kind = match (&decl.space, &def.host_kind) {
+                        (BufferSpace::Device(_), _) => BufferKind::Device,
+                        (BufferSpace::Host(_), None) => BufferKind::Host(HostKind {
+                            pageable: false,
+                            mapped: false,
+                            write_combined: false,
+                            portable: false,
+                        }),
+                        (BufferSpace::Host(_), Some(kind)) => BufferKind::Host(HostKind {
+                            pageable: kind.pageable,
+                            mapped: kind.mapped,
+                            write_combined: kind.write_combined,
+                            portable: kind.portable,
+                        }),
+                    };
+                    self.buffer(def, kind);
+                }
+            }
+            ItemDef::Streams(decl) => {
+                for def in &decl.streams {
+                    let priority = match &def.priority {
+                        None | Some(PriorityDef::Normal(_)) => Priority::Normal,
+                        Some(PriorityDef::High(_)) => Priority::High,
+                        Some(PriorityDef::Level(level, _)) => Priority::Level(*level),
+                    };
+                    let id = self.plan.streams.len();
+                    let array = self.array(&def.count);
+                    let gpu = self.placement(&def.gpu, &def.name, &array, true);
+                    self.plan.streams.push(Stream {
+                        name: def.name.clone(),
+                        priority,
+                        array,
+                        gpu,
+                    });
+                    self.declare(&def.name, Name::Stream(id));
+                }
+            }
+            ItemDef::Events(decl) => {
+                for (event, count) in &decl.events {
+                    let id = self.plan.events.len();
+                    let array = self.array(count);
+                    self.plan.events.push(event.clone());
+                    self.plan.event_arrays.push(array);
+                    self.declare(event, Name::Event(id));
+                }
+            }
+            ItemDef::Ranks(decl) => self.ranks(decl),
+            ItemDef::Gpus(_)
+            | ItemDef::Peer(_)
+            | ItemDef::On(_)
+            | ItemDef::Op(_)
+            | ItemDef::Loop(_) => {}
+        }
+    }
+    pub(super) fn kernel(&mut self, kernel: &syntax::KernelDecl) {
+        let path_text = text(&kernel.module);
+        let module = match self.plan.modules.iter().position(|m| text(m) == path_text) {
+            Some(index) => index,
+            None => {
+                self.plan.modules.push(kernel.module.clone());
+                self.plan.modules.len() - 1
+            }
+        };
+        let params = kernel
+            .params
+            .iter()
+            .map(|param| KernelParam {
+                name: param.name.clone(),
+                kind: match &param.ty {
+                    KernelParamTy::Slice {
+                        access,
+                        elem,
+                        extent,
+                        ..
+                    } => KernelParamKind::Slice {
+                        access: *access,
+                        elem: elem.clone(),
+                        extent: extent.clone(),
+                    },
+                    KernelParamTy::Value(ty) => KernelParamKind::Value(ty.clone()),
+                },
+            })
+            .collect();
+        let id = self.plan.kernels.len();
+        let mut kernel_ir = Kernel {
+            name: kernel.name.clone(),
+            module,
+            params,
+            unchecked: kernel.unsafe_token,
+            cpp_name: kernel.cpp_name.clone(),
+            misdeclared: false,
+        };
+        for error in extent::check_declaration(&mut kernel_ir) {
+            self.errors.push(error);
+        }
+        self.plan.kernels.push(kernel_ir);
+        self.declare(&kernel.name, Name::Kernel(id));
+    }
+    pub(super) fn buffer(&mut self, def: &syntax::BufferDef, kind: BufferKind) -> BufferId {
+        for expr in std::iter::once(&def.len).chain(&def.count) {
+            if let Some(slice) = self.measured_in(expr) {
+                self.errors.at(
+                    slice.span(),
+                    format!(
+                        "`{}` is measured at each run, and `new` allocates `{}` once",
+                        text(&slice),
+                        def.name
+                    ),
+                    "give the slice a length in the plan's sizes, `xs: &[f32; n]`, or size the buffer by one",
+                );
+            }
+            if let Some(path) = self.plan.run_param_in(expr) {
+                self.errors.at(
+                    path.span(),
+                    format!(
+                        "`{}` is given to each run, and `new` allocates `{}` once",
+                        text(&path),
+                        def.name
+                    ),
+                    format!(
+                        "size the buffer by a capacity that `new` takes, and use a range of it, `{}[..{}]`",
+                        def.name,
+                        text(&path)
+                    ),
+                );
+            }
+        }
+        let Reading {
+            value: len,
+            facts: len_facts,
+        } = self.read(&def.len);
+        if let (Some(count), false) = (&def.count, kind == BufferKind::Device) {
+            self.errors.at(
+                count.span(),
+                format!(
+                    "`{}` is declared as a set of buffers, which only `device` memory can be",
+                    def.name
+                ),
+                "declare one buffer that holds them all, and use ranges of it",
+            );
+        }
+        let array = match kind {
+            BufferKind::Device => self.array(&def.count),
+            _ => None,
+        };
+        let gpu = self.placement(&def.gpu, &def.name, &array, kind == BufferKind::Device);
+        let id = self.plan.buffers.len();
+        self.plan.buffers.push(Buffer {
+            name: def.name.clone(),
+            elem: def.elem.clone(),
+            len,
+            len_facts,
+            len_expr: Some(def.len.clone()),
+            kind,
+            array,
+            gpu,
+        });
+        self.declare(&def.name, Name::Buffer(id));
+        id
+    }
+    /// A set's count, read as a size (which `new` computes).
+    pub(super) fn array(&mut self, count: &Option<Expr>) -> Option<Array> {
+        let count = count.as_ref()?;
+        self.fixed_at_new(count, FixedAtNew::SetCount);
+        Some(Array {
+            count: count.clone(),
+            index: None,
+        })
+    }
+    /// `size` read as a size that `new` fixes, for `what`; refused (and
+    /// `None`) where a run gives or measures it.
+    pub(super) fn fixed_at_new(&mut self, size: &Expr, what: FixedAtNew) -> Option<Sym> {
+        let mut fixed = true;
+        if let Some(slice) = self.measured_in(size) {
+            let (message, help) = what.measured_at_each_run(&text(&slice));
+            self.errors.over(&slice, message, help);
+            fixed = false;
+        }
+        if let Some(path) = self.plan.run_param_in(size) {
+            let (message, help) = what.given_to_each_run(&text(&path));
+            self.errors.at(path.span(), message, help);
+            fixed = false;
+        }
+        // Read either way, so that a size it cannot read is reported too.
+        let value = self.read(size).value;
+        fixed.then_some(value)
+    }
+    /// A size and the facts its computation guarantees; 0 (and an error)
+    /// if the expression is not one.
+    pub(super) fn read(&mut self, expr: &Expr) -> Reading {
+        sym::read(expr, &mut self.plan.atoms).unwrap_or_else(|error| {
+            self.errors.push(error);
+            Reading {
+                value: Sym::constant(0),
+                facts: Vec::new(),
+            }
+        })
+    }
+}
