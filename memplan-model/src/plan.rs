@@ -37,6 +37,26 @@ pub struct Plan<'a> {
     pub ranks: Option<Site<'a>>,
 }
 
+impl Plan<'static> {
+    /// A plan of nothing, which a written plan's fields replace: the model
+    /// of a plan is written with only what it has (`..Plan::EMPTY`).
+    pub const EMPTY: Plan<'static> = Plan {
+        site: Site("", 0, 0),
+        inputs: &[],
+        sizes: &[],
+        kernels: &[],
+        buffers: &[],
+        streams: &[],
+        events: &[],
+        ops: &[],
+        loops: &[],
+        run_inputs: &[],
+        per_run: &[],
+        gpus: None,
+        ranks: None,
+    };
+}
+
 impl<'a> Plan<'a> {
     /// The plan's name.
     pub fn name(&self) -> &'a str {

@@ -34,6 +34,8 @@ fn option<T: ToTokens>(value: &Option<T>) -> TokenStream {
     }
 }
 
+/// A plan with only what it has: empty lists and absent parts are left to
+/// `..Plan::EMPTY`.
 impl ToTokens for Plan<'_> {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         let Plan {
@@ -51,28 +53,26 @@ impl ToTokens for Plan<'_> {
             gpus,
             ranks,
         } = self;
-        let (inputs, sizes, kernels, buffers) =
-            (list(inputs), list(sizes), list(kernels), list(buffers));
-        let (streams, events, ops, loops) = (list(streams), list(events), list(ops), list(loops));
-        let (run_inputs, per_run) = (numbers(run_inputs), numbers(per_run));
-        let (gpus, ranks) = (option(gpus), option(ranks));
-        tokens.extend(quote! {
-            Plan {
-                site: #site,
-                inputs: #inputs,
-                sizes: #sizes,
-                kernels: #kernels,
-                buffers: #buffers,
-                streams: #streams,
-                events: #events,
-                ops: #ops,
-                loops: #loops,
-                run_inputs: #run_inputs,
-                per_run: #per_run,
-                gpus: #gpus,
-                ranks: #ranks,
+        let mut fields = vec![quote!(site: #site)];
+        let mut field = |name: &str, present: bool, value: TokenStream| {
+            if present {
+                let name = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+                fields.push(quote!(#name: #value));
             }
-        });
+        };
+        field("inputs", !inputs.is_empty(), list(inputs));
+        field("sizes", !sizes.is_empty(), list(sizes));
+        field("kernels", !kernels.is_empty(), list(kernels));
+        field("buffers", !buffers.is_empty(), list(buffers));
+        field("streams", !streams.is_empty(), list(streams));
+        field("events", !events.is_empty(), list(events));
+        field("ops", !ops.is_empty(), list(ops));
+        field("loops", !loops.is_empty(), list(loops));
+        field("run_inputs", !run_inputs.is_empty(), numbers(run_inputs));
+        field("per_run", !per_run.is_empty(), numbers(per_run));
+        field("gpus", gpus.is_some(), option(gpus));
+        field("ranks", ranks.is_some(), option(ranks));
+        tokens.extend(quote!(Plan { #(#fields,)* ..Plan::EMPTY }));
     }
 }
 

@@ -125,6 +125,7 @@ pub use cust::sys;
 /// whose promise only the macro can keep.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__plan_methods as plan_methods;
     pub use crate::declaration::{
         Access, Declared, DeclaredParam, Message, RustScalar, RustType, check_kernel,
         kernel_symbol, promise_kernel_matches,

@@ -3,7 +3,8 @@
 use crate::driver::DriverError;
 use crate::error::{Error, Fault, Location, Result};
 
-/// What kind of operation an op is.
+/// What kind of operation an op is, for reports and traces: the model's
+/// `Op` without its operands, a copy told apart by its direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
     CopyHostToDevice,

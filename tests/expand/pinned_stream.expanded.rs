@@ -58,7 +58,6 @@ const _: () = {
                     Site("on_gpu: [f32; n] device", 18, 16).buffer(0, Device),
                 ],
                 streams: &[Site("stream work", 19, 16).stream("work", Priority::Normal)],
-                events: &[],
                 ops: &[
                     Site("copy data -> on_gpu", 22, 13).on(0, Copy(Whole(0), Whole(1))),
                     Site("launch process_data", 23, 13).on(
@@ -73,11 +72,7 @@ const _: () = {
                     ),
                     Site("copy on_gpu -> data", 24, 13).on(0, Copy(Whole(1), Whole(0))),
                 ],
-                loops: &[],
-                run_inputs: &[],
-                per_run: &[],
-                gpus: None,
-                ranks: None,
+                ..Plan::EMPTY
             }
         },
         file: ::core::file!(),
@@ -92,10 +87,6 @@ const _: () = {
         )],
     };
     impl AddOne {
-        #[doc = r" What the plan declares and does, in order."]
-        pub const SUMMARY: &'static str = "plan AddOne(n: usize)\n  buffers: data: [f32; n] pinned, on_gpu: [f32; n] device\n  streams: work\n  ops:\n      0  work     copy data -> on_gpu\n      1  work     launch process_data\n      2  work     copy on_gpu -> data\n";
-        #[doc = r" The plan as a Mermaid flowchart, a lane per stream."]
-        pub const DIAGRAM: &'static str = "flowchart TB\n  subgraph lane1[\"stream work\"]\n    op0[\"copy data -> on_gpu\"]\n    op1[\"launch process_data\"]\n    op2[\"copy on_gpu -> data\"]\n    op0 --> op1\n    op1 --> op2\n  end\n";
         #[doc = r" Makes the plan's memory, kernels, streams and events, and checks its sizes."]
         pub fn new(context: &__memplan::Context, n: usize) -> __memplan::Result<Self> {
             let mut plan = __memplan::Builder::new(context, &__MEMPLAN_PLAN, &[n]);
@@ -108,44 +99,12 @@ const _: () = {
             });
             ::core::result::Result::Ok(Self(unsafe { __memplan::Engine::new(plan, state) }?))
         }
-        #[doc = r" Runs the plan once, waits for all of it, and reports on the run."]
-        pub fn run(&mut self) -> __memplan::Result<__memplan::RunReport> {
-            self.0.run_given(::core::option::Option::None, &mut [])
-        }
-        #[doc = r" Queues the plan's work; the plan stays borrowed until the guard waits."]
-        pub fn enqueue(&mut self) -> __memplan::Result<__memplan::InFlight<'_>> {
-            self.0.enqueue_given(::core::option::Option::None)
-        }
-        #[doc = r" Queues the plan's work and returns at once, for a loop over"]
-        #[doc = r" batches: the run stays on the GPU until `wait`, and"]
-        #[doc = r" `host()`/`host_mut()` wait for it before they lend the buffers."]
-        pub fn submit(&mut self) -> __memplan::Result<()> {
-            self.0.submit_given(::core::option::Option::None)
-        }
-        #[doc = r" Waits for the run `submit` queued and reports on it; `None`"]
-        #[doc = r" if none is on the GPU."]
-        pub fn wait(&mut self) -> __memplan::Result<::core::option::Option<__memplan::RunReport>> {
-            self.0.wait()
-        }
-        #[doc = r" Captures the plan as a CUDA graph, replayed with one launch per run."]
-        pub fn graph(&mut self) -> __memplan::Result<__memplan::PlanGraph<'_, Self>> {
-            self.0.graph()
-        }
-        #[doc = " The host buffers (`data: [f32]`), to read, after waiting for a run in flight."]
-        pub fn host(&self) -> __memplan::HostView<'_, Self> {
-            self.0.host()
-        }
-        #[doc = " The host buffers (`data: [f32]`), to write, after waiting for a run in flight."]
-        pub fn host_mut(&mut self) -> __memplan::HostViewMut<'_, Self> {
-            self.0.host_mut()
-        }
-        #[doc = r" Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off."]
-        pub fn set_timing(
-            &mut self,
-            timing: impl ::core::convert::Into<__memplan::Timing>,
-        ) -> __memplan::Result<()> {
-            self.0.set_timing(timing)
-        }
+        __memplan::plan_methods!(
+            || ::core::option::Option::None,
+            "`data: [f32]`",
+            "plan AddOne(n: usize)\n  buffers: data: [f32; n] pinned, on_gpu: [f32; n] device\n  streams: work\n  ops:\n      0  work     copy data -> on_gpu\n      1  work     launch process_data\n      2  work     copy on_gpu -> data\n",
+            "flowchart TB\n  subgraph lane1[\"stream work\"]\n    op0[\"copy data -> on_gpu\"]\n    op1[\"launch process_data\"]\n    op2[\"copy on_gpu -> data\"]\n    op0 --> op1\n    op1 --> op2\n  end\n",
+        );
     }
     impl __memplan::Plan for AddOne {
         type Host<'p> = AddOneHost<'p>;

@@ -16,6 +16,7 @@ mod in_flight;
 mod info;
 mod launch;
 mod made;
+mod methods;
 mod resolve;
 mod runner;
 mod schedule;

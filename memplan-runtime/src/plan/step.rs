@@ -17,6 +17,10 @@ use crate::stream::{LEGACY, Stream, synchronize_legacy, wait_all};
 use crate::timer::GroupPart;
 use cust::sys::CUstream;
 
+/// An op resolved for running: over the model's `Op` (what the plan says)
+/// it adds what only the run knows, the addresses, byte counts, launch
+/// configurations and argument values, computed and checked, and the
+/// handles (streams, events, kernels, communicators) by number.
 pub(crate) enum Step {
     /// Resolved at each run: it reads a size the run gives.
     Pending,

@@ -328,6 +328,11 @@ pub enum Lane {
     Stream(StreamId),
 }
 
+/// What an op does, with every name resolved to its declaration and every
+/// range symbolic: over the syntax's [`OpDef`](crate::syntax::OpDef) it
+/// adds the buffers, streams, events and kernels named, the ranges as
+/// sizes the checks reason with, and each launch's extents. The lowering
+/// maps it to `memplan_model::Op`, which the runtime runs.
 #[derive(Clone)]
 pub enum OpKind {
     Copy {

@@ -3,19 +3,7 @@
 
 use crate::ir::{Array, BufferKind, Lane, OpKind, ParamKind, Plan};
 use crate::text::text;
-use proc_macro2::TokenStream;
-use quote::quote;
 use std::fmt::Write as _;
-
-pub fn consts(plan: &Plan) -> TokenStream {
-    let (summary, diagram) = (summary(plan), mermaid(plan));
-    quote! {
-        /// What the plan declares and does, in order.
-        pub const SUMMARY: &'static str = #summary;
-        /// The plan as a Mermaid flowchart, a lane per stream.
-        pub const DIAGRAM: &'static str = #diagram;
-    }
-}
 
 /// The signature, the buffers, then every op with its lane.
 pub fn summary(plan: &Plan) -> String {

@@ -64,11 +64,8 @@ pub fn impl_block(
         0 => "none".to_owned(),
         _ => fields.join(", "),
     };
-    let (host_doc, host_mut_doc) = (
-        format!(" The host buffers ({listed}), to read, after waiting for a run in flight."),
-        format!(" The host buffers ({listed}), to write, after waiting for a run in flight."),
-    );
-    let documentation = diagram::consts(plan);
+
+    let (summary, diagram) = (diagram::summary(plan), diagram::mermaid(plan));
     let new = new(plan, inputs, given, bodies);
     let slices: Vec<_> = plan
         .params
@@ -110,64 +107,20 @@ pub fn impl_block(
         }
     });
     let run_given = run_closure(plan, run_given, bodies);
-    let runs = if slices.is_empty() {
-        quote! {
-            /// Runs the plan once, waits for all of it, and reports on the run.
-            pub fn run(&mut self, #(#params),*) -> __memplan::Result<__memplan::RunReport> {
-                self.0.run_given(#run_given, &mut [])
-            }
-
-            /// Queues the plan's work; the plan stays borrowed until the guard waits.
-            pub fn enqueue(&mut self, #(#params),*) -> __memplan::Result<__memplan::InFlight<'_>> {
-                self.0.enqueue_given(#run_given)
-            }
-
-            /// Queues the plan's work and returns at once, for a loop over
-            /// batches: the run stays on the GPU until `wait`, and
-            /// `host()`/`host_mut()` wait for it before they lend the buffers.
-            pub fn submit(&mut self, #(#params),*) -> __memplan::Result<()> {
-                self.0.submit_given(#run_given)
-            }
-
-            /// Waits for the run `submit` queued and reports on it; `None`
-            /// if none is on the GPU.
-            pub fn wait(&mut self) -> __memplan::Result<::core::option::Option<__memplan::RunReport>> {
-                self.0.wait()
-            }
-        }
-    } else {
-        quote! {
-            /// Runs the plan once on the caller's slices, waits, and reports.
-            pub fn run(&mut self, #(#params),*) -> __memplan::Result<__memplan::RunReport> {
-                self.0.run_given(#run_given, &mut [#(#lent),*])
-            }
-        }
+    let lent = match slices.is_empty() {
+        true => quote!(),
+        false => quote!([#(#lent),*],),
     };
     quote! {
         impl #name {
-            #documentation
             #new
-            #runs
-
-            /// Captures the plan as a CUDA graph, replayed with one launch per run.
-            pub fn graph(&mut self) -> __memplan::Result<__memplan::PlanGraph<'_, Self>> {
-                self.0.graph()
-            }
-
-            #[doc = #host_doc]
-            pub fn host(&self) -> __memplan::HostView<'_, Self> {
-                self.0.host()
-            }
-
-            #[doc = #host_mut_doc]
-            pub fn host_mut(&mut self) -> __memplan::HostViewMut<'_, Self> {
-                self.0.host_mut()
-            }
-
-            /// Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off.
-            pub fn set_timing(&mut self, timing: impl ::core::convert::Into<__memplan::Timing>) -> __memplan::Result<()> {
-                self.0.set_timing(timing)
-            }
+            __memplan::plan_methods!(
+                |#(#params),*| #run_given,
+                #lent
+                #listed,
+                #summary,
+                #diagram,
+            );
         }
     }
 }

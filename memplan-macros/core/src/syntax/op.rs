@@ -50,7 +50,9 @@ impl Parse for OnBlock {
     }
 }
 
-/// One operation, as written.
+/// One operation, as written: the first of an op's stages. It keeps the
+/// user's tokens (names, ranges, expressions) for errors to point at; the
+/// IR's [`OpKind`](crate::ir::OpKind) resolves them.
 pub enum OpDef {
     /// `copy a[0..n] -> da;`
     Copy {
