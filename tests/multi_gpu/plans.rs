@@ -399,43 +399,30 @@ fn ranks_that_disagree_are_refused_by_every_rank() -> Result<(), Failed> {
     // A run whose value fails its checks on rank 1 alone (a count past
     // `d`): rank 0 stops with it.
     let said = run_plan("ByValue", &[[n, 0, n], [n, 0, n + 1]])?;
-    ensure!(
-        said[1].contains("rank refused at run") && !said[1].contains("rank 0 of the job"),
-        "rank 1 with a count past its buffer: {}",
-        said[1]
-    );
-    ensure!(
-        said[0].contains("rank refused at run")
-            && said[0].contains("rank 1 of the job could not go on"),
-        "rank 0 beside a rank whose run value failed: {}",
-        said[0]
-    );
+    rank_1_failed_alone(&said, "run", "with a count past its buffer")?;
     // Rank 1 fails while it makes its plan, after joining the job (4 TiB
     // of pinned shard): rank 0 stops at `new` instead of waiting for it.
     let said = run(&[[n, half, n], [n, 1 << 40, n]])?;
-    ensure!(
-        said[1].contains("rank refused at new") && !said[1].contains("rank 0 of the job"),
-        "rank 1 that cannot make its plan: {}",
-        said[1]
-    );
-    ensure!(
-        said[0].contains("rank refused at new")
-            && said[0].contains("rank 1 of the job could not go on"),
-        "rank 0 beside a rank that could not make its plan: {}",
-        said[0]
-    );
+    rank_1_failed_alone(&said, "new", "that cannot make its plan")?;
     // Rank 1's run past its capacity fails there; rank 0 stops with it
     // instead of waiting in the all-reduce for ever.
     let said = run(&[[n, half, n], [n, half, n + 5]])?;
+    rank_1_failed_alone(&said, "run", "past its capacity")?;
+    Ok(())
+}
+
+/// Rank 1 failed on its own (at `new` or at a run, `at`), and rank 0
+/// stopped with it, naming it, instead of waiting for it for ever.
+fn rank_1_failed_alone(said: &[String], at: &str, case: &str) -> Result<(), Failed> {
+    let refused = format!("rank refused at {at}");
     ensure!(
-        said[1].contains("rank refused at run") && !said[1].contains("rank 0 of the job"),
-        "rank 1 past its capacity: {}",
+        said[1].contains(&refused) && !said[1].contains("rank 0 of the job"),
+        "rank 1 {case}: {}",
         said[1]
     );
     ensure!(
-        said[0].contains("rank refused at run: ")
-            && said[0].contains("rank 1 of the job could not go on"),
-        "rank 0 beside a rank that failed: {}",
+        said[0].contains(&refused) && said[0].contains("rank 1 of the job could not go on"),
+        "rank 0 beside rank 1 {case}: {}",
         said[0]
     );
     Ok(())
@@ -455,46 +442,35 @@ fn play_rank(role: &str) -> Result<(), Failed> {
     let (n, shard, len) = (number(n)?, number(shard)?, number(len)?);
     let id: UniqueId = id.parse()?;
     let context = Context::new(rank)?;
-    if which == "ByValue" {
-        let mut plan = match ByValue::new(&context, &Rank { id, count, rank }, n) {
-            Ok(plan) => plan,
-            Err(error) => {
-                println!("rank refused at new: {error}");
-                return Ok(());
-            }
-        };
-        match plan.run(len as i32) {
-            Ok(_) => println!("rank ran"),
-            Err(error) => println!("rank refused at run: {error}"),
+    let joined = &Rank { id, count, rank };
+    match which {
+        "ByValue" => {
+            let count = i32::try_from(len).map_err(|e| e.to_string())?;
+            say(ByValue::new(&context, joined, n), |plan| {
+                plan.run(count).map(|_| "rank ran".into())
+            });
         }
-        return Ok(());
-    }
-    if which == "BySlice" {
-        let mut plan = match BySlice::new(&context, &Rank { id, count, rank }, n) {
-            Ok(plan) => plan,
-            Err(error) => {
-                println!("rank refused at new: {error}");
-                return Ok(());
-            }
-        };
-        let (xs, mut ys) = (vec![1.0f32; len], vec![0.0f32; len]);
-        match plan.run(&xs, &mut ys) {
-            Ok(_) if ys.iter().all(|&y| y == count as f32) => println!("rank ran"),
-            Ok(_) => println!("rank ran, and the sums are wrong: {:?}", &ys[..4.min(len)]),
-            Err(error) => println!("rank refused at run: {error}"),
-        }
-        return Ok(());
-    }
-    let mut plan = match Uneven::new(&context, &Rank { id, count, rank }, n, shard) {
-        Ok(plan) => plan,
-        Err(error) => {
-            println!("rank refused at new: {error}");
-            return Ok(());
-        }
-    };
-    match plan.run(len) {
-        Ok(_) => println!("rank ran"),
-        Err(error) => println!("rank refused at run: {error}"),
+        "BySlice" => say(BySlice::new(&context, joined, n), |plan| {
+            let (xs, mut ys) = (vec![1.0f32; len], vec![0.0f32; len]);
+            plan.run(&xs, &mut ys)?;
+            Ok(match ys.iter().all(|&y| y == count as f32) {
+                true => "rank ran".into(),
+                false => format!("rank ran, and the sums are wrong: {:?}", &ys[..4.min(len)]),
+            })
+        }),
+        _ => say(Uneven::new(&context, joined, n, shard), |plan| {
+            plan.run(len).map(|_| "rank ran".into())
+        }),
     }
     Ok(())
+}
+
+/// Says on stdout, for the parent, how far a rank came: refused by `new`,
+/// refused by its run, or what `run` said of the run.
+fn say<P>(made: memplan::Result<P>, run: impl FnOnce(&mut P) -> memplan::Result<String>) {
+    match made.map(|mut plan| run(&mut plan)) {
+        Err(error) => println!("rank refused at new: {error}"),
+        Ok(Err(error)) => println!("rank refused at run: {error}"),
+        Ok(Ok(said)) => println!("{said}"),
+    }
 }

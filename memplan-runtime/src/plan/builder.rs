@@ -10,7 +10,7 @@ use super::fingerprint::Joined;
 use super::info::{BufferKind, Elem, MALFORMED, PlanInfo, Site};
 use super::sizes::Sizes;
 use crate::context::Context;
-use crate::error::{Error, Fault, Location, Result};
+use crate::error::{Fault, Result};
 use crate::host::{HostAlloc, PinnedBuffer};
 use crate::kernel::Dim3;
 use crate::memory::{Element, HostMemory, HostMemoryMut, byte_len};
@@ -203,14 +203,14 @@ impl Builder {
     ) -> Result<Builder> {
         let mut builder = Builder::new(context, info, sizes);
         let Some(site) = info.ranks else {
-            return Err(builder.error(info.site, MALFORMED));
+            return Err(info.error(info.site, MALFORMED));
         };
         if rank.rank >= rank.count {
             let fault = Fault::Element {
                 index: rank.rank,
                 count: rank.count,
             };
-            return Err(builder.error(site, fault));
+            return Err(info.error(site, fault));
         }
         let comm = Communicator::join(context, &rank.id, rank.count, rank.rank)
             .map_err(|e| info.within(site, e))?;
@@ -236,12 +236,12 @@ impl Builder {
             joined: None,
         };
         let Some(gpus) = info.gpus else {
-            return Err(builder.error(info.site, MALFORMED));
+            return Err(info.error(info.site, MALFORMED));
         };
         let declared = builder
             .sizes
             .get(gpus.count)
-            .map_err(|fault| builder.error(gpus.site, fault))?;
+            .map_err(|fault| info.error(gpus.site, fault))?;
         // A count of 0 first: matching contexts would not make it run.
         // Steps name their GPU with a `u16`, so a plan has at most 65535.
         let given = contexts.len();
@@ -251,14 +251,14 @@ impl Builder {
             _ if given > usize::from(u16::MAX) => Fault::Unsupported(TOO_MANY_GPUS),
             _ => return Ok(builder),
         };
-        Err(builder.error(gpus.site, fault))
+        Err(info.error(gpus.site, fault))
     }
 
     /// Allocates pinned host buffer `buffer`, zeroed.
     pub fn pinned<T: Element>(&mut self, buffer: u16) -> Result<PinnedBuffer<T>> {
         let (site, len) = self.declared::<T>(buffer)?;
         let BufferKind::Pinned(flags) = self.info.buffers[usize::from(buffer)].kind else {
-            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+            return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         };
         // Pinned for every GPU of the plan, not only the first.
         let flags = if self.contexts.len() > 1 {
@@ -267,7 +267,7 @@ impl Builder {
             flags
         };
         let mut memory = PinnedBuffer::with_flags(&self.contexts[0], len, flags)
-            .map_err(|e| e.within(self.info.name(), site.0, self.location(site)))?;
+            .map_err(|e| self.info.within(site, e))?;
         let device = memory.device_ptr().map(|ptr| ptr.as_raw());
         self.host[usize::from(buffer)] = Some(HostBuffer {
             host: memory.host_parts_mut().0 as u64,
@@ -281,7 +281,7 @@ impl Builder {
     pub fn pageable<T: Element>(&mut self, buffer: u16) -> Result<Vec<T>> {
         let (site, len) = self.declared::<T>(buffer)?;
         if self.info.buffers[usize::from(buffer)].kind != BufferKind::Pageable {
-            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+            return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         }
         let mut memory = Vec::new();
         // Allocation failure is an error, not an abort.
@@ -290,7 +290,7 @@ impl Builder {
                 len,
                 element_size: size_of::<T>(),
             };
-            return Err(self.error(site, fault));
+            return Err(self.info.error(site, fault));
         }
         memory.resize(len, T::zeroed());
         self.host[usize::from(buffer)] = Some(HostBuffer {
@@ -343,35 +343,22 @@ impl Builder {
     fn declared<T: Element>(&mut self, buffer: u16) -> Result<(Site, usize)> {
         let Some(declaration) = self.info.buffers.get(usize::from(buffer)) else {
             let site = self.info.site;
-            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+            return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         };
         let site = declaration.site;
         let elem = self
             .info
             .elem(buffer)
-            .map_err(|fault| self.error(site, fault))?;
+            .map_err(|fault| self.info.error(site, fault))?;
         if !elem.is::<T>() {
-            return Err(self.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+            return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         }
         let len = self
             .sizes
             .get(declaration.len)
-            .map_err(|fault| self.error(site, fault))?;
-        byte_len::<T>(len).map_err(|fault| self.error(site, fault))?;
+            .map_err(|fault| self.info.error(site, fault))?;
+        byte_len::<T>(len).map_err(|fault| self.info.error(site, fault))?;
         Ok((site, len))
-    }
-
-    pub(crate) fn location(&self, site: Site) -> Location {
-        Location {
-            file: self.info.file,
-            line: site.1,
-            column: site.2,
-        }
-    }
-
-    /// An error of the declaration or op at `site`.
-    pub(crate) fn error(&self, site: Site, fault: Fault) -> Error {
-        Error::new(fault, site.0, self.location(site)).in_plan(self.info.name())
     }
 }
 

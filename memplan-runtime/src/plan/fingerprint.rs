@@ -313,13 +313,10 @@ mod tests {
                             Size("r", &[Input(3)]),
                             Size("shard", &[Input(4)]),
                         ],
-                        kernels: &[],
                         buffers: &[
                             Site("grads", $line, 1).buffer(0, BufferKind::Device),
                             Site("local", $line, 1).buffer(5, BufferKind::Device),
                         ],
-                        streams: &[],
-                        events: &[],
                         ops: &[
                             Site("fill local", $line, 1).on(0, Op::Fill(Place::Whole(1))),
                             Site("all_reduce", $line, 1).on(
@@ -342,10 +339,8 @@ mod tests {
                             ),
                         ],
                         loops: &[Site("for c", $line, 1).repeat(3, 5, 1, 2)],
-                        run_inputs: &[],
-                        per_run: &[],
-                        gpus: None,
                         ranks: Some(Site("world", $line, 1)),
+                        ..Plan::EMPTY
                     },
                 }
             };

@@ -73,50 +73,22 @@ impl Runner {
             given: &given,
         };
         let steps = Steps::new(inputs);
-        let mut runner = Runner {
+        let agree_each_run = agree_at_new(&made, &sizes, steps.is_ok())?;
+        Ok(Runner {
             info,
             scratch: vec![0; usize::from(made.scratch_buffers)],
             params: vec![0; usize::from(made.caller_slices)],
             made,
             sizes,
             given,
-            steps: Steps::empty(),
-            agree_each_run: None,
+            steps: steps?,
+            agree_each_run,
             timer: Timer::default(),
             instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
             in_flight: Cell::new(false),
             deferred: RefCell::new(None),
             started: Instant::now(),
-        };
-        runner.agree_at_new(steps.is_ok())?;
-        runner.steps = steps?;
-        Ok(runner)
-    }
-
-    /// For one rank of a job, once its plan is made (or failed to be):
-    /// agrees with the other ranks on the plan, the sizes its collectives
-    /// depend on and whether every rank made it, before any collective
-    /// (see [`super::fingerprint`]); and notes what each run agrees on.
-    fn agree_at_new(&mut self, ready: bool) -> Result<()> {
-        let info = self.info;
-        let (Some(site), [comm]) = (info.ranks, &self.made.comms[..]) else {
-            return Ok(());
-        };
-        let plan = super::fingerprint::fingerprint(info);
-        // A `run` size and a caller slice's length are each run's: the ranks
-        // agree on them when the run gives them.
-        let (at_new, at_run): (Vec<u16>, Vec<u16>) = super::fingerprint::collective_inputs(info)
-            .into_iter()
-            .partition(|&input| self.sizes.given_at_new(input));
-        super::fingerprint::agree(comm, plan, &self.sizes.inputs_of(&at_new), ready)
-            .map_err(|e| self.info.within(site, e))?;
-        // Runs that can differ (sizes, values or slices a run gives) may
-        // fail on one rank alone: every run first agrees that all are ready.
-        let runs_differ = !info.run_inputs.is_empty() || !info.per_run.is_empty();
-        if runs_differ || self.has_caller_slices() {
-            self.agree_each_run = Some((plan, at_run));
-        }
-        Ok(())
+        })
     }
 
     /// Takes what this run gives: its sizes and its values.
@@ -568,4 +540,28 @@ fn queue_group(steps: &[Resolved], first: usize, on: &Resources, timer: &mut Tim
     // not stay on this thread.
     let marked = timer.end_group(&timed, queued.is_ok()).at_op(last_op);
     queued.and(marked)
+}
+
+/// For one rank of a job, once its plan is made (or failed to be, `ready`
+/// false): agrees with the other ranks on the plan, the sizes its
+/// collectives depend on and whether every rank made it, before any
+/// collective (see [`super::fingerprint`]); returns what each run agrees
+/// on, for a plan whose runs can differ from rank to rank.
+fn agree_at_new(made: &Made, sizes: &Sizes, ready: bool) -> Result<Option<(u64, Vec<u16>)>> {
+    let info = made.info;
+    let (Some(site), [comm]) = (info.ranks, &made.comms[..]) else {
+        return Ok(None);
+    };
+    let plan = super::fingerprint::fingerprint(info);
+    // A `run` size and a caller slice's length are each run's: the ranks
+    // agree on them when the run gives them.
+    let (at_new, at_run): (Vec<u16>, Vec<u16>) = super::fingerprint::collective_inputs(info)
+        .into_iter()
+        .partition(|&input| sizes.given_at_new(input));
+    super::fingerprint::agree(comm, plan, &sizes.inputs_of(&at_new), ready)
+        .map_err(|e| info.within(site, e))?;
+    // Runs that can differ (sizes, values or slices a run gives) may fail on
+    // one rank alone: every run first agrees that all are ready.
+    let runs_differ = !info.run_inputs.is_empty() || !info.per_run.is_empty();
+    Ok((runs_differ || made.caller_slices > 0).then_some((plan, at_run)))
 }

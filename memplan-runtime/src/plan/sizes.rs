@@ -240,16 +240,7 @@ mod tests {
                 Size("n / (m - m)", &[Input(0), Input(1), Input(1), Sub, Div]),
                 Size("broken", &[Add]),
             ],
-            kernels: &[],
-            buffers: &[],
-            streams: &[],
-            events: &[],
-            ops: &[],
-            loops: &[],
-            run_inputs: &[],
-            per_run: &[],
-            gpus: None,
-            ranks: None,
+            ..Plan::EMPTY
         },
     };
 

@@ -53,16 +53,6 @@ pub(crate) struct Steps {
 }
 
 impl Steps {
-    /// No steps yet.
-    pub fn empty() -> Steps {
-        Steps {
-            list: Vec::new(),
-            dynamic: Vec::new(),
-            unroll_each_run: false,
-            scratch_gpus: Vec::new(),
-        }
-    }
-
     /// The steps of the plan `inputs` made: all of them, or, where a loop
     /// reads what each run gives, none until the first run.
     pub fn new(inputs: Inputs<'_>) -> Result<Steps> {

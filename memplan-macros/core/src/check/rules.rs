@@ -69,7 +69,7 @@ pub const RULES: &[Rule] = &[
         name: "kernel_declarations",
         refuses: "a kernel declaration that disagrees with the C++",
         because: "name, count, pointer or value, element type, width, signedness, a class's name and layout, each pointer's contract (access and extent); `unsafe kernel` for modules of unknown origin and pointers without a contract",
-        says: &["than in the C++", "in the C++"],
+        says: &["in the C++"],
         case: "signature_element_type.rs",
         enforced: Enforced::Declaration,
     },

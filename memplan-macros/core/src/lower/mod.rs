@@ -12,6 +12,7 @@ mod diagram;
 mod given;
 mod info;
 mod kernels;
+mod limits;
 mod methods;
 mod model;
 mod names;
@@ -47,7 +48,7 @@ struct Description<'a> {
 }
 
 fn describe<'a>(plan: &Plan, arena: &'a Bump) -> syn::Result<Description<'a>> {
-    model::check_limits(plan)?;
+    limits::check(plan)?;
     let sizes = sizes::Sizes::intern(plan)?;
     let givens = given::collect(plan, &sizes)?;
     Ok(Description {
@@ -175,7 +176,7 @@ mod tests {
         lower(&quote!(::memplan), &plan, &analysis, bodies).to_string()
     }
 
-    const PLAN: &str = "plan P(n: usize, k: usize) {
+    pub(super) const PLAN: &str = "plan P(n: usize, k: usize) {
         host a: [f32; n] pinned(mapped, portable);
         device d: [f32; n];
         stream s;

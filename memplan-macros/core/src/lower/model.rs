@@ -5,6 +5,7 @@
 
 use super::diagram::buffer_kind;
 use super::given::Givens;
+use super::limits::{MOST, too_many};
 use super::sizes::{Sizes, counted};
 use crate::ir::{self, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, Placement, Plan};
 use crate::syntax::{CollectiveWord, SliceAccess};
@@ -14,10 +15,6 @@ use memplan_model as model;
 use memplan_model::{Arg, CollectiveKind, Dims, HostAlloc, Op, Place, ReduceOp, Shared, Site};
 use proc_macro2::Span;
 use syn::RangeLimits;
-
-/// The most declarations, ops, arguments or inputs of one kind a plan may
-/// have: the model numbers them with `u16`s.
-const MOST: usize = u16::MAX as usize;
 
 /// `plan`'s model, with its sizes numbered by `sizes` and the values
 /// `givens` lists left to `new` and the runs.
@@ -100,39 +97,6 @@ pub fn map<'a>(
         gpus,
         ranks,
     })
-}
-
-/// An error for a plan with more declarations or ops of one kind than
-/// the model can number.
-pub fn check_limits(plan: &Plan) -> syn::Result<()> {
-    let counts = [
-        (plan.ops.len(), "operations"),
-        (plan.buffers.len(), "buffers"),
-        (plan.kernels.len(), "kernels"),
-        (plan.streams.len(), "streams"),
-        (plan.events.len(), "events"),
-    ];
-    if let Some((_, what)) = counts.iter().find(|(count, _)| *count > MOST) {
-        return Err(too_many(plan, what));
-    }
-    let longest_launch = plan.ops.iter().map(|op| match &op.kind {
-        OpKind::Launch(launch) => launch.args.len(),
-        _ => 0,
-    });
-    if longest_launch.max().unwrap_or(0) > MOST {
-        return Err(too_many(plan, "arguments in one launch"));
-    }
-    Ok(())
-}
-
-fn too_many(plan: &Plan, what: &str) -> syn::Error {
-    syn::Error::new(
-        plan.name.span(),
-        format!(
-            "plan `{}` has more {what} than the {MOST} one plan may have\n\nhelp: split it into several plans",
-            plan.name
-        ),
-    )
 }
 
 /// The IR of one plan, and where its model's lists live.
@@ -395,22 +359,14 @@ mod tests {
     use crate::errors::Errors;
     use memplan_model::{Arg::*, Place::*, Term::*};
 
+    use super::super::tests::{PLAN, checked};
+
     /// `text`'s one plan, lowered to its model; `then` looks at it.
     fn model_of(text: &str, then: impl FnOnce(&model::Plan<'_>)) {
-        let (plan, _) = super::super::tests::checked(text);
-        let sizes = Sizes::intern(&plan).unwrap();
-        let givens = super::super::given::collect(&plan, &sizes).unwrap();
+        let (plan, _) = checked(text);
         let arena = Bump::new();
-        then(&map(&plan, &sizes, &givens, &arena).unwrap());
+        then(&super::super::describe(&plan, &arena).unwrap().model);
     }
-
-    const PLAN: &str = "plan P(n: usize, k: usize) {
-        host a: [f32; n] pinned(mapped, portable);
-        device d: [f32; n];
-        stream s;
-        copy a[k..k + 1] -> d[..=0];
-        on s { copy d[..1] -> a[..1]; }
-    }";
 
     #[test]
     fn ops_name_their_sizes_by_number() {

@@ -12,6 +12,7 @@
 //! lengths of caller slices declared without one, which each run measures,
 //! then the `run` sizes, then the loops' variables.
 
+use super::limits::{MOST, too_many};
 use crate::ir::{Arg, LaunchExtent, OpKind, Place, Placement, Plan};
 use crate::sym;
 use crate::text::text;
@@ -20,10 +21,6 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::HashMap;
 use syn::{BinOp, Expr, Lit, RangeLimits};
-
-/// The most distinct sizes a plan may have: the model numbers them with
-/// `u16`s.
-const MOST: usize = u16::MAX as usize;
 
 /// A size input, by what it is (inputs are numbered once all are known).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -135,13 +132,8 @@ impl<'p> Sizes<'p> {
             }
         }
         if sizes.programs.len() > MOST {
-            return Err(syn::Error::new(
-                plan.name.span(),
-                format!(
-                    "plan `{}` has more distinct sizes (lengths, range bounds, launch dimensions) than the {MOST} one plan may have\n\nhelp: split it into several plans",
-                    plan.name
-                ),
-            ));
+            let what = "distinct sizes (lengths, range bounds, launch dimensions)";
+            return Err(too_many(plan, what));
         }
         Ok(sizes)
     }

@@ -174,6 +174,7 @@ impl Resolver<'_> {
             stream,
         })
     }
+
     /// An extent computed from the integer arguments of launch `index` as
     /// the kernel receives them, a negative one counting as 0.
     /// The extent of `param`, computed from the values launch `index`'s
@@ -218,6 +219,7 @@ impl Resolver<'_> {
             problem,
         })
     }
+
     /// The value `new` gave for argument `position` of launch `index`.
     fn value(&self, index: usize, position: usize) -> Result<&Value, Fault> {
         self.given
@@ -227,6 +229,7 @@ impl Resolver<'_> {
             .map(|given| &given.value)
             .ok_or(MALFORMED)
     }
+
     fn dims(&mut self, index: usize, dims: Dims, which: Which) -> Result<Dim3, Fault> {
         let what = match which {
             Which::Grid => "grid",

@@ -272,6 +272,7 @@ impl Resolver<'_> {
             src_page_locked: from.placed.page_locked,
         })
     }
+
     fn fill(
         &mut self,
         index: usize,
@@ -319,6 +320,7 @@ impl Resolver<'_> {
             stream,
         })
     }
+
     /// Range `place` of its buffer, on `side`.
     fn span(&mut self, place: Place, side: Side) -> Result<Span, Fault> {
         let index = usize::from(place.buffer());
@@ -396,6 +398,7 @@ impl Resolver<'_> {
             gpu,
         })
     }
+
     fn same_elements(&self, a: &Span, b: &Span) -> Result<(), Fault> {
         if self
             .info
@@ -409,6 +412,7 @@ impl Resolver<'_> {
             ))
         }
     }
+
     fn is_host(&self, buffer: u16) -> Result<bool, Fault> {
         let buffer = self
             .info
@@ -420,6 +424,7 @@ impl Resolver<'_> {
             BufferKind::Pageable | BufferKind::Pinned(_) | BufferKind::Param { .. }
         ))
     }
+
     /// The plan's event that declaration `event` stands for here.
     fn event(&mut self, event: u16) -> Result<u16, Fault> {
         let array = self
@@ -431,6 +436,7 @@ impl Resolver<'_> {
         let first = *self.events.get(usize::from(event)).ok_or(MALFORMED)?;
         self.member(first, array)
     }
+
     /// The plan's stream that declaration `stream` stands for here.
     fn stream(&mut self, stream: u16) -> Result<u16, Fault> {
         let array = self
@@ -442,6 +448,7 @@ impl Resolver<'_> {
         let first = *self.streams.get(usize::from(stream)).ok_or(MALFORMED)?;
         self.member(first, array)
     }
+
     /// The declaration's stream or event that starts at `first` (`array`:
     /// its set), at the element the loop is at.
     fn member(&mut self, first: u16, array: Option<Array>) -> Result<u16, Fault> {
@@ -451,6 +458,7 @@ impl Resolver<'_> {
         };
         u16::try_from(usize::from(first) + element).map_err(|_| MALFORMED)
     }
+
     /// Which element of a set the loop is at: its index, checked against
     /// the set's size.
     fn element(&mut self, array: Array) -> Result<usize, Fault> {
@@ -461,6 +469,7 @@ impl Resolver<'_> {
             Err(Fault::Element { index, count })
         }
     }
+
     /// The slot and size of stream-ordered buffer `buffer`.
     fn scratch(&mut self, buffer: u16) -> Result<(u16, usize), Fault> {
         let placed = *self.placed.get(usize::from(buffer)).ok_or(MALFORMED)?;

@@ -81,6 +81,7 @@ impl Builder<'_> {
             per_run: param.run.is_some(),
         });
     }
+
     pub(super) fn declaration(&mut self, item: &ItemDef) {
         match item {
             ItemDef::Kernel(kernel) => self.kernel(kernel),
@@ -140,6 +141,7 @@ impl Builder<'_> {
             | ItemDef::Loop(_) => {}
         }
     }
+
     pub(super) fn kernel(&mut self, kernel: &syntax::KernelDecl) {
         let path_text = text(&kernel.module);
         let module = match self.plan.modules.iter().position(|m| text(m) == path_text) {
@@ -184,6 +186,7 @@ impl Builder<'_> {
         self.plan.kernels.push(kernel_ir);
         self.declare(&kernel.name, Name::Kernel(id));
     }
+
     pub(super) fn buffer(&mut self, def: &syntax::BufferDef, kind: BufferKind) -> BufferId {
         for expr in std::iter::once(&def.len).chain(&def.count) {
             if let Some(slice) = self.measured_in(expr) {
@@ -246,6 +249,7 @@ impl Builder<'_> {
         self.declare(&def.name, Name::Buffer(id));
         id
     }
+
     /// A set's count, read as a size (which `new` computes).
     pub(super) fn array(&mut self, count: &Option<Expr>) -> Option<Array> {
         let count = count.as_ref()?;
@@ -255,6 +259,7 @@ impl Builder<'_> {
             index: None,
         })
     }
+
     /// `size` read as a size that `new` fixes, for `what`; refused (and
     /// `None`) where a run gives or measures it.
     pub(super) fn fixed_at_new(&mut self, size: &Expr, what: FixedAtNew) -> Option<Sym> {
@@ -273,6 +278,7 @@ impl Builder<'_> {
         let value = self.read(size).value;
         fixed.then_some(value)
     }
+
     /// A size and the facts its computation guarantees; 0 (and an error)
     /// if the expression is not one.
     pub(super) fn read(&mut self, expr: &Expr) -> Reading {

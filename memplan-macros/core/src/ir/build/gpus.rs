@@ -101,6 +101,7 @@ impl Builder<'_> {
             }
         }
     }
+
     /// `ranks world;`: at most one, and not in a plan that declares `gpus`
     /// (whose collectives span its own GPUs).
     pub(super) fn ranks(&mut self, decl: &syntax::RanksDecl) {
@@ -134,6 +135,7 @@ impl Builder<'_> {
             span,
         });
     }
+
     /// The GPU of device buffer or stream `name` (a set if `array`), as
     /// `def` places it; every one must be placed in a plan on several
     /// GPUs (`device`: whether it is device memory, which alone is on a

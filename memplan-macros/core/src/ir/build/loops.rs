@@ -158,6 +158,7 @@ impl Builder<'_> {
             span: def.span(),
         });
     }
+
     /// An event recorded or waited for in the loop is the loop's own: a
     /// `wait` after the loop would wait for its last iteration only, and
     /// one in it for the iteration before, which the checks do not model.
@@ -181,6 +182,7 @@ impl Builder<'_> {
             }
         }
     }
+
     /// Checks a use of declaration `name` (a set of several if `array`)
     /// with `index`, and notes the index the loop uses; false (with an
     /// error) if the use is wrong.
@@ -262,6 +264,7 @@ impl Builder<'_> {
             }
         }
     }
+
     /// `e` or `e[index]` of a set of events.
     pub(super) fn event_element(&mut self, event: &Ident, index: &Option<Expr>) -> Option<EventId> {
         let id = self.event(event)?;
@@ -270,6 +273,7 @@ impl Builder<'_> {
         self.plan.event_arrays[id] = array;
         used.then_some(id)
     }
+
     /// A place's index and range with the loop's named ranges put in:
     /// `a[r]` of a buffer that is not a set, `ring[c % r][r]` of one.
     pub(super) fn named_range(
@@ -299,6 +303,7 @@ impl Builder<'_> {
         }
         Some((index, range))
     }
+
     /// The first `xs.len()` in `expr` of a caller's slice declared without
     /// a length: a length each run measures.
     pub(super) fn measured_in(&self, expr: &Expr) -> Option<Expr> {
@@ -330,6 +335,7 @@ impl Builder<'_> {
         find.visit_expr(expr);
         find.found
     }
+
     /// `expr` with each `r.len()` of a named range `r` written out as
     /// `(end - start)`.
     pub(super) fn with_ranges(&self, expr: &Expr) -> Expr {

@@ -96,6 +96,7 @@ impl Builder<'_> {
         }
         self.names.insert(key, (name, ident.span()));
     }
+
     pub(super) fn reserve(&self, ident: &Ident) {
         if ident.to_string().starts_with(RESERVED_PREFIX) {
             self.errors.at(
@@ -105,6 +106,7 @@ impl Builder<'_> {
             );
         }
     }
+
     /// What `ident` names; an error if nothing, with the declaration of
     /// the kind wanted here whose name is closest, or one to write.
     pub(super) fn lookup(&self, ident: &Ident, wanted: Wanted) -> Option<Name> {
@@ -130,6 +132,7 @@ impl Builder<'_> {
         );
         None
     }
+
     /// A declaration of `ident` as the kind wanted, in the plan's own terms.
     pub(super) fn declaration_of(&self, ident: &Ident, wanted: Wanted) -> String {
         let size = self
@@ -147,6 +150,7 @@ impl Builder<'_> {
             }
         }
     }
+
     pub(super) fn wrong_kind<T>(&self, ident: &Ident, found: Name, expected: &str) -> Option<T> {
         self.errors.at(
             ident.span(),
@@ -158,18 +162,21 @@ impl Builder<'_> {
         );
         None
     }
+
     pub(super) fn buffer_named(&self, ident: &Ident) -> Option<BufferId> {
         match self.lookup(ident, Wanted::Buffer)? {
             Name::Buffer(id) => Some(id),
             other => self.wrong_kind(ident, other, "a buffer"),
         }
     }
+
     pub(super) fn stream(&self, ident: &Ident) -> Option<StreamId> {
         match self.lookup(ident, Wanted::Stream)? {
             Name::Stream(id) => Some(id),
             other => self.wrong_kind(ident, other, "a stream"),
         }
     }
+
     pub(super) fn event(&self, ident: &Ident) -> Option<EventId> {
         match self.lookup(ident, Wanted::Event)? {
             Name::Event(id) => Some(id),

@@ -25,6 +25,7 @@ impl Builder<'_> {
             }
         }
     }
+
     pub(super) fn op(&mut self, def: &OpDef, lane: Lane) {
         if let Some(mut kind) = self.op_kind(def, lane) {
             match &mut kind {
@@ -53,6 +54,7 @@ impl Builder<'_> {
             });
         }
     }
+
     /// The op's meaning, or `None` (with an error) if it has none here.
     pub(super) fn op_kind(&mut self, def: &OpDef, lane: Lane) -> Option<OpKind> {
         let span = def.span();
@@ -200,6 +202,7 @@ impl Builder<'_> {
             }
         })
     }
+
     pub(super) fn launch(&mut self, launch: &syntax::LaunchDef) -> Option<Launch> {
         let kernel = match self.lookup(&launch.kernel, Wanted::Kernel)? {
             Name::Kernel(id) => id,
@@ -227,6 +230,7 @@ impl Builder<'_> {
             bound,
         })
     }
+
     /// The extents of a launch's buffer arguments in the plan's sizes, and
     /// the sizes its values that extents name stand for (see `extent.rs`).
     /// With the wrong number of arguments (an error of its own) there are
@@ -286,6 +290,7 @@ impl Builder<'_> {
         }
         (extents, bound)
     }
+
     /// `da` or `da[0..n]`, when `da` names a buffer: the argument is that
     /// buffer (`ring[c % r]`, `ring[c % r][..len]` of a set of buffers).
     /// Anything else is a value.
@@ -331,6 +336,7 @@ impl Builder<'_> {
         }
         Some(place)
     }
+
     pub(super) fn place(&mut self, place: &syntax::Place) -> Option<Place> {
         let buffer = self.buffer_named(&place.name)?;
         let (index, mut range) = self.named_range(place, buffer)?;

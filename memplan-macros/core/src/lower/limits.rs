@@ -1,0 +1,41 @@
+//! What the model can number: it names declarations, ops, arguments,
+//! inputs and sizes with `u16`s, so a plan of more of one kind is refused,
+//! at its name, before anything is numbered wrong.
+
+use crate::ir::{OpKind, Plan};
+
+/// The most of one kind a plan may have.
+pub const MOST: usize = u16::MAX as usize;
+
+/// An error for a plan with more declarations or ops of one kind than
+/// the model can number.
+pub fn check(plan: &Plan) -> syn::Result<()> {
+    let counts = [
+        (plan.ops.len(), "operations"),
+        (plan.buffers.len(), "buffers"),
+        (plan.kernels.len(), "kernels"),
+        (plan.streams.len(), "streams"),
+        (plan.events.len(), "events"),
+    ];
+    if let Some((_, what)) = counts.iter().find(|(count, _)| *count > MOST) {
+        return Err(too_many(plan, what));
+    }
+    let longest_launch = plan.ops.iter().map(|op| match &op.kind {
+        OpKind::Launch(launch) => launch.args.len(),
+        _ => 0,
+    });
+    if longest_launch.max().unwrap_or(0) > MOST {
+        return Err(too_many(plan, "arguments in one launch"));
+    }
+    Ok(())
+}
+
+pub fn too_many(plan: &Plan, what: &str) -> syn::Error {
+    syn::Error::new(
+        plan.name.span(),
+        format!(
+            "plan `{}` has more {what} than the {MOST} one plan may have\n\nhelp: split it into several plans",
+            plan.name
+        ),
+    )
+}
