@@ -126,6 +126,7 @@ pub use cust::sys;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__plan_methods as plan_methods;
+    pub use crate::__plan_views as plan_views;
     pub use crate::declaration::{
         Access, Declared, DeclaredParam, Message, RustScalar, RustType, check_kernel,
         kernel_symbol, promise_kernel_matches,

@@ -30,14 +30,6 @@ const _: () = {
         ::core::result::Result::Ok(_) => (),
         ::core::result::Result::Err(message) => ::core::panic!("{}", message.as_str()),
     };
-    #[doc = "The host buffers of `AddOne`, borrowed to read; from `AddOne::host`."]
-    pub struct AddOneHost<'p> {
-        pub data: &'p [f32],
-    }
-    #[doc = "The host buffers of `AddOne`, borrowed to write; from `AddOne::host_mut`."]
-    pub struct AddOneHostMut<'p> {
-        pub data: &'p mut [f32],
-    }
     pub struct __MemplanState {
         data: __memplan::PinnedBuffer<f32>,
     }
@@ -106,17 +98,5 @@ const _: () = {
             "flowchart TB\n  subgraph lane1[\"stream work\"]\n    op0[\"copy data -> on_gpu\"]\n    op1[\"launch process_data\"]\n    op2[\"copy on_gpu -> data\"]\n    op0 --> op1\n    op1 --> op2\n  end\n",
         );
     }
-    impl __memplan::Plan for AddOne {
-        type Host<'p> = AddOneHost<'p>;
-        type HostMut<'p> = AddOneHostMut<'p>;
-        type State = __MemplanState;
-        fn host(state: &__MemplanState) -> AddOneHost<'_> {
-            AddOneHost { data: &state.data }
-        }
-        fn host_mut(state: &mut __MemplanState) -> AddOneHostMut<'_> {
-            AddOneHostMut {
-                data: &mut state.data,
-            }
-        }
-    }
+    __memplan :: plan_views ! (AddOne , __MemplanState , AddOneHost , AddOneHostMut , [data : f32]);
 };

@@ -24,6 +24,7 @@ mod sizes;
 mod slices;
 mod step;
 mod steps;
+mod views;
 
 pub use builder::{Builder, RunGiven};
 pub use engine::Engine;

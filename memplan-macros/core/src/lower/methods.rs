@@ -3,7 +3,7 @@
 //! engine, and the `Plan` impl with the host views and host steps.
 
 use super::given::Given;
-use super::names::{host_views, info, local, number, private, state};
+use super::names::{host_step, host_views, info, local, number, private, state};
 use super::sizes::is_blocks;
 use super::{Bodies, diagram};
 use crate::ir::{BufferKind, OpKind, ParamKind, Plan};
@@ -301,97 +301,42 @@ fn given_call(receiver: &syn::Ident, given: &Given) -> TokenStream {
     }
 }
 
-/// The two view structs of the host buffers.
-pub fn host_view_types(plan: &Plan) -> TokenStream {
-    let (view, view_mut) = host_views(plan);
-    let name = &plan.name;
-    let fields: Vec<_> = host_buffers(plan)
-        .map(|(_, b)| (&b.name, &b.elem))
-        .collect();
-    let read = fields
-        .iter()
-        .map(|(name, elem)| quote!(pub #name: &'p [#elem]));
-    let write = fields
-        .iter()
-        .map(|(name, elem)| quote!(pub #name: &'p mut [#elem]));
-    let (doc, doc_mut) = (
-        format!("The host buffers of `{name}`, borrowed to read; from `{name}::host`."),
-        format!("The host buffers of `{name}`, borrowed to write; from `{name}::host_mut`."),
-    );
-    // A view without buffers still needs its lifetime.
-    let (marker, marker_mut) = match fields.is_empty() {
-        true => (
-            Some(quote!(__memplan_plan: ::core::marker::PhantomData<&'p ()>,)),
-            Some(quote!(__memplan_plan: ::core::marker::PhantomData<&'p mut ()>,)),
-        ),
-        false => (None, None),
-    };
-    quote! {
-        #[doc = #doc]
-        pub struct #view<'p> {
-            #(#read,)*
-            #marker
-        }
-
-        #[doc = #doc_mut]
-        pub struct #view_mut<'p> {
-            #(#write,)*
-            #marker_mut
-        }
-    }
-}
-
-/// `impl memplan::Plan`: the host views, and the host steps.
-pub fn plan_impl(plan: &Plan, bodies: Bodies) -> TokenStream {
+/// The host views and `impl memplan::Plan`, by the runtime's
+/// `plan_views!`: the views' types, and the host steps.
+pub fn views(plan: &Plan, bodies: Bodies) -> TokenStream {
     let name = &plan.name;
     let (view, view_mut) = host_views(plan);
-    let state = state();
-    let this = local("state");
-    let fields: Vec<_> = host_buffers(plan).map(|(_, b)| &b.name).collect();
-    let marker = fields
-        .is_empty()
-        .then(|| quote!(__memplan_plan: ::core::marker::PhantomData));
-    let (host, host_mut) = match bodies {
-        Bodies::Ops => (
-            quote!(#view { #(#fields: &#this.#fields,)* #marker }),
-            quote!(#view_mut { #(#fields: &mut #this.#fields,)* #marker }),
-        ),
+    let fields = host_buffers(plan).map(|(_, b)| {
+        let (field, elem) = (&b.name, &b.elem);
+        quote!(#field: #elem)
+    });
+    match bodies {
+        Bodies::Ops => {
+            let state = state();
+            // The steps' code is written out here, before the views: so
+            // rustc reports its errors in the order the plan's code reads.
+            let (steps, named) = match plan.has_host_steps() {
+                true => (Some(host_steps(plan)), Some({
+                    let host_step = host_step();
+                    quote!(, #host_step)
+                })),
+                false => (None, None),
+            };
+            quote! {
+                #steps
+                __memplan::plan_views!(#name, #state, #view, #view_mut, [#(#fields),*] #named);
+            }
+        }
         Bodies::Placeholder => {
-            let unreachable = quote!(::core::unreachable!("memplan: this plan has errors"));
-            (unreachable.clone(), unreachable)
-        }
-    };
-    let state_type = match bodies {
-        Bodies::Ops => quote!(#state),
-        Bodies::Placeholder => quote!(()),
-    };
-    let steps = match bodies {
-        Bodies::Ops if plan.has_host_steps() => host_steps(plan),
-        _ => TokenStream::new(),
-    };
-    quote! {
-        impl __memplan::Plan for #name {
-            type Host<'p> = #view<'p>;
-            type HostMut<'p> = #view_mut<'p>;
-            type State = #state_type;
-
-            fn host(#this: &#state_type) -> #view<'_> {
-                #host
-            }
-
-            fn host_mut(#this: &mut #state_type) -> #view_mut<'_> {
-                #host_mut
-            }
-
-            #steps
+            quote!(__memplan::plan_views!(placeholder #name, #view, #view_mut, [#(#fields),*]);)
         }
     }
 }
 
-/// `host_step`: each host step's code, as a closure over the buffers it
+/// `__memplan_host_step`: each host step's code, as a closure over the buffers it
 /// lists, with the plan's sizes and values in scope and nothing else.
 fn host_steps(plan: &Plan) -> TokenStream {
-    let (state, private) = (state(), private());
+    let (state, private, host_step) = (state(), private(), host_step());
     let (this, step, slices, closure) = (
         local("state"),
         local("step"),
@@ -451,7 +396,7 @@ fn host_steps(plan: &Plan) -> TokenStream {
         })
     });
     quote! {
-        fn host_step(
+        fn #host_step(
             #this: &mut #state,
             #step: u16,
             #slices: &mut [#private::Slice<'_>],

@@ -73,7 +73,7 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
         "\n\n# Plan\n\n```text\n{}```\n\n`{name}::DIAGRAM` holds it as a Mermaid flowchart.",
         diagram::summary(plan)
     );
-    let views = methods::host_view_types(plan);
+    let views = methods::views(plan, bodies);
     let (inputs, given, run_given) = match &description {
         Some(description) => (
             &description.inputs[..],
@@ -83,7 +83,6 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
         None => (&[][..], &[][..], &[][..]),
     };
     let impl_block = methods::impl_block(plan, inputs, given, run_given, bodies);
-    let plan_impl = methods::plan_impl(plan, bodies);
     let private = names::private();
     let data = description.as_ref().map(|description| {
         let (state, info, value) = (
@@ -106,10 +105,9 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
             const _: () = {
                 use #krate::__private as #private;
                 #kernel_checks
-                #views
                 #data
                 #impl_block
-                #plan_impl
+                #views
             };
 
             #warnings

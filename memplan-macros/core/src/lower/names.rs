@@ -28,6 +28,12 @@ pub fn state() -> Ident {
     Ident::new("__MemplanState", Span::call_site())
 }
 
+/// The function that runs the plan's host steps, inside its `const _`
+/// block, beside the `impl memplan::Plan` that calls it.
+pub fn host_step() -> Ident {
+    Ident::new("__memplan_host_step", Span::call_site())
+}
+
 /// The plan's static description, inside its `const _` block.
 pub fn info() -> Ident {
     Ident::new("__MEMPLAN_PLAN", Span::call_site())
