@@ -30,9 +30,6 @@ const _: () = {
         ::core::result::Result::Ok(_) => (),
         ::core::result::Result::Err(message) => ::core::panic!("{}", message.as_str()),
     };
-    pub struct __MemplanState {
-        data: __memplan::PinnedBuffer<f32>,
-    }
     static __MEMPLAN_PLAN: __memplan::PlanInfo = __memplan::PlanInfo {
         model: {
             use __memplan::model::{Arg::*, BufferKind::*, Dims::*, Op::*, Place::*, Term::*, *};
@@ -78,6 +75,9 @@ const _: () = {
             ],
         )],
     };
+    pub struct __MemplanState {
+        data: __memplan::PinnedBuffer<f32>,
+    }
     impl AddOne {
         #[doc = r" Makes the plan's memory, kernels, streams and events, and checks its sizes."]
         pub fn new(context: &__memplan::Context, n: usize) -> __memplan::Result<Self> {

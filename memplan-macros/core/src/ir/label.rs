@@ -1,5 +1,7 @@
-//! Ops as text, for error messages, reports and diagrams: `copy a[0..n/2] -> da`.
+//! Ops and buffers as text, for error messages, reports and diagrams:
+//! `copy a[0..n/2] -> da`, `[f32; n] pinned(mapped)`.
 
+use super::BufferKind;
 use crate::syntax::{OpDef, Place, SliceAccess};
 use crate::text::text as tokens;
 
@@ -75,6 +77,41 @@ pub fn indexed(index: &Option<syn::Expr>) -> String {
         .as_ref()
         .map(|index| format!("[{}]", tokens(index)))
         .unwrap_or_default()
+}
+
+/// A buffer's type as declared: `[f32; n] pinned(mapped)`, `&mut [f32; n]`.
+pub fn declared(elem: &syn::Type, len: Option<&syn::Expr>, kind: BufferKind) -> String {
+    let elem = tokens(elem);
+    let len = len.map_or_else(|| "..".to_owned(), tokens);
+    let kind = match kind {
+        BufferKind::Host(kind) if kind.pageable => "pageable".to_owned(),
+        BufferKind::Host(kind) => {
+            let flags: Vec<&str> = [
+                (kind.mapped, "mapped"),
+                (kind.write_combined, "write_combined"),
+                (kind.portable, "portable"),
+            ]
+            .into_iter()
+            .filter_map(|(set, name)| set.then_some(name))
+            .collect();
+            if flags.is_empty() {
+                "pinned".to_owned()
+            } else {
+                format!("pinned({})", flags.join(", "))
+            }
+        }
+        BufferKind::Param {
+            mutable,
+            registered,
+        } => {
+            let borrow = if mutable { "&mut " } else { "&" };
+            let registered = if registered { " registered" } else { "" };
+            return format!("{borrow}[{elem}; {len}]{registered}");
+        }
+        BufferKind::Device => "device".to_owned(),
+        BufferKind::StreamOrdered { .. } => "stream-ordered".to_owned(),
+    };
+    format!("[{elem}; {len}] {kind}")
 }
 
 #[cfg(test)]

@@ -230,6 +230,8 @@ pub struct Buffer {
     /// The length as written; `None` for a caller slice without one.
     pub len_expr: Option<Expr>,
     pub kind: BufferKind,
+    /// Its type as declared, `[f32; n] pinned(mapped)`, for people.
+    pub declared: String,
     /// A set of buffers of `len` elements each (a ring).
     pub array: Option<Array>,
     /// The GPU of device memory, in a plan that declares `gpus`.

@@ -5,24 +5,40 @@ use crate::ir::{Array, BufferKind, Lane, OpKind, ParamKind, Plan};
 use crate::text::text;
 use std::fmt::Write as _;
 
+/// The plan for people: its summary in the type's docs and `SUMMARY`, its
+/// flowchart in `DIAGRAM`.
+pub struct Overview {
+    pub summary: String,
+    pub mermaid: String,
+}
+
+/// `plan`'s overview.
+pub fn overview(plan: &Plan) -> Overview {
+    Overview {
+        summary: summary(plan),
+        mermaid: mermaid(plan),
+    }
+}
+
 /// The signature, the buffers, then every op with its lane.
-pub fn summary(plan: &Plan) -> String {
+fn summary(plan: &Plan) -> String {
     let params: Vec<String> = plan
         .params
         .iter()
         .map(|param| match &param.kind {
             ParamKind::Size => format!("{}: usize", param.name),
             ParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
-            ParamKind::Slice(buffer) => format!("{}: {}", param.name, buffer_kind(plan, *buffer)),
+            ParamKind::Slice(buffer) => {
+                format!("{}: {}", param.name, plan.buffers[*buffer].declared)
+            }
         })
         .collect();
     let mut out = format!("plan {}({})\n", plan.name, params.join(", "));
     let owned: Vec<String> = plan
         .buffers
         .iter()
-        .enumerate()
-        .filter(|(_, b)| !matches!(b.kind, BufferKind::Param { .. }))
-        .map(|(id, b)| format!("{}: {}", counted(&b.name, &b.array), buffer_kind(plan, id)))
+        .filter(|b| !matches!(b.kind, BufferKind::Param { .. }))
+        .map(|b| format!("{}: {}", counted(&b.name, &b.array), b.declared))
         .collect();
     if !owned.is_empty() {
         let _ = writeln!(out, "  buffers: {}", owned.join(", "));
@@ -87,49 +103,10 @@ fn lane_name(plan: &Plan, lane: Lane) -> String {
     }
 }
 
-/// `[f32; n] pinned(mapped)`, as declared.
-pub fn buffer_kind(plan: &Plan, id: usize) -> String {
-    let buffer = &plan.buffers[id];
-    let elem = text(&buffer.elem);
-    let len = buffer
-        .len_expr
-        .as_ref()
-        .map_or_else(|| "..".to_owned(), text);
-    let kind = match buffer.kind {
-        BufferKind::Host(kind) if kind.pageable => "pageable".to_owned(),
-        BufferKind::Host(kind) => {
-            let flags: Vec<&str> = [
-                (kind.mapped, "mapped"),
-                (kind.write_combined, "write_combined"),
-                (kind.portable, "portable"),
-            ]
-            .into_iter()
-            .filter_map(|(set, name)| set.then_some(name))
-            .collect();
-            if flags.is_empty() {
-                "pinned".to_owned()
-            } else {
-                format!("pinned({})", flags.join(", "))
-            }
-        }
-        BufferKind::Param {
-            mutable,
-            registered,
-        } => {
-            let borrow = if mutable { "&mut " } else { "&" };
-            let registered = if registered { " registered" } else { "" };
-            return format!("{borrow}[{elem}; {len}]{registered}");
-        }
-        BufferKind::Device => "device".to_owned(),
-        BufferKind::StreamOrdered { .. } => "stream-ordered".to_owned(),
-    };
-    format!("[{elem}; {len}] {kind}")
-}
-
 /// A Mermaid flowchart: a subgraph per lane with its ops in order, dotted
 /// edges from each `record` to the `wait`s it releases and from each
 /// stream to the `sync` that waits for it.
-pub fn mermaid(plan: &Plan) -> String {
+fn mermaid(plan: &Plan) -> String {
     let mut out = String::from("flowchart TB\n");
     let mut lanes: Vec<Lane> = vec![Lane::Host];
     lanes.extend((0..plan.streams.len()).map(Lane::Stream));

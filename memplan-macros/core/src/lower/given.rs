@@ -69,74 +69,74 @@ impl Givens {
             None => self.new.push(given),
         }
     }
-}
 
-/// Everything `plan`'s code gives, in program order; an error for an
-/// expression that `new` computes once but that changes with a loop's
-/// variable or a run's parameters.
-pub fn collect(plan: &Plan, sizes: &Sizes<'_>) -> syn::Result<Givens> {
-    let mut givens = Givens::default();
-    for (index, op) in plan.ops.iter().enumerate() {
-        let at = index as u16;
-        match &op.kind {
-            OpKind::Fill { dst, value } => {
-                once(plan, index, value)?;
-                let ty = plan.buffers[dst.buffer].elem.clone();
-                let given = Given::Fill {
-                    op: at,
-                    ty,
-                    value: value.clone(),
-                };
-                givens.push(plan, value, given);
-            }
-            OpKind::Launch(launch) => {
-                if sizes.dims(&launch.grid)?.is_none() {
-                    computed_by_new(plan, index, &launch.grid)?;
-                    let value = launch.grid.clone();
-                    givens.new.push(Given::Grid { op: at, value });
-                }
-                if sizes.dims(&launch.block)?.is_none() {
-                    computed_by_new(plan, index, &launch.block)?;
-                    let value = launch.block.clone();
-                    givens.new.push(Given::Block { op: at, value });
-                }
-                if let Some(shared) = &launch.shared
-                    && sizes.launch(shared)?.is_none()
-                {
-                    computed_by_new(plan, index, shared)?;
-                    let value = shared.clone();
-                    givens.new.push(Given::Shared { op: at, value });
-                }
-                let params = &plan.kernels[launch.kernel].params;
-                for (position, (arg, param)) in launch.args.iter().zip(params).enumerate() {
-                    let Arg::Value(value) = arg else {
-                        continue;
-                    };
-                    let KernelParamKind::Value(ty) = &param.kind else {
-                        return Err(syn::Error::new_spanned(
-                            value,
-                            "a value for a slice parameter",
-                        ));
-                    };
-                    if let Some(counted) = counted(plan, index, value) {
-                        let kernel = &plan.kernels[launch.kernel].name;
-                        count_of_its_type(&counted, value, ty, &param.name, kernel)?;
-                        continue;
-                    }
+    /// Everything `plan`'s code gives, in program order; an error for an
+    /// expression that `new` computes once but that changes with a loop's
+    /// variable or a run's parameters.
+    pub fn from_plan(plan: &Plan, sizes: &Sizes<'_>) -> syn::Result<Givens> {
+        let mut givens = Givens::default();
+        for (index, op) in plan.ops.iter().enumerate() {
+            let at = index as u16;
+            match &op.kind {
+                OpKind::Fill { dst, value } => {
                     once(plan, index, value)?;
-                    let given = Given::Value {
+                    let ty = plan.buffers[dst.buffer].elem.clone();
+                    let given = Given::Fill {
                         op: at,
-                        arg: position as u16,
-                        ty: ty.clone(),
+                        ty,
                         value: value.clone(),
                     };
                     givens.push(plan, value, given);
                 }
+                OpKind::Launch(launch) => {
+                    if sizes.dims(&launch.grid)?.is_none() {
+                        computed_by_new(plan, index, &launch.grid)?;
+                        let value = launch.grid.clone();
+                        givens.new.push(Given::Grid { op: at, value });
+                    }
+                    if sizes.dims(&launch.block)?.is_none() {
+                        computed_by_new(plan, index, &launch.block)?;
+                        let value = launch.block.clone();
+                        givens.new.push(Given::Block { op: at, value });
+                    }
+                    if let Some(shared) = &launch.shared
+                        && sizes.launch(shared)?.is_none()
+                    {
+                        computed_by_new(plan, index, shared)?;
+                        let value = shared.clone();
+                        givens.new.push(Given::Shared { op: at, value });
+                    }
+                    let params = &plan.kernels[launch.kernel].params;
+                    for (position, (arg, param)) in launch.args.iter().zip(params).enumerate() {
+                        let Arg::Value(value) = arg else {
+                            continue;
+                        };
+                        let KernelParamKind::Value(ty) = &param.kind else {
+                            return Err(syn::Error::new_spanned(
+                                value,
+                                "a value for a slice parameter",
+                            ));
+                        };
+                        if let Some(counted) = counted(plan, index, value) {
+                            let kernel = &plan.kernels[launch.kernel].name;
+                            count_of_its_type(&counted, value, ty, &param.name, kernel)?;
+                            continue;
+                        }
+                        once(plan, index, value)?;
+                        let given = Given::Value {
+                            op: at,
+                            arg: position as u16,
+                            ty: ty.clone(),
+                            value: value.clone(),
+                        };
+                        givens.push(plan, value, given);
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
+        Ok(givens)
     }
-    Ok(givens)
 }
 
 /// A size counted at each iteration is cast to the parameter's type, as

@@ -23,11 +23,30 @@ fn declared(index: usize) -> Ident {
     format_ident!("__MEMPLAN_KERNEL_{}", index)
 }
 
-/// The declarations and their checks, for the plan's `const _` block. An
-/// `unsafe kernel` is the user's promise instead: an `unsafe` block with
-/// their `unsafe` token, so that a crate that forbids `unsafe_code` cannot
-/// make it.
-pub fn checks(plan: &Plan) -> TokenStream {
+/// The kernels' declarations and their checks, for the plan's `const _`
+/// block; and each kernel's compiled code, for its `PlanInfo`.
+pub fn lower(plan: &Plan) -> (TokenStream, Vec<TokenStream>) {
+    let private = private();
+    let code = plan.kernels.iter().enumerate().map(|(index, kernel)| {
+        let entry = symbol(plan, index);
+        let path = &plan.modules[kernel.module];
+        let module = quote_spanned!(path.span()=> &#path);
+        let params = kernel.params.iter().map(|param| match &param.kind {
+            KernelParamKind::Slice { .. } => quote!(#private::ParamType::POINTER),
+            KernelParamKind::Value(ty) => {
+                quote_spanned!(ty.span()=> #private::ParamType::of::<#ty>())
+            }
+        });
+        quote!(#private::KernelCode::new(#entry, #module, &[#(#params),*]))
+    });
+    let code = code.collect();
+    (checks(plan), code)
+}
+
+/// The declarations and their checks. An `unsafe kernel` is the user's
+/// promise instead: an `unsafe` block with their `unsafe` token, so that a
+/// crate that forbids `unsafe_code` cannot make it.
+fn checks(plan: &Plan) -> TokenStream {
     let private = private();
     let items = plan.kernels.iter().enumerate().map(|(index, kernel)| {
         if kernel.misdeclared {
@@ -62,7 +81,7 @@ pub fn checks(plan: &Plan) -> TokenStream {
 }
 
 /// The symbol expression of kernel `index`, for its `KernelInfo`.
-pub fn symbol(plan: &Plan, index: usize) -> TokenStream {
+fn symbol(plan: &Plan, index: usize) -> TokenStream {
     let kernel = &plan.kernels[index];
     if kernel.unchecked.is_some() {
         // The user's word: the symbol as written, or the kernel's name.

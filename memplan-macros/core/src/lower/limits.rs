@@ -9,13 +9,20 @@ pub const MOST: usize = u16::MAX as usize;
 
 /// An error for a plan with more declarations or ops of one kind than
 /// the model can number.
-pub fn check(plan: &Plan) -> syn::Result<()> {
+/// `sizes` is how many distinct sizes (`Sizes::counts`) the plan has, and
+/// how many inputs they read.
+pub fn check(plan: &Plan, (sizes, inputs): (usize, usize)) -> syn::Result<()> {
     let counts = [
         (plan.ops.len(), "operations"),
         (plan.buffers.len(), "buffers"),
         (plan.kernels.len(), "kernels"),
         (plan.streams.len(), "streams"),
         (plan.events.len(), "events"),
+        (
+            sizes,
+            "distinct sizes (lengths, range bounds, launch dimensions)",
+        ),
+        (inputs, "size inputs"),
     ];
     if let Some((_, what)) = counts.iter().find(|(count, _)| *count > MOST) {
         return Err(too_many(plan, what));
@@ -30,7 +37,7 @@ pub fn check(plan: &Plan) -> syn::Result<()> {
     Ok(())
 }
 
-pub fn too_many(plan: &Plan, what: &str) -> syn::Error {
+fn too_many(plan: &Plan, what: &str) -> syn::Error {
     syn::Error::new(
         plan.name.span(),
         format!(

@@ -2,14 +2,23 @@
 //! allocates the host buffers, the methods that forward to the runtime's
 //! engine, and the `Plan` impl with the host views and host steps.
 
+use super::diagram::Overview;
 use super::given::Given;
-use super::names::{host_step, host_views, info, local, number, private, state};
+use super::names::{host_step, info, local, number, private, state};
 use super::sizes::is_blocks;
-use super::{Bodies, diagram};
+use super::{Bodies, Description};
 use crate::ir::{BufferKind, OpKind, ParamKind, Plan};
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
+
+/// The types of the host buffers' views: `VectorAddHost`, `VectorAddHostMut`.
+fn host_views(plan: &Plan) -> (Ident, Ident) {
+    (
+        format_ident!("{}Host", plan.name),
+        format_ident!("{}HostMut", plan.name),
+    )
+}
 
 /// The host buffers the plan allocates: the fields of its state.
 fn host_buffers(plan: &Plan) -> impl Iterator<Item = (usize, &crate::ir::Buffer)> {
@@ -21,7 +30,7 @@ fn host_buffers(plan: &Plan) -> impl Iterator<Item = (usize, &crate::ir::Buffer)
 
 /// The struct of the host buffers, and of the sizes and values when host
 /// steps read them.
-pub fn state_struct(plan: &Plan) -> TokenStream {
+fn state_struct(plan: &Plan) -> TokenStream {
     let name = state();
     let buffers = host_buffers(plan).map(|(_, buffer)| {
         let (field, elem) = (&buffer.name, &buffer.elem);
@@ -48,12 +57,36 @@ fn keeps_scalars(plan: &Plan) -> bool {
     plan.has_host_steps() || plan.params.iter().any(|p| p.per_run)
 }
 
+/// The plan type's code: the state of its host buffers, its inherent
+/// methods, its host views and `impl memplan::Plan`; `description` is
+/// `None` for a plan with errors, whose type only keeps its shape.
+pub fn code(plan: &Plan, description: Option<&Description>, overview: &Overview) -> TokenStream {
+    let (state, bodies) = match description {
+        Some(_) => (Some(state_struct(plan)), Bodies::Ops),
+        None => (None, Bodies::Placeholder),
+    };
+    let (inputs, given, run_given) = match description {
+        Some(description) => (
+            &description.inputs[..],
+            &description.givens.new[..],
+            &description.givens.run[..],
+        ),
+        None => (&[][..], &[][..], &[][..]),
+    };
+    let impl_block = impl_block(plan, (inputs, given, run_given), overview, bodies);
+    let views = views(plan, bodies);
+    quote! {
+        #state
+        #impl_block
+        #views
+    }
+}
+
 /// The inherent methods: constants, `new`, and what forwards to the engine.
-pub fn impl_block(
+fn impl_block(
     plan: &Plan,
-    inputs: &[TokenStream],
-    given: &[Given],
-    run_given: &[Given],
+    (inputs, given, run_given): (&[TokenStream], &[Given], &[Given]),
+    overview: &Overview,
     bodies: Bodies,
 ) -> TokenStream {
     let name = &plan.name;
@@ -65,7 +98,7 @@ pub fn impl_block(
         _ => fields.join(", "),
     };
 
-    let (summary, diagram) = (diagram::summary(plan), diagram::mermaid(plan));
+    let (summary, diagram) = (&overview.summary, &overview.mermaid);
     let new = new(plan, inputs, given, bodies);
     let slices: Vec<_> = plan
         .params
@@ -303,7 +336,7 @@ fn given_call(receiver: &syn::Ident, given: &Given) -> TokenStream {
 
 /// The host views and `impl memplan::Plan`, by the runtime's
 /// `plan_views!`: the views' types, and the host steps.
-pub fn views(plan: &Plan, bodies: Bodies) -> TokenStream {
+fn views(plan: &Plan, bodies: Bodies) -> TokenStream {
     let name = &plan.name;
     let (view, view_mut) = host_views(plan);
     let fields = host_buffers(plan).map(|(_, b)| {
@@ -316,10 +349,13 @@ pub fn views(plan: &Plan, bodies: Bodies) -> TokenStream {
             // The steps' code is written out here, before the views: so
             // rustc reports its errors in the order the plan's code reads.
             let (steps, named) = match plan.has_host_steps() {
-                true => (Some(host_steps(plan)), Some({
-                    let host_step = host_step();
-                    quote!(, #host_step)
-                })),
+                true => (
+                    Some(host_steps(plan)),
+                    Some({
+                        let host_step = host_step();
+                        quote!(, #host_step)
+                    }),
+                ),
                 false => (None, None),
             };
             quote! {

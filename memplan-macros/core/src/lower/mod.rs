@@ -19,8 +19,6 @@ mod names;
 mod sizes;
 mod warnings;
 
-pub use diagram::{mermaid, summary};
-
 use crate::check::Analysis;
 use crate::ir::Plan;
 use bumpalo::Bump;
@@ -48,11 +46,11 @@ struct Description<'a> {
 }
 
 fn describe<'a>(plan: &Plan, arena: &'a Bump) -> syn::Result<Description<'a>> {
-    limits::check(plan)?;
     let sizes = sizes::Sizes::intern(plan)?;
-    let givens = given::collect(plan, &sizes)?;
+    limits::check(plan, sizes.counts())?;
+    let givens = Givens::from_plan(plan, &sizes)?;
     Ok(Description {
-        model: model::map(plan, &sizes, &givens, arena)?,
+        model: model::from_ir(plan, &sizes, &givens, arena)?,
         inputs: sizes.new_inputs(),
         givens,
     })
@@ -60,7 +58,6 @@ fn describe<'a>(plan: &Plan, arena: &'a Bump) -> syn::Result<Description<'a>> {
 
 /// The code of `plan`, reaching memplan by the path `krate`.
 pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
-    let (attrs, vis, name) = (&plan.attrs, &plan.vis, &plan.name);
     let arena = Bump::new();
     let description = match bodies {
         Bodies::Ops => match describe(plan, &arena) {
@@ -69,88 +66,40 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
         },
         Bodies::Placeholder => None,
     };
+    let overview = diagram::overview(plan);
+    let (kernel_checks, kernel_code) = kernels::lower(plan);
+    let model = description.as_ref().map(|description| &description.model);
+    let data = info::plan_static(plan, model, &kernel_code);
+    let code = methods::code(plan, description.as_ref(), &overview);
+    let warnings = warnings::emit(&analysis.warnings);
+    let (attrs, vis, name, private) = (&plan.attrs, &plan.vis, &plan.name, names::private());
     let plan_doc = format!(
         "\n\n# Plan\n\n```text\n{}```\n\n`{name}::DIAGRAM` holds it as a Mermaid flowchart.",
-        diagram::summary(plan)
+        overview.summary
     );
-    let views = methods::views(plan, bodies);
-    let (inputs, given, run_given) = match &description {
-        Some(description) => (
-            &description.inputs[..],
-            &description.givens.new[..],
-            &description.givens.run[..],
-        ),
-        None => (&[][..], &[][..], &[][..]),
-    };
-    let impl_block = methods::impl_block(plan, inputs, given, run_given, bodies);
-    let private = names::private();
-    let data = description.as_ref().map(|description| {
-        let (state, info, value) = (
-            methods::state_struct(plan),
-            names::info(),
-            info::value(plan, &description.model),
-        );
-        quote! {
-            #state
-            static #info: #private::PlanInfo = #value;
-        }
-    });
-    let kernel_checks = kernels::checks(plan);
-    let warnings = warnings::emit(&analysis.warnings);
+    // The plan's `#[cfg]` and `#[cfg_attr]` go on the blocks too, so that a
+    // plan compiled out takes its impls, views and warnings with it.
+    let conditions: Vec<_> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        .collect();
+    let warnings = (!warnings.is_empty()).then(|| quote!(#(#conditions)* #warnings));
     // Everything but the plan's type lives in a block of its own, so no
     // name of the user's can collide with the generated ones.
-    let items = with_conditions(
-        attrs,
-        quote! {
-            const _: () = {
-                use #krate::__private as #private;
-                #kernel_checks
-                #data
-                #impl_block
-                #views
-            };
-
-            #warnings
-        },
-    );
     quote! {
         #(#attrs)*
         #[doc = #plan_doc]
         #vis struct #name(#krate::__private::Engine<#name>);
 
-        #items
-    }
-}
+        #(#conditions)*
+        const _: () = {
+            use #krate::__private as #private;
+            #kernel_checks
+            #data
+            #code
+        };
 
-/// `items`, each under the plan's `#[cfg]` and `#[cfg_attr]` attributes, so
-/// that a plan compiled out takes its impls and views with it.
-fn with_conditions(attrs: &[syn::Attribute], items: TokenStream) -> TokenStream {
-    let conditions: Vec<&syn::Attribute> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
-        .collect();
-    if conditions.is_empty() {
-        return items;
-    }
-    match syn::parse2::<syn::File>(items.clone()) {
-        Ok(mut file) => {
-            for item in &mut file.items {
-                if let Some(item_attrs) = item_attrs(item) {
-                    item_attrs.extend(conditions.iter().map(|&a| a.clone()));
-                }
-            }
-            quote!(#file)
-        }
-        Err(_) => items,
-    }
-}
-
-fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
-    match item {
-        syn::Item::Struct(item) => Some(&mut item.attrs),
-        syn::Item::Impl(item) => Some(&mut item.attrs),
-        syn::Item::Const(item) => Some(&mut item.attrs),
-        _ => None,
+        #warnings
     }
 }
 

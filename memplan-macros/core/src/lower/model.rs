@@ -3,9 +3,7 @@
 //! pure mapping from the IR, once the sizes are numbered; its lists live
 //! in `arena` while the plan is lowered.
 
-use super::diagram::buffer_kind;
 use super::given::Givens;
-use super::limits::{MOST, too_many};
 use super::sizes::{Sizes, counted};
 use crate::ir::{self, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, Placement, Plan};
 use crate::syntax::{CollectiveWord, SliceAccess};
@@ -18,16 +16,15 @@ use syn::RangeLimits;
 
 /// `plan`'s model, with its sizes numbered by `sizes` and the values
 /// `givens` lists left to `new` and the runs.
-pub fn map<'a>(
+pub fn from_ir<'a>(
     plan: &Plan,
     sizes: &Sizes<'_>,
     givens: &Givens,
     arena: &'a Bump,
 ) -> syn::Result<model::Plan<'a>> {
     let map = Mapping { plan, arena };
-    let buffers = plan.buffers.iter().enumerate();
-    let buffers: Vec<_> = buffers
-        .map(|(id, buffer)| map.buffer(id, buffer, sizes))
+    let buffers: Vec<_> = (plan.buffers.iter())
+        .map(|buffer| map.buffer(buffer, sizes))
         .collect::<syn::Result<_>>()?;
     let streams: Vec<_> = plan
         .streams
@@ -73,9 +70,6 @@ pub fn map<'a>(
     let ranks =
         (plan.ranks.as_ref()).map(|ranks| map.site(&format!("ranks {}", ranks.name), ranks.span));
     let inputs = sizes.input_names();
-    if inputs.len() > MOST {
-        return Err(too_many(plan, "size inputs"));
-    }
     let inputs: Vec<&str> = inputs.iter().map(|name| map.text(name)).collect();
     let programs: Vec<_> = sizes
         .programs()
@@ -116,15 +110,10 @@ impl<'a> Mapping<'_, 'a> {
         Site(self.text(label), start.line as u32, start.column as u32 + 1)
     }
 
-    fn buffer(
-        &self,
-        id: usize,
-        buffer: &ir::Buffer,
-        sizes: &Sizes<'_>,
-    ) -> syn::Result<model::BufferInfo<'a>> {
+    fn buffer(&self, buffer: &ir::Buffer, sizes: &Sizes<'_>) -> syn::Result<model::BufferInfo<'a>> {
         let label = match buffer.kind {
             BufferKind::Param { .. } => format!("parameter {}", buffer.name),
-            _ => format!("{}: {}", buffer.name, buffer_kind(self.plan, id)),
+            _ => format!("{}: {}", buffer.name, buffer.declared),
         };
         let kind = match buffer.kind {
             BufferKind::Host(kind) if kind.pageable => model::BufferKind::Pageable,
@@ -444,7 +433,7 @@ mod tests {
     #[test]
     fn more_sizes_than_the_model_can_number_are_refused() {
         // Two new sizes an op: fewer ops than the limit, more sizes.
-        let fills: String = (0..=MOST / 2)
+        let fills: String = (0..=super::super::limits::MOST / 2)
             .map(|i| format!("fill d[{}..{}] with 0.0;", 2 * i, 2 * i + 1))
             .collect();
         let text = format!("plan P() {{ device d: [f32; 140000]; {fills} }}");
@@ -452,7 +441,7 @@ mod tests {
         let errors = Errors::new();
         let plan = crate::ir::build(&input.plans[0], &errors);
         errors.finish().unwrap();
-        let error = Sizes::intern(&plan)
+        let error = super::super::describe(&plan, &Bump::new())
             .err()
             .expect("65,536 sizes were numbered");
         assert!(error.to_string().contains("distinct sizes"), "{error}");

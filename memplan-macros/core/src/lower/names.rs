@@ -5,21 +5,11 @@
 //! neither see nor shadow them. Generated items start with `__memplan` or
 //! `__Memplan`, which plans may not use for their own names.
 
-use crate::ir::Plan;
 use proc_macro2::{Ident, Span};
-use quote::format_ident;
 
 /// A hygienic local of the generated code.
 pub fn local(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
-}
-
-/// The types of the host buffers' views: `VectorAddHost`, `VectorAddHostMut`.
-pub fn host_views(plan: &Plan) -> (Ident, Ident) {
-    (
-        format_ident!("{}Host", plan.name),
-        format_ident!("{}HostMut", plan.name),
-    )
 }
 
 /// The struct of the plan's host buffers (and, for host steps, its sizes

@@ -12,7 +12,6 @@
 //! lengths of caller slices declared without one, which each run measures,
 //! then the `run` sizes, then the loops' variables.
 
-use super::limits::{MOST, too_many};
 use crate::ir::{Arg, LaunchExtent, OpKind, Place, Placement, Plan};
 use crate::sym;
 use crate::text::text;
@@ -88,7 +87,8 @@ pub struct Sizes<'p> {
 
 impl<'p> Sizes<'p> {
     /// Every size of `plan`'s model, numbered in the order [`uses`] meets
-    /// them; an error for a size outside the arithmetic, or too many.
+    /// them; an error for a size outside the arithmetic. The numbers hold
+    /// only as far as `limits::check` allows: it is asked before any is used.
     pub fn intern(plan: &'p Plan) -> syn::Result<Sizes<'p>> {
         let names = |per_run: bool| {
             plan.params
@@ -130,10 +130,6 @@ impl<'p> Sizes<'p> {
                     .insert(steps.clone(), sizes.programs.len() as u16);
                 sizes.programs.push((text, steps));
             }
-        }
-        if sizes.programs.len() > MOST {
-            let what = "distinct sizes (lengths, range bounds, launch dimensions)";
-            return Err(too_many(plan, what));
         }
         Ok(sizes)
     }
@@ -365,6 +361,11 @@ impl<'p> Sizes<'p> {
             }
             _ => false,
         }
+    }
+
+    /// How many distinct sizes the plan has, and how many inputs they read.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.programs.len(), self.input_names().len())
     }
 
     /// The input names, for the runtime's messages.

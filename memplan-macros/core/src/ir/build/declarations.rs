@@ -32,16 +32,18 @@ impl Builder<'_> {
                     ),
                 };
                 let buffer = self.plan.buffers.len();
+                let kind = BufferKind::Param {
+                    mutable: reference.mutability.is_some(),
+                    registered: param.registered.is_some(),
+                };
                 self.plan.buffers.push(Buffer {
                     name: param.name.clone(),
+                    declared: label::declared(&elem, len_expr.as_ref(), kind),
                     elem,
                     len,
                     len_facts,
                     len_expr,
-                    kind: BufferKind::Param {
-                        mutable: reference.mutability.is_some(),
-                        registered: param.registered.is_some(),
-                    },
+                    kind,
                     array: None,
                     gpu: None,
                 });
@@ -238,6 +240,7 @@ impl Builder<'_> {
         let id = self.plan.buffers.len();
         self.plan.buffers.push(Buffer {
             name: def.name.clone(),
+            declared: label::declared(&def.elem, Some(&def.len), kind),
             elem: def.elem.clone(),
             len,
             len_facts,
