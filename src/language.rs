@@ -1018,7 +1018,7 @@
 //! | in a plan on several GPUs: a kernel given another GPU's memory without `peer gpu;`, a copy, fill or collective on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so | `gpu_reach` |
 //! | in a plan on several GPUs: a device buffer or stream not placed on one, or placed past the plan's GPUs; a count of GPUs that is 0, or given to each run | `new` makes each buffer and stream on its GPU once | `gpu_placement` |
 //! | a kernel of more parameters than memplan passes | pass a pointer to a struct of the rest, or split the kernel | `kernel_parameter_count` |
-//! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory | `launch_arguments` |
+//! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory, a count cast to another integer type than its parameter's | `launch_arguments` |
 //! | a read of device memory no earlier operation wrote | written ranges must cover the read | `written_before_read` |
 //! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run | `allocation_lifetimes` |
 //! | `wait e` before any `record e` | CUDA waits only for records already issued | `waits_after_records` |

@@ -1,13 +1,15 @@
 //! Launch arguments against the kernel's declaration: how many, buffers for
-//! slice parameters and values for the rest, element types, and no writes
-//! through a caller's read-only slice.
+//! slice parameters and values for the rest, element types, no writes
+//! through a caller's read-only slice, and counts cast to their
+//! parameter's type.
 
 use super::Facts;
 use crate::errors::Errors;
-use crate::ir::{Arg, KernelParamKind, Launch, OpKind, Plan};
+use crate::ir::{Arg, Count, INTEGERS, KernelParamKind, Launch, OpKind, Plan};
 use crate::syntax::SliceAccess;
 use crate::text::text;
 use syn::spanned::Spanned;
+use syn::{Expr, Ident, Type};
 
 /// The most parameters a kernel may have: the runtime passes arguments as
 /// tuples, whose `KernelArgs` impls go up to this size.
@@ -58,7 +60,7 @@ fn arguments(plan: &Plan, launch: &Launch, errors: &Errors) {
         // Matching arguments to parameters by position would only guess.
         return;
     }
-    for (param, arg) in kernel.params.iter().zip(&launch.args) {
+    for ((param, arg), count) in kernel.params.iter().zip(&launch.args).zip(&launch.counts) {
         match (&param.kind, arg) {
             (KernelParamKind::Slice { .. }, Arg::Value(expr)) => errors.at(
                 expr.span(),
@@ -103,8 +105,39 @@ fn arguments(plan: &Plan, launch: &Launch, errors: &Errors) {
                     );
                 }
             }
-            (KernelParamKind::Value(_), Arg::Value(_)) => {}
+            (KernelParamKind::Value(ty), Arg::Value(value)) => {
+                if let Some(count) = count {
+                    count_of_its_type(count, value, ty, &param.name, &kernel.name, errors);
+                }
+            }
         }
+    }
+}
+
+/// A size counted at each iteration is cast to the parameter's type, as
+/// any value given to it is of that type; a cast to another primitive
+/// integer type is refused where rustc would refuse the value. (The
+/// runtime writes it in the parameter's own type whatever the spelling.)
+fn count_of_its_type(
+    count: &Count,
+    value: &Expr,
+    ty: &Type,
+    param: &Ident,
+    kernel: &Ident,
+    errors: &Errors,
+) {
+    let declared = text(ty);
+    if count.cast == declared || !INTEGERS.contains(&declared.as_str()) {
+        return;
+    }
+    let message = format!(
+        "this count is cast to `{}`, and `{kernel}` takes `{param}` as `{declared}`",
+        count.cast,
+    );
+    let help = format!("cast it to the parameter's type: `as {declared}`");
+    match &count.cast_type {
+        Some(cast) => errors.over(cast, message, help),
+        None => errors.over(value, message, help),
     }
 }
 

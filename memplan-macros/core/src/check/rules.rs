@@ -230,8 +230,13 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "launch_arguments",
         refuses: "a launch whose arguments disagree with the kernel's declaration",
-        because: "count, buffer or value, element type, writes to read-only memory",
-        says: &["arguments, and", "takes `", "read-only"],
+        because: "count, buffer or value, element type, writes to read-only memory, a count cast to another integer type than its parameter's",
+        says: &[
+            "arguments, and",
+            "takes `",
+            "read-only",
+            "this count is cast to",
+        ],
         case: "launch_argument_count.rs",
         enforced: Enforced::Check(launch::check_launch_arguments),
     },

@@ -34,14 +34,9 @@ pub enum LaunchExtent {
     Measured(Expr),
 }
 
-/// The integer types a value parameter that an extent names may have.
-const INTEGERS: &[&str] = &[
-    "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
-];
-
 fn is_integer(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path)
-        if path.qself.is_none() && INTEGERS.iter().any(|int| path.path.is_ident(int)))
+        if path.qself.is_none() && super::INTEGERS.iter().any(|int| path.path.is_ident(int)))
 }
 
 const EXTENT_HELP: &str = "an extent is written with integers, the kernel's integer value \

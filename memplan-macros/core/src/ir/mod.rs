@@ -62,6 +62,8 @@ pub struct Gpus {
     pub name: Ident,
     /// `g`, as written.
     pub count: Expr,
+    /// `gpus gpu[g]`, for people.
+    pub label: String,
     /// `g`, as a size (`None` where it is not one `new` can compute).
     pub count_value: Option<Sym>,
     pub span: Span,
@@ -97,6 +99,8 @@ pub struct Loop {
     pub counter: Atom,
     /// `k`, as written.
     pub count: Expr,
+    /// `for c in 0..k`, for people.
+    pub label: String,
     /// `k`, as a size.
     pub count_value: Sym,
     /// Whether `k >= 1` whatever the sizes (`0..2`, `0..n + 1`): the body
@@ -125,12 +129,17 @@ pub struct Array {
     pub count: Expr,
     /// The index the loop uses, as written and as a size.
     pub index: Option<(Expr, Sym)>,
+    /// The count and the index as text, for people.
+    pub count_text: String,
+    pub index_text: Option<String>,
 }
 
 #[derive(Clone)]
 pub struct Param {
     pub name: Ident,
     pub kind: ParamKind,
+    /// `n: usize`, `x: &mut [f32; n]`, for people.
+    pub declared: String,
     /// `run n: usize`, `run a: f32`: given to each run, not to `new`.
     pub per_run: bool,
 }
@@ -429,7 +438,29 @@ pub struct Launch {
     /// By argument: the size a value that an extent names stands for
     /// (`len` of `len as i32`), which `new` checks it equals.
     pub bound: Vec<Option<Expr>>,
+    /// By argument: the size a value counts at each iteration of its loop.
+    pub counts: Vec<Option<Count>>,
 }
+
+/// A value argument of a launch in a loop that reads the loop's variable
+/// and is a size cast to an integer type (`(n - c * m) as i32`): the
+/// runtime computes it at each iteration and writes it in the parameter's
+/// own type (read from the type, so a cast can never make a kernel read
+/// more bytes than it is given), refusing a value that does not fit.
+#[derive(Clone)]
+pub struct Count {
+    pub size: Expr,
+    /// The type it is cast to, as written (`usize` without a cast).
+    pub cast: String,
+    /// That type's tokens, if it is cast: where an error points.
+    pub cast_type: Option<Type>,
+}
+
+/// The primitive integer types: what a size may be cast to as a launch
+/// argument, and what a value parameter that an extent names may be.
+pub const INTEGERS: [&str; 10] = [
+    "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize",
+];
 
 /// A launch argument: a buffer (or range) of the plan, or a value.
 #[derive(Clone)]

@@ -1,8 +1,7 @@
 //! The plan described for people: a text summary and a Mermaid diagram of
 //! its streams, made at compile time and kept as constants on the type.
 
-use crate::ir::{Array, BufferKind, Lane, OpKind, ParamKind, Plan};
-use crate::text::text;
+use crate::ir::{Array, BufferKind, Lane, OpKind, Plan};
 use std::fmt::Write as _;
 
 /// The plan for people: its summary in the type's docs and `SUMMARY`, its
@@ -22,17 +21,7 @@ pub fn overview(plan: &Plan) -> Overview {
 
 /// The signature, the buffers, then every op with its lane.
 fn summary(plan: &Plan) -> String {
-    let params: Vec<String> = plan
-        .params
-        .iter()
-        .map(|param| match &param.kind {
-            ParamKind::Size => format!("{}: usize", param.name),
-            ParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
-            ParamKind::Slice(buffer) => {
-                format!("{}: {}", param.name, plan.buffers[*buffer].declared)
-            }
-        })
-        .collect();
+    let params: Vec<&str> = plan.params.iter().map(|p| p.declared.as_str()).collect();
     let mut out = format!("plan {}({})\n", plan.name, params.join(", "));
     let owned: Vec<String> = plan
         .buffers
@@ -66,12 +55,7 @@ fn summary(plan: &Plan) -> String {
     for (index, op) in plan.ops.iter().enumerate() {
         let repeat = plan.loop_of(index);
         if let Some(repeat) = repeat.filter(|l| l.ops.start == index) {
-            let _ = writeln!(
-                out,
-                "         for {} in 0..{} {{",
-                repeat.var,
-                text(&repeat.count)
-            );
+            let _ = writeln!(out, "         {} {{", repeat.label);
         }
         let indent = if repeat.is_some() { "  " } else { "" };
         let lane = &lanes[index];
@@ -86,7 +70,7 @@ fn summary(plan: &Plan) -> String {
 /// `lanes[r]`: a declaration with its count, if it is a set.
 fn counted(name: &syn::Ident, array: &Option<Array>) -> String {
     match array {
-        Some(array) => format!("{name}[{}]", text(&array.count)),
+        Some(array) => format!("{name}[{}]", array.count_text),
         None => name.to_string(),
     }
 }
@@ -97,8 +81,8 @@ fn lane_name(plan: &Plan, lane: Lane) -> String {
         return "host".to_owned();
     };
     let stream = &plan.streams[stream];
-    match stream.array.as_ref().and_then(|a| a.index.as_ref()) {
-        Some((index, _)) => format!("{}[{}]", stream.name, text(index)),
+    match stream.array.as_ref().and_then(|a| a.index_text.as_ref()) {
+        Some(index) => format!("{}[{}]", stream.name, index),
         None => stream.name.to_string(),
     }
 }

@@ -2,7 +2,7 @@
 //! launch dimensions outside the size arithmetic. `new` evaluates them in
 //! safe code, once; those that read a `run` parameter, each run.
 
-use super::sizes::{Counted, INTEGERS, Sizes, counted};
+use super::sizes::Sizes;
 use crate::ir::{Arg, KernelParamKind, OpKind, Plan};
 use crate::text::text;
 use syn::Expr;
@@ -117,9 +117,8 @@ impl Givens {
                                 "a value for a slice parameter",
                             ));
                         };
-                        if let Some(counted) = counted(plan, index, value) {
-                            let kernel = &plan.kernels[launch.kernel].name;
-                            count_of_its_type(&counted, value, ty, &param.name, kernel)?;
+                        // The runtime computes a count at each iteration.
+                        if launch.counts[position].is_some() {
                             continue;
                         }
                         once(plan, index, value)?;
@@ -137,32 +136,6 @@ impl Givens {
         }
         Ok(givens)
     }
-}
-
-/// A size counted at each iteration is cast to the parameter's type, as
-/// any value given to it is of that type; a cast to another primitive
-/// integer type is refused where rustc would refuse the value. (The
-/// runtime writes it in the parameter's own type whatever the spelling.)
-fn count_of_its_type(
-    counted: &Counted<'_>,
-    value: &Expr,
-    ty: &syn::Type,
-    param: &syn::Ident,
-    kernel: &syn::Ident,
-) -> syn::Result<()> {
-    let declared = text(ty);
-    if counted.cast == declared || !INTEGERS.contains(&declared.as_str()) {
-        return Ok(());
-    }
-    let message = format!(
-        "this count is cast to `{}`, and `{kernel}` takes `{param}` as `{declared}`\n\n\
-         help: cast it to the parameter's type: `as {declared}`",
-        counted.cast,
-    );
-    Err(match counted.cast_type {
-        Some(cast) => syn::Error::new_spanned(cast, message),
-        None => syn::Error::new_spanned(value, message),
-    })
 }
 
 /// A launch dimension `new` computes with Rust code: once, so it may read

@@ -4,10 +4,9 @@
 //! in `arena` while the plan is lowered.
 
 use super::given::Givens;
-use super::sizes::{Sizes, counted};
+use super::sizes::Sizes;
 use crate::ir::{self, BufferKind, KernelParamKind, Lane, LaunchExtent, OpKind, Placement, Plan};
 use crate::syntax::{CollectiveWord, SliceAccess};
-use crate::text::text;
 use bumpalo::Bump;
 use memplan_model as model;
 use memplan_model::{Arg, CollectiveKind, Dims, HostAlloc, Op, Place, ReduceOp, Shared, Site};
@@ -47,20 +46,17 @@ pub fn from_ir<'a>(
         .iter()
         .enumerate()
         .map(|(index, repeat)| {
-            let label = format!("for {} in 0..{}", repeat.var, text(&repeat.count));
+            let label = &repeat.label;
             let count = sizes.length(&repeat.count)?;
             let (first, end) = (repeat.ops.start as u16, repeat.ops.end as u16);
-            let site = map.site(&label, repeat.span);
+            let site = map.site(label, repeat.span);
             Ok(site.repeat(count, sizes.loop_input(index), first, end))
         })
         .collect::<syn::Result<_>>()?;
     let gpus = match &plan.gpus {
         None => None,
         Some(gpus) => Some(model::GpusInfo {
-            site: map.site(
-                &format!("gpus {}[{}]", gpus.name, text(&gpus.count)),
-                gpus.span,
-            ),
+            site: map.site(&gpus.label, gpus.span),
             count: sizes.length(&gpus.count)?,
             peer: gpus
                 .peer
@@ -189,7 +185,7 @@ impl<'a> Mapping<'_, 'a> {
         let kind = match &op.kind {
             OpKind::Copy { src, dst } => Op::Copy(place(src)?, place(dst)?),
             OpKind::Fill { dst, .. } => Op::Fill(place(dst)?),
-            OpKind::Launch(launch) => Op::Launch(self.launch(index, launch, sizes)?),
+            OpKind::Launch(launch) => Op::Launch(self.launch(launch, sizes)?),
             OpKind::Record(event) => Op::Record(*event as u16),
             OpKind::Wait(event) => Op::Wait(*event as u16),
             OpKind::Sync(stream) => Op::Sync(stream.map(|s| s as u16)),
@@ -234,12 +230,7 @@ impl<'a> Mapping<'_, 'a> {
         })
     }
 
-    fn launch(
-        &self,
-        index: usize,
-        launch: &ir::Launch,
-        sizes: &Sizes<'_>,
-    ) -> syn::Result<model::LaunchInfo<'a>> {
+    fn launch(&self, launch: &ir::Launch, sizes: &Sizes<'_>) -> syn::Result<model::LaunchInfo<'a>> {
         let dims = |expr| -> syn::Result<Dims<'a>> {
             Ok(match sizes.dims(expr)? {
                 Some(dims) => Dims::Sizes(self.arena.alloc_slice_copy(&dims)),
@@ -273,8 +264,8 @@ impl<'a> Mapping<'_, 'a> {
                         None => Arg::Buffer(buffer),
                     }
                 }
-                ir::Arg::Value(value) => match counted(self.plan, index, value) {
-                    Some(counted) => Arg::Count(sizes.length(counted.size)?, name),
+                ir::Arg::Value(_) => match &launch.counts[position] {
+                    Some(count) => Arg::Count(sizes.length(&count.size)?, name),
                     None => match &launch.bound[position] {
                         Some(size) => Arg::Bound(sizes.length(size)?, name),
                         None => Arg::Value,

@@ -478,7 +478,7 @@ fn uses(plan: &Plan) -> Vec<Use<'_>> {
             uses.push(Use::Length(index));
         }
     }
-    for (index, op) in plan.ops.iter().enumerate() {
+    for op in &plan.ops {
         match &op.kind {
             OpKind::Copy { src, dst } => {
                 place_uses(src, &mut uses);
@@ -502,9 +502,9 @@ fn uses(plan: &Plan) -> Vec<Use<'_>> {
                                 uses.push(Use::Length(expr));
                             }
                         }
-                        Arg::Value(value) => {
-                            if let Some(counted) = counted(plan, index, value) {
-                                uses.push(Use::Length(counted.size));
+                        Arg::Value(_) => {
+                            if let Some(count) = &launch.counts[position] {
+                                uses.push(Use::Length(&count.size));
                             } else if let Some(bound) = &launch.bound[position] {
                                 uses.push(Use::Length(bound));
                             }
@@ -553,46 +553,6 @@ pub fn dim_parts(expr: &Expr) -> Vec<&Expr> {
         Expr::Paren(inner) => dim_parts(&inner.expr),
         other => vec![other],
     }
-}
-
-/// The integer types a size may be cast to as a launch argument.
-pub const INTEGERS: [&str; 10] = [
-    "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize",
-];
-
-/// A value argument of a launch in a loop that reads the loop's variable
-/// and is a size cast to an integer type (`(n - c * m) as i32`): the
-/// runtime computes it at each iteration and writes it in the parameter's
-/// own type (read from the type, so a cast can never make a kernel read
-/// more bytes than it is given), refusing a value that does not fit.
-pub struct Counted<'p> {
-    pub size: &'p Expr,
-    /// The type it is cast to, as written (`usize` without a cast).
-    pub cast: String,
-    /// That type's tokens, if it is cast: where an error points.
-    pub cast_type: Option<&'p syn::Type>,
-}
-
-/// For a value argument of launch `op`, the size it counts; `None` for any
-/// other value, which `new` (or each run) evaluates.
-pub fn counted<'p>(plan: &Plan, op: usize, value: &'p Expr) -> Option<Counted<'p>> {
-    let repeat = plan.loop_of(op)?;
-    crate::sym::mentions(value, &repeat.var.to_string())?;
-    let mut inner = value;
-    while let Expr::Paren(paren) = inner {
-        inner = &paren.expr;
-    }
-    let (size, cast_type) = match inner {
-        Expr::Cast(cast) => (&*cast.expr, Some(&*cast.ty)),
-        other => (other, None),
-    };
-    let cast = cast_type.map_or_else(|| "usize".to_owned(), text);
-    let counted = INTEGERS.contains(&cast.as_str()) && crate::sym::is_pure(size, &plan.atoms);
-    counted.then_some(Counted {
-        size,
-        cast,
-        cast_type,
-    })
 }
 
 /// `blocks(n, per_block)`, the language's built-in function.

@@ -77,8 +77,16 @@ impl Builder<'_> {
                 format!("write `{}: ...` without `run`", param.name),
             );
         }
+        let declared = match &kind {
+            ParamKind::Size => format!("{}: usize", param.name),
+            ParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
+            ParamKind::Slice(buffer) => {
+                format!("{}: {}", param.name, self.plan.buffers[*buffer].declared)
+            }
+        };
         self.plan.params.push(Param {
             name: param.name.clone(),
+            declared,
             kind,
             per_run: param.run.is_some(),
         });
@@ -260,6 +268,8 @@ impl Builder<'_> {
         Some(Array {
             count: count.clone(),
             index: None,
+            count_text: text(count),
+            index_text: None,
         })
     }
 

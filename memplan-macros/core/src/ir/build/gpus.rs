@@ -58,6 +58,7 @@ impl Builder<'_> {
             self.plan.gpus = Some(Gpus {
                 name: decl.name.clone(),
                 count: count.clone(),
+                label: format!("gpus {}[{}]", decl.name, text(count)),
                 count_value,
                 span: decl
                     .gpus_token

@@ -149,6 +149,7 @@ impl Builder<'_> {
             var: def.var.clone(),
             counter,
             count: def.count.clone(),
+            label: format!("for {} in 0..{}", def.var, text(&def.count)),
             count_value: count,
             never_empty,
             ops: first..end,
@@ -241,6 +242,7 @@ impl Builder<'_> {
                 match &array.index {
                     None => {
                         array.index = Some((index.clone(), reading.value));
+                        array.index_text = Some(text(index));
                         true
                     }
                     // The same index however written (`c % s`, `(c % s)`);
@@ -306,6 +308,28 @@ impl Builder<'_> {
 
     /// The first `xs.len()` in `expr` of a caller's slice declared without
     /// a length: a length each run measures.
+    /// What launch argument `value` counts, if it reads the variable of
+    /// the loop it is in and is a size cast to an integer type.
+    pub(super) fn count(&self, value: &Expr) -> Option<Count> {
+        crate::sym::mentions(value, self.current_var.as_ref()?)?;
+        let mut inner = value;
+        while let Expr::Paren(paren) = inner {
+            inner = &paren.expr;
+        }
+        let (size, cast_type) = match inner {
+            Expr::Cast(cast) => (&*cast.expr, Some(&*cast.ty)),
+            other => (other, None),
+        };
+        let cast = cast_type.map_or_else(|| "usize".to_owned(), crate::text::text);
+        let counted =
+            INTEGERS.contains(&cast.as_str()) && crate::sym::is_pure(size, &self.plan.atoms);
+        counted.then(|| Count {
+            size: size.clone(),
+            cast,
+            cast_type: cast_type.cloned(),
+        })
+    }
+
     pub(super) fn measured_in(&self, expr: &Expr) -> Option<Expr> {
         use syn::visit::{self, Visit};
         struct Find<'a> {

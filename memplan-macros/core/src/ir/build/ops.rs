@@ -216,6 +216,13 @@ impl Builder<'_> {
             });
         }
         let (extents, bound) = self.extents(kernel, &args);
+        let counts = args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Value(value) => self.count(value),
+                Arg::Buffer(_) => None,
+            })
+            .collect();
         Some(Launch {
             kernel,
             grid: self.with_ranges(&launch.grid),
@@ -228,6 +235,7 @@ impl Builder<'_> {
             args_span: launch.args_span,
             extents,
             bound,
+            counts,
         })
     }
 
