@@ -177,3 +177,55 @@ pub struct GpusInfo<'a> {
     /// `peer gpu;`: `new` turns peer access on between every two of them.
     pub peer: Option<Site<'a>>,
 }
+
+impl<'a> Site<'a> {
+    /// The buffer declared here: `len` long (a size), of `kind`.
+    pub const fn buffer(self, len: u16, kind: BufferKind) -> BufferInfo<'a> {
+        BufferInfo {
+            site: self,
+            len,
+            kind,
+            array: None,
+            gpu: None,
+        }
+    }
+
+    /// The event declared here.
+    pub const fn event(self) -> EventInfo<'a> {
+        EventInfo {
+            site: self,
+            array: None,
+        }
+    }
+
+    /// The loop written here: ops `first..end` repeated for each value of
+    /// input `input` below size `count`.
+    pub const fn repeat(self, count: u16, input: u16, first: u16, end: u16) -> LoopInfo<'a> {
+        LoopInfo {
+            site: self,
+            count,
+            input,
+            first,
+            end,
+        }
+    }
+
+    /// The kernel declared here.
+    pub const fn kernel(self) -> KernelInfo<'a> {
+        KernelInfo {
+            site: self,
+            written: &[],
+        }
+    }
+
+    /// The stream declared here.
+    pub const fn stream(self, name: &'a str, priority: Priority) -> StreamInfo<'a> {
+        StreamInfo {
+            site: self,
+            name,
+            priority,
+            array: None,
+            gpu: None,
+        }
+    }
+}

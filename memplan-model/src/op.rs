@@ -152,3 +152,23 @@ pub enum Arg<'a> {
     /// never truncated.
     Count(u16, &'a str),
 }
+
+impl<'a> Site<'a> {
+    /// The op written here, queued on stream `stream`.
+    pub const fn on(self, stream: u16, op: Op<'a>) -> OpDef<'a> {
+        OpDef {
+            site: self,
+            stream: Some(stream),
+            op,
+        }
+    }
+
+    /// The op written here, run by the host in program order.
+    pub const fn on_host(self, op: Op<'a>) -> OpDef<'a> {
+        OpDef {
+            site: self,
+            stream: None,
+            op,
+        }
+    }
+}

@@ -400,7 +400,7 @@ pub unsafe trait KernelValue: Copy + 'static {
     /// never its spelling (`c_int` is `i32`; a type of the user's named
     /// `f32` is not).
     #[doc(hidden)]
-    const PRIMITIVE: Option<crate::declaration::RustScalar> = None;
+    const PRIMITIVE: Option<crate::rust_scalar::RustScalar> = None;
 }
 
 macro_rules! kernel_values {
@@ -408,8 +408,8 @@ macro_rules! kernel_values {
         $(
             // SAFETY: a plain number.
             unsafe impl KernelValue for $ty {
-                const PRIMITIVE: Option<crate::declaration::RustScalar> =
-                    Some(crate::declaration::RustScalar::$scalar);
+                const PRIMITIVE: Option<crate::rust_scalar::RustScalar> =
+                    Some(crate::rust_scalar::RustScalar::$scalar);
             }
         )*
     };

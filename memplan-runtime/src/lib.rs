@@ -60,6 +60,7 @@ mod param;
 mod peer;
 mod plan;
 mod report;
+mod rust_scalar;
 mod scope;
 mod signature;
 mod stream;

@@ -17,31 +17,9 @@ pub use message::Message;
 use crate::image::Image;
 use crate::kernel::KernelValue;
 use crate::param::ParamLayout;
+pub use crate::rust_scalar::RustScalar;
 use crate::signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
 use message::str_eq;
-
-/// A Rust type in a kernel declaration, as far as the check knows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RustScalar {
-    Bool,
-    I8,
-    U8,
-    I16,
-    U16,
-    I32,
-    U32,
-    I64,
-    U64,
-    Isize,
-    Usize,
-    F32,
-    F64,
-    /// Any other type: the C++ class its [`KernelValue`](crate::KernelValue)
-    /// impl names, if any.
-    Named {
-        cpp: Option<&'static str>,
-    },
-}
 
 /// A declared type: which primitive it is or which class it names, and
 /// its layout as Rust lays it out.

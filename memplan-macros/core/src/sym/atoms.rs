@@ -2,24 +2,8 @@
 //! its text, so that one term is one atom however it is written and two
 //! different terms never share one.
 
-use super::poly::Sym;
+use super::poly::{Atom, Sym};
 use std::collections::HashMap;
-
-/// An interned atom.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Atom(u32);
-
-impl Atom {
-    #[cfg(test)]
-    pub(crate) fn new(index: u32) -> Atom {
-        Atom(index)
-    }
-
-    /// The atom's number in its plan, in the order atoms were met.
-    pub(crate) fn number(self) -> u32 {
-        self.0
-    }
-}
 
 /// What an atom stands for, as far as the arithmetic knows.
 #[derive(Clone, Debug)]
@@ -136,7 +120,7 @@ impl Atoms {
         if let Some(&atom) = self.index.get(name) {
             return atom;
         }
-        let atom = Atom(self.names.len() as u32);
+        let atom = Atom::new(self.names.len() as u32);
         self.names.push(name.to_owned());
         self.defs.push(def);
         self.index.insert(name.to_owned(), atom);
@@ -212,10 +196,10 @@ impl Atoms {
     }
 
     pub fn name(&self, atom: Atom) -> &str {
-        &self.names[atom.0 as usize]
+        &self.names[atom.number() as usize]
     }
 
     pub(crate) fn def(&self, atom: Atom) -> &AtomDef {
-        &self.defs[atom.0 as usize]
+        &self.defs[atom.number() as usize]
     }
 }

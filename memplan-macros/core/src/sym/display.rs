@@ -2,7 +2,8 @@
 //! `2 * (n / 4)`, `(n + 1) / 2`, `n / (2 * m)`, with the parentheses the
 //! meaning needs and no others.
 
-use super::atoms::{Atom, Atoms};
+use super::atoms::Atoms;
+use super::poly::Atom;
 use super::poly::{Monomial, Sym, SymRange};
 use std::fmt::{self, Write as _};
 

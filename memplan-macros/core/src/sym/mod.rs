@@ -37,8 +37,8 @@ mod prove;
 mod read;
 mod witness;
 
-pub use atoms::{Atom, Atoms};
-pub use poly::{Sym, SymRange};
+pub use atoms::Atoms;
+pub use poly::{Atom, Sym, SymRange};
 pub use read::{
     MAX_DEPTH, Reading, UNSUPPORTED, binary_chain, cast_name, is_min, is_pure, is_usize, mentions,
     read,

@@ -1,8 +1,6 @@
 //! Polynomials over atoms with integer coefficients, in a normal form:
 //! monomials sorted, like terms merged, no zero coefficients.
 
-use super::atoms::Atom;
-
 /// The largest magnitude a coefficient or constant may have: beyond it the
 /// plan's `usize` arithmetic would overflow anyway.
 const LIMIT: i128 = u64::MAX as i128 + 1;
@@ -10,6 +8,22 @@ const LIMIT: i128 = u64::MAX as i128 + 1;
 /// The most terms a polynomial may have; past it, a product is kept as a
 /// term of its own rather than expanded.
 pub const MAX_TERMS: usize = 256;
+
+/// An interned atom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Atom(u32);
+
+impl Atom {
+    /// Atom number `index`; `Atoms` numbers them as it meets them.
+    pub(crate) const fn new(index: u32) -> Atom {
+        Atom(index)
+    }
+
+    /// The atom's number in its plan, in the order atoms were met.
+    pub(crate) fn number(self) -> u32 {
+        self.0
+    }
+}
 
 /// A product of atoms, sorted, with repeats; the empty product is 1.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

@@ -31,8 +31,9 @@
 //! bounded by [`linear::MAX_PIVOTS`] moves on a table of that size. What
 //! does not fit is left out, which can only make a proof fail.
 
-use super::atoms::{Atom, AtomDef, Atoms};
+use super::atoms::{AtomDef, Atoms};
 use super::linear::{self, Row};
+use super::poly::Atom;
 use super::poly::{Monomial, Sym, SymRange, gcd};
 use std::collections::{HashMap, HashSet};
 

@@ -8,7 +8,8 @@
 //! decision ([`super::prove`]) also admits, so looking for it first never
 //! changes an answer, only how soon a possible overlap is known.
 
-use super::atoms::{Atom, AtomDef, Atoms};
+use super::atoms::{AtomDef, Atoms};
+use super::poly::Atom;
 use super::poly::Sym;
 use std::collections::HashMap;
 
