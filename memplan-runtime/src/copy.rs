@@ -15,7 +15,7 @@
 //! and destination that share memory is a [`Fault`], never a panic.
 
 use crate::context::Context;
-use crate::driver::{DriverError, check, cu};
+use crate::driver::{self, DriverError};
 use crate::error::Fault;
 use crate::memory::{
     DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, byte_len, resolve,
@@ -164,7 +164,7 @@ pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<usize, F
     if bytes > 0 {
         // SAFETY: the whole buffer; the memset is asynchronous for device
         // memory, so wait for it.
-        check(unsafe { cu::cuMemsetD8_v2(to.as_raw(), 0, bytes) })?;
+        unsafe { driver::memset_d8(to.as_raw(), 0, bytes)? };
         synchronize_legacy()?;
     }
     Ok(bytes)
@@ -363,17 +363,17 @@ pub(crate) unsafe fn queue(
         return Ok(());
     }
     // SAFETY: forwarded to the caller.
-    check(unsafe {
+    unsafe {
         match direction {
             Direction::HostToDevice => {
-                cu::cuMemcpyHtoDAsync_v2(dst, src as *const _, bytes, stream)
+                driver::memcpy_htod_async(dst, src as *const _, bytes, stream)
             }
-            Direction::DeviceToHost => cu::cuMemcpyDtoHAsync_v2(dst as *mut _, src, bytes, stream),
-            Direction::DeviceToDevice => cu::cuMemcpyDtoDAsync_v2(dst, src, bytes, stream),
+            Direction::DeviceToHost => driver::memcpy_dtoh_async(dst as *mut _, src, bytes, stream),
+            Direction::DeviceToDevice => driver::memcpy_dtod_async(dst, src, bytes, stream),
             // With unified addressing, host pointers are valid `CUdeviceptr`s.
-            Direction::HostToHost => cu::cuMemcpyAsync(dst, src, bytes, stream),
+            Direction::HostToHost => driver::memcpy_async(dst, src, bytes, stream),
         }
-    })
+    }
 }
 
 /// Copies `bytes` from `src` to `dst` and returns when the copy is done:
@@ -399,14 +399,14 @@ pub(crate) unsafe fn now(
     unsafe {
         match direction {
             Direction::HostToDevice => {
-                check(cu::cuMemcpyHtoD_v2(dst, src as *const _, bytes))?;
+                driver::memcpy_htod(dst, src as *const _, bytes)?;
                 if !src_page_locked {
                     synchronize_legacy()?;
                 }
             }
-            Direction::DeviceToHost => check(cu::cuMemcpyDtoH_v2(dst as *mut _, src, bytes))?,
+            Direction::DeviceToHost => driver::memcpy_dtoh(dst as *mut _, src, bytes)?,
             Direction::DeviceToDevice => {
-                check(cu::cuMemcpyDtoD_v2(dst, src, bytes))?;
+                driver::memcpy_dtod(dst, src, bytes)?;
                 synchronize_legacy()?;
             }
             Direction::HostToHost => {
@@ -439,16 +439,11 @@ pub(crate) unsafe fn between_gpus(
     // SAFETY: forwarded to the caller; the contexts are retained.
     unsafe {
         match stream {
-            Some(stream) => check(cu::cuMemcpyPeerAsync(
-                dst,
-                to.raw(),
-                src,
-                from.raw(),
-                bytes,
-                stream,
-            )),
+            Some(stream) => {
+                driver::memcpy_peer_async(dst, to.raw(), src, from.raw(), bytes, stream)
+            }
             None => {
-                check(cu::cuMemcpyPeer(dst, to.raw(), src, from.raw(), bytes))?;
+                driver::memcpy_peer(dst, to.raw(), src, from.raw(), bytes)?;
                 synchronize_legacy()
             }
         }

@@ -9,7 +9,7 @@
 
 use crate::context::Context;
 use crate::device::DeviceBuffer;
-use crate::driver::{DriverError, check, cu};
+use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::memory::Element;
 use crate::stream::{Stream, synchronize_legacy};
@@ -22,11 +22,8 @@ impl Context {
         if self.device() == other.device() {
             return Ok(false);
         }
-        let mut can = 0;
-        // SAFETY: writes one int; both device handles are valid.
-        check(unsafe { cu::cuDeviceCanAccessPeer(&mut can, self.device(), other.device()) })
-            .at("cuDeviceCanAccessPeer", Location::caller())?;
-        Ok(can != 0)
+        driver::device_can_access_peer(self.device(), other.device())
+            .at("cuDeviceCanAccessPeer", Location::caller())
     }
 
     /// Lets kernels and copies of this GPU reach `other`'s memory
@@ -42,7 +39,7 @@ impl Context {
         }
         self.bind_to_thread()?;
         // SAFETY: `other`'s context is retained; flags must be 0.
-        match check(unsafe { cu::cuCtxEnablePeerAccess(other.raw(), 0) }) {
+        match unsafe { driver::ctx_enable_peer_access(other.raw(), 0) } {
             Err(DriverError::PEER_ACCESS_ALREADY_ENABLED) => Ok(()),
             done => done.at("cuCtxEnablePeerAccess", at),
         }
@@ -61,15 +58,15 @@ pub fn copy_peer<T: Element>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -
     src.context().bind_to_thread()?;
     // SAFETY: both buffers hold `bytes` bytes in the contexts named, which
     // they keep retained.
-    check(unsafe {
-        cu::cuMemcpyPeer(
+    unsafe {
+        driver::memcpy_peer(
             dst.device_ptr().as_raw(),
             dst.context().raw(),
             src.device_ptr().as_raw(),
             src.context().raw(),
             bytes,
         )
-    })
+    }
     .at("cuMemcpyPeer", at)?;
     // A copy between device memories may return before it is done (as
     // `cuMemcpyDtoD` may): wait, so that the buffers are free to use.
@@ -94,8 +91,8 @@ pub unsafe fn copy_peer_async<T: Element>(
         return Ok(());
     }
     // SAFETY: forwarded to the caller; the contexts are retained.
-    check(unsafe {
-        cu::cuMemcpyPeerAsync(
+    unsafe {
+        driver::memcpy_peer_async(
             dst.device_ptr().as_raw(),
             dst.context().raw(),
             src.device_ptr().as_raw(),
@@ -103,7 +100,7 @@ pub unsafe fn copy_peer_async<T: Element>(
             bytes,
             stream.raw(),
         )
-    })
+    }
     .at("cuMemcpyPeerAsync", at)
 }
 

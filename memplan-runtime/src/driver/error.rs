@@ -7,7 +7,7 @@ use std::fmt;
 
 /// `Ok` for `CUDA_SUCCESS`, the code otherwise.
 #[inline]
-pub fn check(status: Status) -> Result<(), DriverError> {
+pub(super) fn check(status: Status) -> Result<(), DriverError> {
     match status.0 {
         0 => Ok(()),
         code => Err(DriverError(code)),
