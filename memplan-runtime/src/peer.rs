@@ -8,11 +8,12 @@
 //! peer access on.
 
 use crate::context::Context;
+use crate::copy::between_gpus;
 use crate::device::DeviceBuffer;
 use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::memory::Element;
-use crate::stream::{Stream, synchronize_legacy};
+use crate::stream::Stream;
 
 impl Context {
     /// Whether this GPU can read and write `other`'s memory directly
@@ -57,20 +58,20 @@ pub fn copy_peer<T: Element>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -
     }
     src.context().bind_to_thread()?;
     // SAFETY: both buffers hold `bytes` bytes in the contexts named, which
-    // they keep retained.
+    // they keep retained; `&mut dst` keeps them apart. Without a stream,
+    // `between_gpus` waits for the copy (which may return before it is
+    // done), so that the buffers are free to use.
     unsafe {
-        driver::memcpy_peer(
-            dst.device_ptr().as_raw(),
-            dst.context().raw(),
+        between_gpus(
             src.device_ptr().as_raw(),
-            src.context().raw(),
+            src.context(),
+            dst.device_ptr().as_raw(),
+            dst.context(),
             bytes,
+            None,
         )
     }
-    .at("cuMemcpyPeer", at)?;
-    // A copy between device memories may return before it is done (as
-    // `cuMemcpyDtoD` may): wait, so that the buffers are free to use.
-    synchronize_legacy().at("cuMemcpyPeer", at)
+    .at("cuMemcpyPeer", at)
 }
 
 /// Queues a copy of all of `src` into `dst`, each on its own GPU, on
@@ -92,13 +93,13 @@ pub unsafe fn copy_peer_async<T: Element>(
     }
     // SAFETY: forwarded to the caller; the contexts are retained.
     unsafe {
-        driver::memcpy_peer_async(
-            dst.device_ptr().as_raw(),
-            dst.context().raw(),
+        between_gpus(
             src.device_ptr().as_raw(),
-            src.context().raw(),
+            src.context(),
+            dst.device_ptr().as_raw(),
+            dst.context(),
             bytes,
-            stream.raw(),
+            Some(stream.raw()),
         )
     }
     .at("cuMemcpyPeerAsync", at)

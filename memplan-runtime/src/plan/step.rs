@@ -238,12 +238,11 @@ impl Step {
                     return Ok(0);
                 }
                 let (src, dst) = (on.address(src)?, on.address(dst)?);
-                match stream {
-                    Some(_) => unsafe {
-                        copy::queue(direction, src, dst, bytes, on.stream(stream)?)?
-                    },
-                    None => unsafe { copy::now(direction, src, dst, bytes, src_page_locked)? },
-                }
+                let stream = match stream {
+                    Some(_) => Some(on.stream(stream)?),
+                    None => None,
+                };
+                unsafe { copy::copy_bytes(direction, src, dst, bytes, stream, src_page_locked)? };
                 Ok(bytes)
             }
             &mut Step::CopyBetweenGpus {
