@@ -1,9 +1,7 @@
 //! The CUDA context: one GPU's primary context, retained for as long as any
 //! handle or anything allocated in it lives.
 
-use crate::driver::DriverError;
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
 use cust::sys::{CUcontext, CUdevice};
 use std::sync::Arc;
@@ -53,13 +51,10 @@ impl Context {
             )))
             .at("Context::new", at);
         }
-        let mut device = 0;
-        // SAFETY: writes the device handle; `ordinal` is below the count.
-        check(unsafe { cu::cuDeviceGet(&mut device, ordinal as i32) }).at("cuDeviceGet", at)?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: writes the primary context's handle; released in `Drop`.
-        check(unsafe { cu::cuDevicePrimaryCtxRetain(&mut raw, device) })
-            .at("cuDevicePrimaryCtxRetain", at)?;
+        // `ordinal` is below the count.
+        let device = driver::device_get(ordinal as i32).at("cuDeviceGet", at)?;
+        // Released in `Drop`.
+        let raw = driver::device_primary_ctx_retain(device).at("cuDevicePrimaryCtxRetain", at)?;
         let context = Context(Arc::new(Retained {
             raw,
             device,
@@ -91,7 +86,7 @@ impl Context {
     #[track_caller]
     pub fn bind_to_thread(&self) -> Result<()> {
         // SAFETY: the context is retained for as long as `self` lives.
-        check(unsafe { cu::cuCtxSetCurrent(self.0.raw) }).at("cuCtxSetCurrent", Location::caller())
+        unsafe { driver::ctx_set_current(self.0.raw) }.at("cuCtxSetCurrent", Location::caller())
     }
 
     /// Waits until all work in this context has finished.
@@ -99,8 +94,7 @@ impl Context {
     pub fn synchronize(&self) -> Result<()> {
         let at = Location::caller();
         self.bind_to_thread()?;
-        // SAFETY: no arguments; acts on the current context.
-        check(unsafe { cu::cuCtxSynchronize() }).at("cuCtxSynchronize", at)
+        driver::ctx_synchronize().at("cuCtxSynchronize", at)
     }
 
     /// The driver's handle.
@@ -116,23 +110,13 @@ impl Context {
     /// The GPU's name, `NVIDIA H200`.
     #[track_caller]
     pub fn device_name(&self) -> Result<String> {
-        let mut name = [0 as std::ffi::c_char; 256];
-        // SAFETY: the driver writes at most `name.len()` bytes, NUL-terminated.
-        check(unsafe { cu::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, self.0.device) })
-            .at("cuDeviceGetName", Location::caller())?;
-        // SAFETY: NUL-terminated by the driver, inside the buffer.
-        let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) };
-        Ok(name.to_string_lossy().into_owned())
+        driver::device_get_name(self.0.device).at("cuDeviceGetName", Location::caller())
     }
 
     /// The GPU's memory in bytes.
     #[track_caller]
     pub fn total_memory(&self) -> Result<usize> {
-        let mut bytes = 0;
-        // SAFETY: writes the byte count.
-        check(unsafe { cu::cuDeviceTotalMem_v2(&mut bytes, self.0.device) })
-            .at("cuDeviceTotalMem", Location::caller())?;
-        Ok(bytes)
+        driver::device_total_mem(self.0.device).at("cuDeviceTotalMem", Location::caller())
     }
 
     /// Compute capability as (major, minor): (9, 0) for Hopper.
@@ -149,12 +133,9 @@ impl Context {
     /// counts down: on an H200, (0, -5).
     #[track_caller]
     pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
-        let (mut lowest, mut highest) = (0, 0);
         self.bind_to_thread()?;
-        // SAFETY: writes both bounds for the current context.
-        check(unsafe { cu::cuCtxGetStreamPriorityRange(&mut lowest, &mut highest) })
-            .at("cuCtxGetStreamPriorityRange", Location::caller())?;
-        Ok((lowest, highest))
+        driver::ctx_get_stream_priority_range()
+            .at("cuCtxGetStreamPriorityRange", Location::caller())
     }
 
     fn attribute(&self, attribute: cust::sys::CUdevice_attribute, at: Location) -> Result<i32> {
@@ -166,10 +147,7 @@ impl Context {
         &self,
         attribute: cust::sys::CUdevice_attribute,
     ) -> Result<i32, DriverError> {
-        let mut value = 0;
-        // SAFETY: writes the attribute's value.
-        check(unsafe { cu::cuDeviceGetAttribute(&mut value, attribute, self.0.device) })?;
-        Ok(value)
+        driver::device_get_attribute(attribute, self.0.device)
     }
 }
 
@@ -186,16 +164,12 @@ impl Drop for Retained {
         // SAFETY: balances the retain in `Context::new`; nothing made in this
         // context is alive, since each of those holds a handle. A drop
         // cannot report a failure.
-        let _ = unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) };
+        let _ = unsafe { driver::device_primary_ctx_release(self.device) };
     }
 }
 
 fn init() -> Result<(), Fault> {
-    // SAFETY: no pointers; idempotent.
-    match unsafe { cu::cuInit(0) } {
-        status if status.0 == 0 => Ok(()),
-        error => Err(Fault::Driver(DriverError(error.0))),
-    }
+    driver::init(0).map_err(Fault::Driver)
 }
 
 impl Context {
@@ -210,9 +184,7 @@ impl Context {
 }
 
 fn device_count() -> Result<usize, Fault> {
-    let mut count = 0;
-    // SAFETY: writes the count.
-    check(unsafe { cu::cuDeviceGetCount(&mut count) })?;
+    let count = driver::device_get_count()?;
     Ok(count.max(0) as usize)
 }
 
@@ -230,13 +202,11 @@ fn describe_missing(error: &crate::Error) -> String {
 /// current, then makes current again what was current before. `Drop`
 /// implementations, which may run on any thread, free resources this way;
 /// a drop cannot report a failure, so the status is ignored.
-pub(crate) fn release_in(context: &Context, release: impl FnOnce() -> crate::driver::Status) {
+pub(crate) fn release_in(context: &Context, release: impl FnOnce() -> Result<(), DriverError>) {
     // SAFETY: the context is retained by the caller's handle.
-    let pushed = check(unsafe { cu::cuCtxPushCurrent_v2(context.0.raw) }).is_ok();
+    let pushed = unsafe { driver::ctx_push_current(context.0.raw) }.is_ok();
     let _ = release();
     if pushed {
-        let mut popped = std::ptr::null_mut();
-        // SAFETY: pops the context pushed above.
-        let _ = unsafe { cu::cuCtxPopCurrent_v2(&mut popped) };
+        let _ = driver::ctx_pop_current();
     }
 }

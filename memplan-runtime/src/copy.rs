@@ -15,7 +15,7 @@
 //! and destination that share memory is a [`Fault`], never a panic.
 
 use crate::context::Context;
-use crate::driver::{DriverError, check, cu};
+use crate::driver::{self, DriverError};
 use crate::error::Fault;
 use crate::memory::{
     DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut, byte_len, resolve,
@@ -36,20 +36,8 @@ where
     S: HostMemory<T> + ?Sized,
     D: DeviceMemory<T> + ?Sized,
 {
-    let (from, to) = (host_part(src, src_range)?, device_part(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    // SAFETY: both ranges are inside their buffers, which `&` keeps alive for
-    // the call, and the call returns when the copy is done.
-    unsafe {
-        now(
-            Direction::HostToDevice,
-            from.0 as u64,
-            to.0.as_raw(),
-            bytes,
-            src.is_page_locked(),
-        )?
-    };
-    Ok(bytes)
+    // SAFETY: synchronous; `&` keeps both buffers alive for the call.
+    unsafe { transfer(Host(src), src_range, Device(dst), dst_range, None) }
 }
 
 /// Device to host; returns when the data is in host memory.
@@ -64,20 +52,8 @@ where
     S: DeviceMemory<T> + ?Sized,
     D: HostMemoryMut<T> + ?Sized,
 {
-    let (from, to) = (device_part(src, src_range)?, host_part_mut(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    // SAFETY: both ranges are inside their buffers; `&mut` keeps the host
-    // side ours; the call returns when the copy is done.
-    unsafe {
-        now(
-            Direction::DeviceToHost,
-            from.0.as_raw(),
-            to.0 as u64,
-            bytes,
-            false,
-        )?
-    };
-    Ok(bytes)
+    // SAFETY: synchronous; `&mut` keeps the host side ours.
+    unsafe { transfer(Device(src), src_range, HostMut(dst), dst_range, None) }
 }
 
 /// Device to device; returns when the copy has finished.
@@ -92,21 +68,8 @@ where
     S: DeviceMemory<T> + ?Sized,
     D: DeviceMemory<T> + ?Sized,
 {
-    let (from, to) = (device_part(src, src_range)?, device_part(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    apart(from.0.as_raw(), to.0.as_raw(), bytes)?;
-    // SAFETY: both ranges are inside their buffers, and apart; the call
-    // returns when the copy is done.
-    unsafe {
-        now(
-            Direction::DeviceToDevice,
-            from.0.as_raw(),
-            to.0.as_raw(),
-            bytes,
-            false,
-        )?
-    };
-    Ok(bytes)
+    // SAFETY: synchronous; `&` keeps both buffers alive for the call.
+    unsafe { transfer(Device(src), src_range, Device(dst), dst_range, None) }
 }
 
 /// Host to host, by the CPU.
@@ -121,20 +84,8 @@ where
     S: HostMemory<T> + ?Sized,
     D: HostMemoryMut<T> + ?Sized,
 {
-    let (from, to) = (host_part(src, src_range)?, host_part_mut(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    apart(from.0 as u64, to.0 as u64, bytes)?;
-    // SAFETY: both ranges are inside their buffers, and apart.
-    unsafe {
-        now(
-            Direction::HostToHost,
-            from.0 as u64,
-            to.0 as u64,
-            bytes,
-            true,
-        )?
-    };
-    Ok(bytes)
+    // SAFETY: synchronous; `&mut` keeps the destination ours.
+    unsafe { transfer(Host(src), src_range, HostMut(dst), dst_range, None) }
 }
 
 /// From one range of a host buffer to another, by the CPU. The ranges may
@@ -164,7 +115,7 @@ pub fn zero<T: Element, D: DeviceMemory<T> + ?Sized>(dst: &D) -> Result<usize, F
     if bytes > 0 {
         // SAFETY: the whole buffer; the memset is asynchronous for device
         // memory, so wait for it.
-        check(unsafe { cu::cuMemsetD8_v2(to.as_raw(), 0, bytes) })?;
+        unsafe { driver::memset_d8(to.as_raw(), 0, bytes)? };
         synchronize_legacy()?;
     }
     Ok(bytes)
@@ -187,19 +138,8 @@ where
     S: HostMemory<T> + ?Sized,
     D: DeviceMemory<T> + ?Sized,
 {
-    let (from, to) = (host_part(src, src_range)?, device_part(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    // SAFETY: ranges checked; lifetimes are the caller's promise.
-    unsafe {
-        queue(
-            Direction::HostToDevice,
-            from.0 as u64,
-            to.0.as_raw(),
-            bytes,
-            stream.raw(),
-        )?
-    };
-    Ok(bytes)
+    // SAFETY: the caller's promise.
+    unsafe { transfer(Host(src), src_range, Device(dst), dst_range, Some(stream)) }
 }
 
 /// Queues a device-to-host copy on `stream`.
@@ -219,19 +159,16 @@ where
     S: DeviceMemory<T> + ?Sized,
     D: HostMemoryMut<T> + ?Sized,
 {
-    let (from, to) = (device_part(src, src_range)?, host_part_mut(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    // SAFETY: ranges checked; lifetimes are the caller's promise.
+    // SAFETY: the caller's promise.
     unsafe {
-        queue(
-            Direction::DeviceToHost,
-            from.0.as_raw(),
-            to.0 as u64,
-            bytes,
-            stream.raw(),
-        )?
-    };
-    Ok(bytes)
+        transfer(
+            Device(src),
+            src_range,
+            HostMut(dst),
+            dst_range,
+            Some(stream),
+        )
+    }
 }
 
 /// Queues a device-to-device copy on `stream`.
@@ -250,20 +187,8 @@ where
     S: DeviceMemory<T> + ?Sized,
     D: DeviceMemory<T> + ?Sized,
 {
-    let (from, to) = (device_part(src, src_range)?, device_part(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    apart(from.0.as_raw(), to.0.as_raw(), bytes)?;
-    // SAFETY: ranges checked and apart; lifetimes are the caller's promise.
-    unsafe {
-        queue(
-            Direction::DeviceToDevice,
-            from.0.as_raw(),
-            to.0.as_raw(),
-            bytes,
-            stream.raw(),
-        )?
-    };
-    Ok(bytes)
+    // SAFETY: the caller's promise.
+    unsafe { transfer(Device(src), src_range, Device(dst), dst_range, Some(stream)) }
 }
 
 /// Queues a host-to-host copy on `stream` (`cuMemcpyAsync`), for ordering a
@@ -284,20 +209,8 @@ where
     S: HostMemory<T> + ?Sized,
     D: HostMemoryMut<T> + ?Sized,
 {
-    let (from, to) = (host_part(src, src_range)?, host_part_mut(dst, dst_range)?);
-    let bytes = same_bytes::<T>(from.1, to.1)?;
-    apart(from.0 as u64, to.0 as u64, bytes)?;
-    // SAFETY: ranges checked and apart; lifetimes are the caller's promise.
-    unsafe {
-        queue(
-            Direction::HostToHost,
-            from.0 as u64,
-            to.0 as u64,
-            bytes,
-            stream.raw(),
-        )?
-    };
-    Ok(bytes)
+    // SAFETY: the caller's promise.
+    unsafe { transfer(Host(src), src_range, HostMut(dst), dst_range, Some(stream)) }
 }
 
 /// Queues a copy from one range of a page-locked host buffer to another, on
@@ -317,19 +230,130 @@ where
     B: HostMemoryMut<T> + ?Sized,
 {
     let (ptr, len) = buffer.host_parts_mut();
-    let (from, to) = (resolve(src_range, len)?, resolve(dst_range, len)?);
-    let bytes = same_bytes::<T>(from.len(), to.len())?;
-    let (src, dst) = (ptr.wrapping_add(from.start), ptr.wrapping_add(to.start));
-    apart(src as u64, dst as u64, bytes)?;
-    // SAFETY: both ranges are inside the buffer, and apart; lifetimes are
-    // the caller's promise.
+    // SAFETY: `&mut` makes the buffer ours for the call; the rest is the
+    // caller's promise.
     unsafe {
-        queue(
-            Direction::HostToHost,
-            src as u64,
-            dst as u64,
+        transfer(
+            Within(ptr, len),
+            src_range,
+            Within(ptr, len),
+            dst_range,
+            Some(stream),
+        )
+    }
+}
+
+/// One side of a copy, before its range is resolved: host or device
+/// memory, which decides the driver call, and where a range of it lies.
+trait Side<T: Element> {
+    /// Device memory, reached by device pointers; else host memory.
+    const ON_DEVICE: bool;
+
+    /// The address of `range`'s first element (a host or device pointer)
+    /// and the range's length in elements; a fault for a range outside the
+    /// memory, or memory with no address of this side's kind.
+    fn part(&mut self, range: impl RangeBounds<usize>) -> Result<(u64, usize), Fault>;
+
+    /// Whether the memory is page-locked; asked only of the source of a
+    /// synchronous host-to-device copy, whose wait it decides.
+    fn is_page_locked(&self) -> bool {
+        false
+    }
+}
+
+/// Host memory a copy reads.
+struct Host<'a, M: ?Sized>(&'a M);
+/// Host memory a copy writes.
+struct HostMut<'a, M: ?Sized>(&'a mut M);
+/// Device memory, read or written (through `&`: no Rust reference points
+/// into it).
+struct Device<'a, M: ?Sized>(&'a M);
+/// A host buffer's elements, by pointer and length: both sides of a copy
+/// within one buffer, which cannot both borrow it.
+struct Within<T>(*mut T, usize);
+
+impl<T: Element, M: HostMemory<T> + ?Sized> Side<T> for Host<'_, M> {
+    const ON_DEVICE: bool = false;
+
+    fn part(&mut self, range: impl RangeBounds<usize>) -> Result<(u64, usize), Fault> {
+        let (ptr, len) = self.0.host_parts();
+        let range = resolve(range, len)?;
+        // SAFETY: `range.start <= len`, so the pointer stays inside (or one past) the buffer.
+        Ok((unsafe { ptr.add(range.start) } as u64, range.len()))
+    }
+
+    fn is_page_locked(&self) -> bool {
+        self.0.is_page_locked()
+    }
+}
+
+impl<T: Element, M: HostMemoryMut<T> + ?Sized> Side<T> for HostMut<'_, M> {
+    const ON_DEVICE: bool = false;
+
+    fn part(&mut self, range: impl RangeBounds<usize>) -> Result<(u64, usize), Fault> {
+        let (ptr, len) = self.0.host_parts_mut();
+        let range = resolve(range, len)?;
+        // SAFETY: as for `Host`.
+        Ok((unsafe { ptr.add(range.start) } as u64, range.len()))
+    }
+}
+
+impl<T: Element, M: DeviceMemory<T> + ?Sized> Side<T> for Device<'_, M> {
+    const ON_DEVICE: bool = true;
+
+    fn part(&mut self, range: impl RangeBounds<usize>) -> Result<(u64, usize), Fault> {
+        let (ptr, len) = device_part(self.0, range)?;
+        Ok((ptr.as_raw(), len))
+    }
+}
+
+impl<T: Element> Side<T> for Within<T> {
+    const ON_DEVICE: bool = false;
+
+    fn part(&mut self, range: impl RangeBounds<usize>) -> Result<(u64, usize), Fault> {
+        let range = resolve(range, self.1)?;
+        Ok((self.0.wrapping_add(range.start) as u64, range.len()))
+    }
+}
+
+/// The copies of this module but `htoh_within` (which may overlap):
+/// resolves both ranges (the source's first), checks that their lengths
+/// match and, within one kind of memory, that they do not overlap, then
+/// copies: queued on `stream`, or done before returning. Returns the bytes
+/// moved (or queued).
+///
+/// # Safety
+/// With a stream, as for the `_async` function that calls this: both sides
+/// stay allocated, and the host off them, until `stream` has finished the
+/// copy. Without, the sides' borrows last the call, which is enough.
+#[inline]
+unsafe fn transfer<T: Element, S: Side<T>, D: Side<T>>(
+    mut src: S,
+    src_range: impl RangeBounds<usize>,
+    mut dst: D,
+    dst_range: impl RangeBounds<usize>,
+    stream: Option<&Stream>,
+) -> Result<usize, Fault> {
+    let (from, to) = (src.part(src_range)?, dst.part(dst_range)?);
+    let bytes = same_bytes::<T>(from.1, to.1)?;
+    // Device memory proper is never host memory (`DeviceMemory`'s promise):
+    // only copies within one kind of memory can overlap.
+    if S::ON_DEVICE == D::ON_DEVICE {
+        apart(from.0, to.0, bytes)?;
+    }
+    let direction = Direction::between(S::ON_DEVICE, D::ON_DEVICE);
+    let src_page_locked =
+        stream.is_none() && direction == Direction::HostToDevice && src.is_page_locked();
+    // SAFETY: both ranges are inside their memory, of the kinds `direction`
+    // names, and apart; their lifetimes are the caller's promise.
+    unsafe {
+        copy_bytes(
+            direction,
+            from.0,
+            to.0,
             bytes,
-            stream.raw(),
+            stream.map(Stream::raw),
+            src_page_locked,
         )?
     };
     Ok(bytes)
@@ -344,77 +368,78 @@ pub(crate) enum Direction {
     HostToHost,
 }
 
-/// Queues a copy of `bytes` from `src` to `dst` on `stream` (addresses:
-/// host pointers for host memory, device pointers for device memory).
-/// No driver call for 0 bytes.
-///
-/// # Safety
-/// Both ranges are memory of the kinds `direction` names, do not overlap,
-/// and stay allocated (and the host off them) until `stream` has finished
-/// the copy.
-pub(crate) unsafe fn queue(
-    direction: Direction,
-    src: u64,
-    dst: u64,
-    bytes: usize,
-    stream: CUstream,
-) -> Result<(), DriverError> {
-    if bytes == 0 {
-        return Ok(());
-    }
-    // SAFETY: forwarded to the caller.
-    check(unsafe {
-        match direction {
-            Direction::HostToDevice => {
-                cu::cuMemcpyHtoDAsync_v2(dst, src as *const _, bytes, stream)
-            }
-            Direction::DeviceToHost => cu::cuMemcpyDtoHAsync_v2(dst as *mut _, src, bytes, stream),
-            Direction::DeviceToDevice => cu::cuMemcpyDtoDAsync_v2(dst, src, bytes, stream),
-            // With unified addressing, host pointers are valid `CUdeviceptr`s.
-            Direction::HostToHost => cu::cuMemcpyAsync(dst, src, bytes, stream),
+impl Direction {
+    /// The direction from memory of one kind to memory of the other
+    /// (`true`: device memory).
+    pub(crate) const fn between(src_on_device: bool, dst_on_device: bool) -> Direction {
+        match (src_on_device, dst_on_device) {
+            (false, true) => Direction::HostToDevice,
+            (true, false) => Direction::DeviceToHost,
+            (true, true) => Direction::DeviceToDevice,
+            (false, false) => Direction::HostToHost,
         }
-    })
+    }
 }
 
-/// Copies `bytes` from `src` to `dst` and returns when the copy is done:
-/// device copies go through the legacy default stream and are waited for
-/// where the driver returns early (from pageable memory, the driver returns
-/// once the data is staged; device-to-device copies return at once); host
-/// copies are done by the CPU. No driver call for 0 bytes.
+/// Copies `bytes` from `src` to `dst` (addresses: host pointers for host
+/// memory, device pointers for device memory), the one place that picks
+/// the driver call. No driver call for 0 bytes.
+///
+/// Queued on `stream`, or done before returning: device copies go through
+/// the legacy default stream and are waited for where the driver returns
+/// early (from pageable memory, the driver returns once the data is
+/// staged; device-to-device copies return at once); host copies are done
+/// by the CPU. `src_page_locked` matters only then, for host to device.
 ///
 /// # Safety
 /// Both ranges are memory of the kinds `direction` names, do not overlap,
-/// stay allocated during the call, and nothing else touches them.
-pub(crate) unsafe fn now(
+/// and stay allocated (and the host off them) until the copy is done: the
+/// call's end, or `stream`'s.
+// Always inlined: plan steps and the functions above then make the driver
+// call directly, and where the direction is known the match folds away.
+#[inline(always)]
+pub(crate) unsafe fn copy_bytes(
     direction: Direction,
     src: u64,
     dst: u64,
     bytes: usize,
+    stream: Option<CUstream>,
     src_page_locked: bool,
 ) -> Result<(), DriverError> {
+    use Direction::*;
     if bytes == 0 {
         return Ok(());
     }
     // SAFETY: forwarded to the caller.
     unsafe {
-        match direction {
-            Direction::HostToDevice => {
-                check(cu::cuMemcpyHtoD_v2(dst, src as *const _, bytes))?;
+        match (direction, stream) {
+            (HostToDevice, Some(stream)) => {
+                driver::memcpy_htod_async(dst, src as *const _, bytes, stream)
+            }
+            (DeviceToHost, Some(stream)) => {
+                driver::memcpy_dtoh_async(dst as *mut _, src, bytes, stream)
+            }
+            (DeviceToDevice, Some(stream)) => driver::memcpy_dtod_async(dst, src, bytes, stream),
+            // With unified addressing, host pointers are valid `CUdeviceptr`s.
+            (HostToHost, Some(stream)) => driver::memcpy_async(dst, src, bytes, stream),
+            (HostToDevice, None) => {
+                driver::memcpy_htod(dst, src as *const _, bytes)?;
                 if !src_page_locked {
                     synchronize_legacy()?;
                 }
+                Ok(())
             }
-            Direction::DeviceToHost => check(cu::cuMemcpyDtoH_v2(dst as *mut _, src, bytes))?,
-            Direction::DeviceToDevice => {
-                check(cu::cuMemcpyDtoD_v2(dst, src, bytes))?;
-                synchronize_legacy()?;
+            (DeviceToHost, None) => driver::memcpy_dtoh(dst as *mut _, src, bytes),
+            (DeviceToDevice, None) => {
+                driver::memcpy_dtod(dst, src, bytes)?;
+                synchronize_legacy()
             }
-            Direction::HostToHost => {
-                std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, bytes)
+            (HostToHost, None) => {
+                std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, bytes);
+                Ok(())
             }
         }
     }
-    Ok(())
 }
 
 /// Copies `bytes` from `src`, device memory of `from`'s GPU, to `dst`,
@@ -425,6 +450,9 @@ pub(crate) unsafe fn now(
 /// # Safety
 /// Both ranges are device memory of the GPUs named, do not overlap, and
 /// stay allocated (and untouched by other work) until the copy is done.
+// Always inlined, as `copy_bytes` is: plan steps make the driver call
+// directly.
+#[inline(always)]
 pub(crate) unsafe fn between_gpus(
     src: u64,
     from: &Context,
@@ -439,16 +467,11 @@ pub(crate) unsafe fn between_gpus(
     // SAFETY: forwarded to the caller; the contexts are retained.
     unsafe {
         match stream {
-            Some(stream) => check(cu::cuMemcpyPeerAsync(
-                dst,
-                to.raw(),
-                src,
-                from.raw(),
-                bytes,
-                stream,
-            )),
+            Some(stream) => {
+                driver::memcpy_peer_async(dst, to.raw(), src, from.raw(), bytes, stream)
+            }
             None => {
-                check(cu::cuMemcpyPeer(dst, to.raw(), src, from.raw(), bytes))?;
+                driver::memcpy_peer(dst, to.raw(), src, from.raw(), bytes)?;
                 synchronize_legacy()
             }
         }
@@ -472,26 +495,6 @@ pub(crate) fn overlap(a: (u64, usize), b: (u64, usize)) -> bool {
         && b_bytes > 0
         && a < b.saturating_add(b_bytes as u64)
         && b < a.saturating_add(a_bytes as u64)
-}
-
-fn host_part<T: Element, M: HostMemory<T> + ?Sized>(
-    memory: &M,
-    range: impl RangeBounds<usize>,
-) -> Result<(*const T, usize), Fault> {
-    let (ptr, len) = memory.host_parts();
-    let range = resolve(range, len)?;
-    // SAFETY: `range.start <= len`, so the pointer stays inside (or one past) the buffer.
-    Ok((unsafe { ptr.add(range.start) }, range.len()))
-}
-
-fn host_part_mut<T: Element, M: HostMemoryMut<T> + ?Sized>(
-    memory: &mut M,
-    range: impl RangeBounds<usize>,
-) -> Result<(*mut T, usize), Fault> {
-    let (ptr, len) = memory.host_parts_mut();
-    let range = resolve(range, len)?;
-    // SAFETY: as in `host_part`.
-    Ok((unsafe { ptr.add(range.start) }, range.len()))
 }
 
 /// The device pointer and length of `range` of `memory`.

@@ -2,8 +2,7 @@
 //! host can wait for, and (for timed events) that carry a GPU timestamp.
 
 use crate::context::{Context, release_in};
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver;
 use crate::error::{Location, Result, ResultExt};
 use crate::stream::Stream;
 use cust::sys::{CUevent, CUevent_flags, CUstream};
@@ -45,9 +44,8 @@ impl Event {
 
     fn create(context: &Context, flags: u32, at: Location) -> Result<Self> {
         context.bind_to_thread()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: writes the new event's handle, destroyed in `Drop`.
-        check(unsafe { cu::cuEventCreate(&mut raw, flags) }).at("cuEventCreate", at)?;
+        // Destroyed in `Drop`.
+        let raw = driver::event_create(flags).at("cuEventCreate", at)?;
         Ok(Self {
             raw,
             context: context.clone(),
@@ -68,27 +66,21 @@ impl Event {
     /// Records on a raw stream handle (0 is the legacy default stream).
     pub(crate) fn record_on(&self, stream: CUstream) -> Result<(), crate::DriverError> {
         // SAFETY: live event and stream handles.
-        check(unsafe { cu::cuEventRecord(self.raw, stream) })
+        unsafe { driver::event_record(self.raw, stream) }
     }
 
     /// Whether the work before the last record has finished, without waiting.
     #[track_caller]
     pub fn is_complete(&self) -> Result<bool> {
         // SAFETY: a live event handle.
-        match unsafe { cu::cuEventQuery(self.raw) } {
-            status if status.0 == crate::DriverError::NOT_READY.0 => Ok(false),
-            status => check(status)
-                .map(|()| true)
-                .at("cuEventQuery", Location::caller()),
-        }
+        unsafe { driver::event_query(self.raw) }.at("cuEventQuery", Location::caller())
     }
 
     /// Waits on the host until the work before the last record has finished.
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: a live event handle.
-        check(unsafe { cu::cuEventSynchronize(self.raw) })
-            .at("cuEventSynchronize", Location::caller())
+        unsafe { driver::event_synchronize(self.raw) }.at("cuEventSynchronize", Location::caller())
     }
 
     /// Milliseconds from `start` to this event; both must be timed events
@@ -100,10 +92,8 @@ impl Event {
     }
 
     pub(crate) fn elapsed_ms_raw(&self, start: &Event) -> Result<f32, crate::DriverError> {
-        let mut ms = 0.0;
-        // SAFETY: writes the time between two live events.
-        check(unsafe { cu::cuEventElapsedTime(&mut ms, start.raw, self.raw) })?;
-        Ok(ms)
+        // SAFETY: two live events.
+        unsafe { driver::event_elapsed_time(start.raw, self.raw) }
     }
 }
 
@@ -113,7 +103,7 @@ impl Stream {
     #[track_caller]
     pub fn wait(&self, event: &Event) -> Result<()> {
         // SAFETY: live stream and event handles; flags must be 0.
-        check(unsafe { cu::cuStreamWaitEvent(self.raw(), event.raw(), 0) })
+        unsafe { driver::stream_wait_event(self.raw(), event.raw(), 0) }
             .at("cuStreamWaitEvent", Location::caller())
     }
 }
@@ -122,7 +112,7 @@ impl Drop for Event {
     fn drop(&mut self) {
         // SAFETY: created in `create`, destroyed once; the driver keeps a
         // recorded event alive until its work completes.
-        release_in(&self.context, || unsafe { cu::cuEventDestroy_v2(self.raw) });
+        release_in(&self.context, || unsafe { driver::event_destroy(self.raw) });
     }
 }
 

@@ -1,7 +1,7 @@
 //! Filling device memory with one value (`cuMemsetD8/16/32`).
 
 use crate::copy::device_part;
-use crate::driver::{DriverError, check, cu};
+use crate::driver::{self, DriverError};
 use crate::error::Fault;
 use crate::memory::{DeviceMemory, Element, byte_len};
 use crate::stream::{LEGACY, Stream, synchronize_legacy};
@@ -117,13 +117,13 @@ impl Pattern {
             return Ok(());
         }
         // SAFETY: forwarded to the caller.
-        check(unsafe {
+        unsafe {
             match self {
-                Pattern::Byte(value) => cu::cuMemsetD8Async(to, value, count, stream),
-                Pattern::Half(value) => cu::cuMemsetD16Async(to, value, count, stream),
-                Pattern::Word(value) => cu::cuMemsetD32Async(to, value, count, stream),
+                Pattern::Byte(value) => driver::memset_d8_async(to, value, count, stream),
+                Pattern::Half(value) => driver::memset_d16_async(to, value, count, stream),
+                Pattern::Word(value) => driver::memset_d32_async(to, value, count, stream),
             }
-        })
+        }
     }
 }
 

@@ -1,8 +1,7 @@
 //! CUDA graphs: record queued work once, replay it with one launch.
 
 use crate::context::{Context, release_in};
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::stream::Stream;
@@ -48,7 +47,7 @@ impl Graph {
     #[track_caller]
     pub unsafe fn launch(&self, stream: &Stream) -> Result<()> {
         // SAFETY: live handles; memory is the caller's promise.
-        check(unsafe { cu::cuGraphLaunch(self.exec, stream.raw()) })
+        unsafe { driver::graph_launch(self.exec, stream.raw()) }
             .at("cuGraphLaunch", Location::caller())
     }
 }
@@ -58,9 +57,11 @@ impl Drop for Graph {
         // SAFETY: made by `Capture::end`, destroyed once each. An executable
         // graph still running is freed by the driver when it finishes.
         release_in(&self.context, || unsafe {
-            cu::cuGraphExecDestroy(self.exec)
+            driver::graph_exec_destroy(self.exec)
         });
-        release_in(&self.context, || unsafe { cu::cuGraphDestroy(self.graph) });
+        release_in(&self.context, || unsafe {
+            driver::graph_destroy(self.graph)
+        });
     }
 }
 
@@ -110,7 +111,7 @@ impl Capture {
             .collect::<Result<Vec<_>>>()?;
         let mode = CUstreamCaptureMode_enum::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
         // SAFETY: a live stream; `Drop` or `end` ends the capture.
-        check(unsafe { cu::cuStreamBeginCapture_v2(origin.raw(), mode) })
+        unsafe { driver::stream_begin_capture(origin.raw(), mode) }
             .at("cuStreamBeginCapture", at)?;
         let capture = Capture {
             origin: origin.raw(),
@@ -139,18 +140,20 @@ impl Capture {
             if let Ok(graph) = graph {
                 // SAFETY: the captured graph, not used again; the error that
                 // matters is the one returned.
-                let _ = unsafe { cu::cuGraphDestroy(graph) };
+                let _ = unsafe { driver::graph_destroy(graph) };
             }
             return Err(error);
         }
         let graph = graph?;
-        let mut exec = std::ptr::null_mut();
-        // SAFETY: a complete graph; writes the executable graph.
-        if let Err(error) = check(unsafe { cu::cuGraphInstantiateWithFlags(&mut exec, graph, 0) }) {
-            // SAFETY: the graph from above, not used again.
-            let _ = unsafe { cu::cuGraphDestroy(graph) };
-            return Err(error).at("cuGraphInstantiate", at);
-        }
+        // SAFETY: a complete graph.
+        let exec = match unsafe { driver::graph_instantiate_with_flags(graph, 0) } {
+            Ok(exec) => exec,
+            Err(error) => {
+                // SAFETY: the graph from above, not used again.
+                let _ = unsafe { driver::graph_destroy(graph) };
+                return Err(error).at("cuGraphInstantiate", at);
+            }
+        };
         Ok(Graph {
             graph,
             exec,
@@ -163,7 +166,7 @@ impl Capture {
             join.record_on(*stream)
                 .at("cuEventRecord", Location::caller())?;
             // SAFETY: live handles: the origin stream and the join event.
-            check(unsafe { cu::cuStreamWaitEvent(self.origin, join.raw(), 0) })
+            unsafe { driver::stream_wait_event(self.origin, join.raw(), 0) }
                 .at("cuStreamWaitEvent", Location::caller())?;
         }
         Ok(())
@@ -172,10 +175,8 @@ impl Capture {
     /// Ends the capture, once, and returns what was captured.
     fn stop(&mut self) -> Result<CUgraph, crate::DriverError> {
         self.active = false;
-        let mut graph = std::ptr::null_mut();
         // SAFETY: ends the capture this value began.
-        check(unsafe { cu::cuStreamEndCapture(self.origin, &mut graph) })?;
-        Ok(graph)
+        unsafe { driver::stream_end_capture(self.origin) }
     }
 }
 
@@ -185,7 +186,7 @@ impl Drop for Capture {
             && let Ok(graph) = self.stop()
         {
             // SAFETY: the captured graph, never instantiated.
-            release_in(&self.context, || unsafe { cu::cuGraphDestroy(graph) });
+            release_in(&self.context, || unsafe { driver::graph_destroy(graph) });
         }
     }
 }

@@ -1,8 +1,7 @@
 //! Kernels: loading compiled modules, and launching their functions.
 
 use crate::context::{Context, release_in};
-use crate::driver::cu;
-use crate::driver::{DriverError, Status, check};
+use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::image::{Format, Image};
 use crate::param::ParamSlot;
@@ -10,7 +9,7 @@ use crate::stream::Stream;
 use cust::memory::DeviceCopy;
 use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
 use std::ffi::{CString, c_void};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// A loaded module of GPU code (a fatbin, cubin or PTX image).
 ///
@@ -88,10 +87,9 @@ impl Module {
 
     fn load(context: &Context, image: *const c_void, at: Location) -> Result<Module> {
         context.bind_to_thread()?;
-        let mut raw = std::ptr::null_mut();
         // SAFETY: `image` points to a complete image; the driver reads it
         // during this call only.
-        check(unsafe { cu::cuModuleLoadData(&mut raw, image) }).at("cuModuleLoadData", at)?;
+        let raw = unsafe { driver::module_load_data(image) }.at("cuModuleLoadData", at)?;
         Ok(Module(Arc::new(Loaded {
             raw,
             context: context.clone(),
@@ -105,14 +103,13 @@ impl Module {
         let c_name = CString::new(name)
             .map_err(|_| Fault::Unsupported("kernel name contains a NUL byte"))
             .at("cuModuleGetFunction", at)?;
-        let mut raw = std::ptr::null_mut();
         self.0.context.bind_to_thread()?;
-        // SAFETY: writes the function handle, which lives as long as the module.
-        match unsafe { cu::cuModuleGetFunction(&mut raw, self.0.raw, c_name.as_ptr()) } {
-            status if status.0 == crate::DriverError::NOT_FOUND.0 => {
+        // SAFETY: a live module; the function handle lives as long as it.
+        let raw = match unsafe { driver::module_get_function(self.0.raw, &c_name) } {
+            Err(DriverError::NOT_FOUND) => {
                 Err(Fault::KernelNotFound(name.to_owned())).at("cuModuleGetFunction", at)
             }
-            status => check(status).at("cuModuleGetFunction", at),
+            found => found.at("cuModuleGetFunction", at),
         }?;
         Ok(Kernel {
             raw,
@@ -124,7 +121,7 @@ impl Module {
 impl Drop for Loaded {
     fn drop(&mut self) {
         // SAFETY: loaded in `load`, unloaded once; every kernel holds the module.
-        release_in(&self.context, || unsafe { cu::cuModuleUnload(self.raw) });
+        release_in(&self.context, || unsafe { driver::module_unload(self.raw) });
     }
 }
 
@@ -203,22 +200,18 @@ impl Kernel {
             block,
             shared_bytes,
         } = config;
-        // SAFETY: forwarded to the caller.
-        check(unsafe {
-            cu::cuLaunchKernel(
+        // SAFETY: a live function handle (its module is held); the rest
+        // is forwarded to the caller.
+        unsafe {
+            driver::launch_kernel(
                 self.raw,
-                grid.x,
-                grid.y,
-                grid.z,
-                block.x,
-                block.y,
-                block.z,
+                [grid.x, grid.y, grid.z],
+                [block.x, block.y, block.z],
                 shared_bytes,
                 stream,
                 arguments,
-                std::ptr::null_mut(),
             )
-        })
+        }
     }
 
     /// Where the compiled kernel expects each of its parameters in the
@@ -228,20 +221,18 @@ impl Kernel {
     /// This is the compiled code's own account, whatever the module's
     /// origin: plans compare it with the declaration at `new`.
     pub fn parameters(&self) -> Result<Option<Vec<ParamSlot>>, DriverError> {
-        let Some(param_info) = param_info() else {
+        let Some(param_info) = driver::func_get_param_info() else {
             return Ok(None);
         };
         let mut slots = Vec::new();
         // A parameter takes at least a byte of the 32 KiB parameter space.
         while slots.len() <= MAX_PARAMETER_BYTES {
-            let (mut offset, mut size) = (0, 0);
-            // SAFETY: a live function handle; writes two integers.
-            let status = unsafe { param_info(self.raw, slots.len(), &mut offset, &mut size) };
-            match status.0 {
-                0 => slots.push(ParamSlot { offset, size }),
+            // SAFETY: a live function handle.
+            match unsafe { param_info.call(self.raw, slots.len()) } {
+                Ok((offset, size)) => slots.push(ParamSlot { offset, size }),
                 // The index is past the last parameter.
-                code if code == DriverError::INVALID_VALUE.0 => return Ok(Some(slots)),
-                code => return Err(DriverError(code)),
+                Err(DriverError::INVALID_VALUE) => return Ok(Some(slots)),
+                Err(error) => return Err(error),
             }
         }
         Err(DriverError::INVALID_VALUE)
@@ -249,9 +240,8 @@ impl Kernel {
 
     /// One of the kernel's attributes on this GPU (`cuFuncGetAttribute`).
     pub(crate) fn attribute(&self, attribute: CUfunction_attribute) -> Result<u32, DriverError> {
-        let mut value = 0;
-        // SAFETY: writes the attribute of a live function handle.
-        check(unsafe { cu::cuFuncGetAttribute(&mut value, attribute, self.raw) })?;
+        // SAFETY: a live function handle.
+        let value = unsafe { driver::func_get_attribute(attribute, self.raw) }?;
         Ok(u32::try_from(value).unwrap_or(0))
     }
 
@@ -263,35 +253,12 @@ impl Kernel {
     ) -> Result<(), DriverError> {
         let value = i32::try_from(value).map_err(|_| DriverError::INVALID_VALUE)?;
         // SAFETY: a live function handle; the driver checks the value.
-        check(unsafe { cu::cuFuncSetAttribute(self.raw, attribute, value) })
+        unsafe { driver::func_set_attribute(self.raw, attribute, value) }
     }
 }
 
 /// The most bytes of parameters a kernel takes (CUDA 12.1 and later).
 const MAX_PARAMETER_BYTES: usize = 32764;
-
-/// `cuFuncGetParamInfo`, which cust_raw (CUDA 11) does not declare.
-type ParamInfo = unsafe extern "C" fn(CUfunction, usize, *mut usize, *mut usize) -> Status;
-
-/// `cuFuncGetParamInfo` from the driver, asked for once; `None` where the
-/// driver predates it.
-fn param_info() -> Option<ParamInfo> {
-    static FOUND: OnceLock<Option<ParamInfo>> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        let mut function = std::ptr::null_mut();
-        // SAFETY: a NUL-terminated name; writes one pointer. 12040 asks for
-        // the function as CUDA 12.4 introduced it.
-        let status = unsafe {
-            cu::cuGetProcAddress(c"cuFuncGetParamInfo".as_ptr(), &mut function, 12040, 0)
-        };
-        if status.0 != 0 || function.is_null() {
-            return None;
-        }
-        // SAFETY: the driver's `cuFuncGetParamInfo`, whose C signature
-        // `ParamInfo` states.
-        Some(unsafe { std::mem::transmute::<*mut c_void, ParamInfo>(function) })
-    })
-}
 
 /// Grid or block dimensions. Converts from `u32` and from tuples of two or
 /// three `u32`.

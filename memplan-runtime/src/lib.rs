@@ -16,8 +16,10 @@
 //! - [`Plan`], [`InFlight`], [`PlanGraph`]: what the plan types of
 //!   `memplan!` are built on.
 //!
-//! It calls the driver through `cust::sys` (cust 0.3.2's raw bindings) and
-//! uses cust's [`DeviceCopy`](cust::memory::DeviceCopy). cust's safe
+//! It calls the driver from one module, through typed wrappers over its own
+//! declarations of the driver's functions (with the types of `cust::sys`,
+//! cust 0.3.2's raw bindings), and uses cust's
+//! [`DeviceCopy`](cust::memory::DeviceCopy). cust's safe
 //! wrappers are not used, for reasons that are also traps for anyone writing
 //! CUDA in Rust: `Stream::new` drops `CU_STREAM_NON_BLOCKING`,
 //! `Stream::wait_event` consumes the event, errors lose codes newer than

@@ -8,11 +8,12 @@
 //! peer access on.
 
 use crate::context::Context;
+use crate::copy::between_gpus;
 use crate::device::DeviceBuffer;
-use crate::driver::{DriverError, check, cu};
+use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::memory::Element;
-use crate::stream::{Stream, synchronize_legacy};
+use crate::stream::Stream;
 
 impl Context {
     /// Whether this GPU can read and write `other`'s memory directly
@@ -22,11 +23,8 @@ impl Context {
         if self.device() == other.device() {
             return Ok(false);
         }
-        let mut can = 0;
-        // SAFETY: writes one int; both device handles are valid.
-        check(unsafe { cu::cuDeviceCanAccessPeer(&mut can, self.device(), other.device()) })
-            .at("cuDeviceCanAccessPeer", Location::caller())?;
-        Ok(can != 0)
+        driver::device_can_access_peer(self.device(), other.device())
+            .at("cuDeviceCanAccessPeer", Location::caller())
     }
 
     /// Lets kernels and copies of this GPU reach `other`'s memory
@@ -42,7 +40,7 @@ impl Context {
         }
         self.bind_to_thread()?;
         // SAFETY: `other`'s context is retained; flags must be 0.
-        match check(unsafe { cu::cuCtxEnablePeerAccess(other.raw(), 0) }) {
+        match unsafe { driver::ctx_enable_peer_access(other.raw(), 0) } {
             Err(DriverError::PEER_ACCESS_ALREADY_ENABLED) => Ok(()),
             done => done.at("cuCtxEnablePeerAccess", at),
         }
@@ -60,20 +58,20 @@ pub fn copy_peer<T: Element>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -
     }
     src.context().bind_to_thread()?;
     // SAFETY: both buffers hold `bytes` bytes in the contexts named, which
-    // they keep retained.
-    check(unsafe {
-        cu::cuMemcpyPeer(
-            dst.device_ptr().as_raw(),
-            dst.context().raw(),
+    // they keep retained; `&mut dst` keeps them apart. Without a stream,
+    // `between_gpus` waits for the copy (which may return before it is
+    // done), so that the buffers are free to use.
+    unsafe {
+        between_gpus(
             src.device_ptr().as_raw(),
-            src.context().raw(),
+            src.context(),
+            dst.device_ptr().as_raw(),
+            dst.context(),
             bytes,
+            None,
         )
-    })
-    .at("cuMemcpyPeer", at)?;
-    // A copy between device memories may return before it is done (as
-    // `cuMemcpyDtoD` may): wait, so that the buffers are free to use.
-    synchronize_legacy().at("cuMemcpyPeer", at)
+    }
+    .at("cuMemcpyPeer", at)
 }
 
 /// Queues a copy of all of `src` into `dst`, each on its own GPU, on
@@ -94,16 +92,16 @@ pub unsafe fn copy_peer_async<T: Element>(
         return Ok(());
     }
     // SAFETY: forwarded to the caller; the contexts are retained.
-    check(unsafe {
-        cu::cuMemcpyPeerAsync(
-            dst.device_ptr().as_raw(),
-            dst.context().raw(),
+    unsafe {
+        between_gpus(
             src.device_ptr().as_raw(),
-            src.context().raw(),
+            src.context(),
+            dst.device_ptr().as_raw(),
+            dst.context(),
             bytes,
-            stream.raw(),
+            Some(stream.raw()),
         )
-    })
+    }
     .at("cuMemcpyPeerAsync", at)
 }
 

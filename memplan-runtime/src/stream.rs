@@ -3,9 +3,7 @@
 //! `Stream::new` silently drops, so they are created here directly.
 
 use crate::context::{Context, release_in};
-use crate::driver::DriverError;
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver::{self, DriverError};
 use crate::error::{Location, Result, ResultExt};
 use cust::sys::{CUstream, CUstream_flags};
 
@@ -51,10 +49,9 @@ impl Stream {
             Priority::Level(level) => level,
         };
         context.bind_to_thread()?;
-        let mut raw = std::ptr::null_mut();
         let flags = CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
-        // SAFETY: writes the new stream's handle, destroyed in `Drop`.
-        check(unsafe { cu::cuStreamCreateWithPriority(&mut raw, flags, level) })
+        // Destroyed in `Drop`.
+        let raw = driver::stream_create_with_priority(flags, level)
             .at("cuStreamCreateWithPriority", at)?;
         Ok(Self {
             raw,
@@ -75,7 +72,7 @@ impl Stream {
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: a live stream handle.
-        check(unsafe { cu::cuStreamSynchronize(self.raw) })
+        unsafe { driver::stream_synchronize(self.raw) }
             .at("cuStreamSynchronize", Location::caller())
     }
 
@@ -83,22 +80,15 @@ impl Stream {
     #[track_caller]
     pub fn is_idle(&self) -> Result<bool> {
         // SAFETY: a live stream handle.
-        match unsafe { cu::cuStreamQuery(self.raw) } {
-            status if status.0 == crate::DriverError::NOT_READY.0 => Ok(false),
-            status => check(status)
-                .map(|()| true)
-                .at("cuStreamQuery", Location::caller()),
-        }
+        unsafe { driver::stream_query(self.raw) }.at("cuStreamQuery", Location::caller())
     }
 
     /// The stream's priority as CUDA counts it.
     #[track_caller]
     pub fn priority(&self) -> Result<i32> {
-        let mut level = 0;
-        // SAFETY: writes the priority.
-        check(unsafe { cu::cuStreamGetPriority(self.raw, &mut level) })
-            .at("cuStreamGetPriority", Location::caller())?;
-        Ok(level)
+        // SAFETY: a live stream handle.
+        unsafe { driver::stream_get_priority(self.raw) }
+            .at("cuStreamGetPriority", Location::caller())
     }
 }
 
@@ -107,7 +97,7 @@ impl Drop for Stream {
         // SAFETY: created in `with_priority`, destroyed once. Work still
         // queued completes; the driver frees the stream afterwards.
         release_in(&self.context, || unsafe {
-            cu::cuStreamDestroy_v2(self.raw)
+            driver::stream_destroy(self.raw)
         });
     }
 }
@@ -120,7 +110,7 @@ pub(crate) const LEGACY: CUstream = std::ptr::null_mut();
 /// Waits on the host for the legacy default stream.
 pub(crate) fn synchronize_legacy() -> Result<(), DriverError> {
     // SAFETY: the legacy stream needs no handle.
-    check(unsafe { cu::cuStreamSynchronize(LEGACY) })
+    unsafe { driver::stream_synchronize(LEGACY) }
 }
 
 /// Waits for every stream; the first failure, after waiting for all.
@@ -134,7 +124,7 @@ pub(crate) fn wait_all<'s>(
     let mut first = Ok(());
     for stream in streams {
         // SAFETY: a live stream handle.
-        if let Err(code) = check(unsafe { cu::cuStreamSynchronize(stream.raw) }) {
+        if let Err(code) = unsafe { driver::stream_synchronize(stream.raw) } {
             let _ = stream.context().synchronize();
             first = first.and(Err(code));
         }

@@ -2,8 +2,7 @@
 
 use crate::context::{Context, release_in};
 use crate::copy;
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver;
 use crate::error::{Location, Result, ResultExt};
 use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, byte_len};
 
@@ -36,8 +35,8 @@ impl<T: Element> DeviceBuffer<T> {
         context.bind_to_thread()?;
         let mut address = 0;
         if bytes > 0 {
-            // SAFETY: writes the address of `bytes` fresh bytes, freed in `Drop`.
-            check(unsafe { cu::cuMemAlloc_v2(&mut address, bytes) }).at("cuMemAlloc", at)?;
+            // `bytes` fresh bytes, freed in `Drop`.
+            address = driver::mem_alloc(bytes).at("cuMemAlloc", at)?;
         }
         // SAFETY: the address cuMemAlloc returned (or 0 for no elements).
         let ptr = unsafe { DevicePtr::from_raw(address) };
@@ -102,7 +101,7 @@ impl<T: Element> Drop for DeviceBuffer<T> {
         // that uses it holds a borrow of it (safe API) or was synchronized by
         // its plan, so nothing still uses it.
         release_in(&self.context, || unsafe {
-            cu::cuMemFree_v2(self.ptr.as_raw())
+            driver::mem_free(self.ptr.as_raw())
         });
     }
 }

@@ -3,8 +3,7 @@
 //! device's memory pool without synchronizing the device.
 
 use crate::context::{Context, release_in};
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver;
 use crate::error::Fault;
 use crate::memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, byte_len};
 use crate::stream::Stream;
@@ -34,9 +33,10 @@ impl<T: Element> StreamOrderedBuffer<T> {
         let bytes = byte_len::<T>(len)?;
         let mut address = 0;
         if bytes > 0 {
-            // SAFETY: writes the address of `bytes` bytes that become valid
-            // in stream order; freed by `free_async` or `Drop`.
-            check(unsafe { cu::cuMemAllocAsync(&mut address, bytes, stream.raw()) })?;
+            // SAFETY: a live stream; the `bytes` become valid in its order
+            // (uses after it are the caller's promise) and are freed by
+            // `free_async` or `Drop`.
+            address = unsafe { driver::mem_alloc_async(bytes, stream.raw()) }?;
         }
         // SAFETY: the address cuMemAllocAsync returned (or 0 for no elements).
         let ptr = unsafe { DevicePtr::from_raw(address) };
@@ -58,7 +58,7 @@ impl<T: Element> StreamOrderedBuffer<T> {
             return Ok(());
         }
         // SAFETY: the caller orders every use before this free.
-        check(unsafe { cu::cuMemFreeAsync(address, stream.raw()) })?;
+        unsafe { driver::mem_free_async(address, stream.raw()) }?;
         // Freed: leave `Drop` nothing to free. (On failure above, `Drop`
         // synchronizes and frees instead.)
         // SAFETY: a null pointer to no elements.
@@ -92,7 +92,7 @@ impl<T: Element> Drop for StreamOrderedBuffer<T> {
         }
         // SAFETY: allocated by `alloc_async`; no work can still use it.
         release_in(&self.context, || unsafe {
-            cu::cuMemFree_v2(self.ptr.as_raw())
+            driver::mem_free(self.ptr.as_raw())
         });
     }
 }

@@ -1,106 +1,37 @@
-//! The bridge to the driver: the calls ([`cu`]) and their statuses
-//! ([`check`]).
+//! The driver, behind one layer: the only module that calls it.
+//!
+//! Three levels, as in cudarc (`sys` -> `result` -> safe): [`ffi`] declares
+//! the driver's functions; [`error`] turns the statuses they return into
+//! [`DriverError`]s; the files by topic wrap each call in a function that
+//! takes and returns Rust values (out-parameters become return values) and
+//! a `Result`. The rest of the crate, the safe level, calls only these
+//! wrappers, so what is unsafe about a call is stated once, here, and every
+//! status is checked the same way.
+//!
+//! Each wrapper makes exactly one driver call and is `#[inline]`: hot paths
+//! (plan steps, copies, launches) compile to the call and its check, as if
+//! written by hand. A wrapper is `unsafe` where its soundness rests on the
+//! caller (raw pointers, handles that must be live, memory the GPU uses
+//! later); its `# Safety` line says what. Special cases of a status (a
+//! query's `NOT_READY`, an access already enabled) are left to the caller,
+//! except where a status is an answer rather than a failure (`NOT_READY`
+//! from a query is "not yet": those wrappers return `bool`).
 
-pub(crate) mod ffi;
+mod context;
+mod copy;
+mod error;
+mod event;
+mod ffi;
+mod graph;
+mod memory;
+mod module;
+mod stream;
 
-/// The driver functions memplan calls; see `ffi.rs` for why they are not
-/// cust_raw's own declarations.
-pub(crate) use ffi as cu;
-pub use ffi::Status;
-
-use std::ffi::CStr;
-use std::fmt;
-
-/// `Ok` for `CUDA_SUCCESS`, the code otherwise.
-#[inline]
-pub fn check(status: Status) -> Result<(), DriverError> {
-    match status.0 {
-        0 => Ok(()),
-        code => Err(DriverError(code)),
-    }
-}
-
-/// An error code the CUDA driver returned (a `CUresult` other than
-/// `CUDA_SUCCESS`), whatever the driver's version.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DriverError(pub u32);
-
-impl DriverError {
-    pub const INVALID_VALUE: Self = Self(1);
-    pub const OUT_OF_MEMORY: Self = Self(2);
-    pub const NOT_INITIALIZED: Self = Self(3);
-    pub const STUB_LIBRARY: Self = Self(34);
-    pub const NO_DEVICE: Self = Self(100);
-    pub const NOT_FOUND: Self = Self(500);
-    pub const NOT_READY: Self = Self(600);
-    pub const PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
-    pub const HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
-
-    /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`: the driver's, or (when
-    /// there is no driver to ask) memplan's own for common codes.
-    pub fn name(self) -> String {
-        if let Some(name) = driver_string(cu::cuGetErrorName, self.0) {
-            return name;
-        }
-        match known_name(self.0) {
-            Some(name) => name.to_owned(),
-            None => format!("CUDA error {}", self.0),
-        }
-    }
-
-    /// The driver's own description, when the driver can give one.
-    pub fn description(self) -> Option<String> {
-        driver_string(cu::cuGetErrorString, self.0)
-    }
-}
-
-/// A static string the driver gives for an error code.
-fn driver_string(
-    function: unsafe extern "C" fn(u32, *mut *const std::ffi::c_char) -> Status,
-    code: u32,
-) -> Option<String> {
-    let mut text = std::ptr::null();
-    // SAFETY: on success the driver points `text` at a static C string.
-    let status = unsafe { function(code, &mut text) };
-    if check(status).is_err() || text.is_null() {
-        return None;
-    }
-    // SAFETY: checked non-null above; the string is static and NUL-terminated.
-    Some(
-        unsafe { CStr::from_ptr(text) }
-            .to_string_lossy()
-            .into_owned(),
-    )
-}
-
-/// Names of the codes memplan's own messages and tests meet, for when no
-/// driver can be asked (the driver stub answers every call with 34).
-fn known_name(code: u32) -> Option<&'static str> {
-    Some(match code {
-        1 => "CUDA_ERROR_INVALID_VALUE",
-        2 => "CUDA_ERROR_OUT_OF_MEMORY",
-        3 => "CUDA_ERROR_NOT_INITIALIZED",
-        34 => "CUDA_ERROR_STUB_LIBRARY",
-        100 => "CUDA_ERROR_NO_DEVICE",
-        500 => "CUDA_ERROR_NOT_FOUND",
-        600 => "CUDA_ERROR_NOT_READY",
-        704 => "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
-        712 => "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
-        _ => return None,
-    })
-}
-
-impl fmt::Debug for DriverError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.name())
-    }
-}
-
-impl fmt::Display for DriverError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.description() {
-            Some(description) => write!(f, "{} ({description})", self.name()),
-            None => write!(f, "{}", self.name()),
-        }
-    }
-}
+pub(crate) use context::*;
+pub(crate) use copy::*;
+pub use error::DriverError;
+pub(crate) use event::*;
+pub(crate) use graph::*;
+pub(crate) use memory::*;
+pub(crate) use module::*;
+pub(crate) use stream::*;

@@ -2,8 +2,7 @@
 //! write-combined and portable.
 
 use crate::context::{Context, release_in};
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver;
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::host::HostAlloc;
 use crate::memory::{DeviceAddress, DevicePtr, Element, HostMemory, HostMemoryMut, byte_len};
@@ -63,16 +62,13 @@ impl<T: Element> PinnedBuffer<T> {
         let ptr = if bytes == 0 {
             NonNull::dangling()
         } else {
-            let mut raw = std::ptr::null_mut();
-            // SAFETY: writes the address of `bytes` fresh bytes, freed in `Drop`.
-            let status = unsafe {
-                if flags == HostAlloc::PINNED {
-                    cu::cuMemAllocHost_v2(&mut raw, bytes)
-                } else {
-                    cu::cuMemHostAlloc(&mut raw, bytes, flags.bits())
-                }
+            // `bytes` fresh bytes, freed in `Drop`.
+            let raw = if flags == HostAlloc::PINNED {
+                driver::mem_alloc_host(bytes)
+            } else {
+                driver::mem_host_alloc(bytes, flags.bits())
             };
-            check(status).at(operation, at)?;
+            let raw = raw.at(operation, at)?;
             let ptr =
                 NonNull::new(raw.cast::<T>()).ok_or(Fault::Unsupported("null host allocation"));
             let ptr = ptr.at(operation, at)?;
@@ -122,9 +118,8 @@ pub(crate) fn mapped_device_ptr<T>(host: NonNull<T>, bytes: usize) -> Result<Dev
         // SAFETY: a null device pointer to no elements is never dereferenced.
         return Ok(unsafe { DevicePtr::from_raw(0) });
     }
-    let mut address = 0;
     // SAFETY: `host` is mapped memory of the current context; flags must be 0.
-    check(unsafe { cu::cuMemHostGetDevicePointer_v2(&mut address, host.as_ptr().cast(), 0) })?;
+    let address = unsafe { driver::mem_host_get_device_pointer(host.as_ptr().cast(), 0) }?;
     // SAFETY: the driver's address for this allocation.
     Ok(unsafe { DevicePtr::from_raw(address) })
 }
@@ -153,7 +148,7 @@ impl<T: Element> Drop for PinnedBuffer<T> {
         // No copy can still use it: the safe API keeps it borrowed until its
         // scope has synchronized, and plans synchronize before they drop.
         release_in(&self.context, || unsafe {
-            cu::cuMemFreeHost(self.ptr.as_ptr().cast())
+            driver::mem_free_host(self.ptr.as_ptr().cast())
         });
     }
 }

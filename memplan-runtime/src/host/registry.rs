@@ -7,7 +7,7 @@
 //! and unregistered when its last user is done.
 
 use crate::context::{Context, release_in};
-use crate::driver::{DriverError, check, cu};
+use crate::driver::{self, DriverError};
 use crate::error::Fault;
 use cust::sys::CUcontext;
 use std::sync::Mutex;
@@ -67,9 +67,9 @@ pub(crate) fn lock(context: &Context, start: u64, end: u64, flags: u32) -> Resul
     context.bind_to_thread().map_err(|e| e.fault().clone())?;
     // SAFETY: the caller lends `start..end` for as long as the hold lives;
     // the last hold's drop unregisters it.
-    let status =
-        unsafe { cu::cuMemHostRegister_v2(start as *mut _, (end - start) as usize, flags) };
-    match check(status) {
+    let registered =
+        unsafe { driver::mem_host_register(start as *mut _, (end - start) as usize, flags) };
+    match registered {
         Ok(()) => {
             locked.push(Entry {
                 start,
@@ -102,7 +102,7 @@ impl Drop for Hold {
             // SAFETY: registered in `lock`; this was its last hold, and each
             // hold is dropped only after the work that used it is done.
             release_in(&self.context, || unsafe {
-                cu::cuMemHostUnregister(start as *mut _)
+                driver::mem_host_unregister(start as *mut _)
             });
         }
     }

@@ -12,7 +12,7 @@ use super::slices::{Lock, Registrations, Slice};
 use super::step::{Resources, Step};
 use super::steps::{Inputs, Resolved, Steps};
 use crate::context::release_in;
-use crate::driver::cu;
+use crate::driver;
 use crate::error::{Error, Fault, Location, Result};
 use crate::graph::{Capture, Graph};
 use crate::op::OpResultExt;
@@ -480,7 +480,7 @@ impl Runner {
             let context = &self.made.contexts[usize::from(gpu.unwrap_or(0))];
             if address != 0 && synchronized {
                 // SAFETY: allocated by the run, whose work is done.
-                release_in(context, || unsafe { cu::cuMemFree_v2(address) });
+                release_in(context, || unsafe { driver::mem_free(address) });
             }
         }
     }

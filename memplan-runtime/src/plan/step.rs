@@ -6,8 +6,7 @@ use super::address::{Addr, Base};
 use super::launch::LaunchStep;
 use crate::context::Context;
 use crate::copy::{self, Direction};
-use crate::driver::check;
-use crate::driver::cu;
+use crate::driver;
 use crate::error::Fault;
 use crate::event::Event;
 use crate::fill::Pattern;
@@ -239,12 +238,11 @@ impl Step {
                     return Ok(0);
                 }
                 let (src, dst) = (on.address(src)?, on.address(dst)?);
-                match stream {
-                    Some(_) => unsafe {
-                        copy::queue(direction, src, dst, bytes, on.stream(stream)?)?
-                    },
-                    None => unsafe { copy::now(direction, src, dst, bytes, src_page_locked)? },
-                }
+                let stream = match stream {
+                    Some(_) => Some(on.stream(stream)?),
+                    None => None,
+                };
+                unsafe { copy::copy_bytes(direction, src, dst, bytes, stream, src_page_locked)? };
                 Ok(bytes)
             }
             &mut Step::CopyBetweenGpus {
@@ -313,7 +311,7 @@ impl Step {
             }
             &mut Step::Wait { event, stream } => {
                 let event = on.events.get(usize::from(event)).ok_or(UNRESOLVED)?;
-                check(unsafe { cu::cuStreamWaitEvent(on.stream(Some(stream))?, event.raw(), 0) })?;
+                unsafe { driver::stream_wait_event(on.stream(Some(stream))?, event.raw(), 0)? };
                 Ok(0)
             }
             &mut Step::Sync(streams) => {
@@ -334,9 +332,7 @@ impl Step {
                 let raw = on.stream(Some(stream))?;
                 let slot = on.scratch.get_mut(usize::from(scratch)).ok_or(UNRESOLVED)?;
                 if bytes > 0 {
-                    let mut address = 0;
-                    check(unsafe { cu::cuMemAllocAsync(&mut address, bytes, raw) })?;
-                    *slot = address;
+                    *slot = unsafe { driver::mem_alloc_async(bytes, raw)? };
                 }
                 Ok(0)
             }
@@ -344,7 +340,7 @@ impl Step {
                 let raw = on.stream(Some(stream))?;
                 let slot = on.scratch.get_mut(usize::from(scratch)).ok_or(UNRESOLVED)?;
                 if *slot != 0 {
-                    check(unsafe { cu::cuMemFreeAsync(*slot, raw) })?;
+                    unsafe { driver::mem_free_async(*slot, raw)? };
                     *slot = 0;
                 }
                 Ok(0)

@@ -231,12 +231,7 @@ impl Resolver<'_> {
         if from.buffer == to.buffer {
             apart(from.addr.offset, to.addr.offset, from.bytes)?;
         }
-        let direction = match (from_host, to_host) {
-            (true, false) => Direction::HostToDevice,
-            (false, true) => Direction::DeviceToHost,
-            (false, false) => Direction::DeviceToDevice,
-            (true, true) => Direction::HostToHost,
-        };
+        let direction = Direction::between(!from_host, !to_host);
         // Device memory on the stream's GPU: a copy between GPUs at one
         // end of it (the checks refuse the rest at compile time).
         let device = [from.gpu, to.gpu].into_iter().flatten();
