@@ -32,7 +32,7 @@
 use super::race::{Between, check_pairs};
 use super::{Facts, Order};
 use crate::errors::Errors;
-use crate::ir::{Access, Arg, BufferId, EventId, Lane, Loop, Op, OpId, OpKind, Plan, StreamId};
+use crate::ir::{Access, BufferId, EventId, Lane, Loop, Op, OpId, OpKind, Plan, StreamId};
 use crate::sym::Sym;
 use crate::text::text;
 
@@ -158,7 +158,7 @@ impl<'p> View<'p> {
         for op in &repeat.later {
             let mut op = op.clone();
             op.label = format!("{} (a later iteration {var}′)", op.label);
-            rename(&mut op, &streams, &events, &buffers);
+            op.rename(&streams, &events, &buffers);
             view.ops.push(op);
         }
         View {
@@ -292,37 +292,4 @@ fn recorded_in_order(plan: &Plan, body: &[Op], event: EventId) -> bool {
             Lane::Stream(stream) => plan.streams[stream].array.is_none(),
             Lane::Host => false,
         })
-}
-
-/// Renames the declarations op `op` names.
-fn rename(op: &mut Op, streams: &[StreamId], events: &[EventId], buffers: &[BufferId]) {
-    if let Lane::Stream(stream) = &mut op.lane {
-        *stream = streams[*stream];
-    }
-    match &mut op.kind {
-        OpKind::Copy { src, dst } => {
-            src.buffer = buffers[src.buffer];
-            dst.buffer = buffers[dst.buffer];
-        }
-        OpKind::Fill { dst, .. } => dst.buffer = buffers[dst.buffer],
-        OpKind::Launch(launch) => {
-            for arg in &mut launch.args {
-                if let Arg::Buffer(place) = arg {
-                    place.buffer = buffers[place.buffer];
-                }
-            }
-        }
-        OpKind::Record(event) | OpKind::Wait(event) => *event = events[*event],
-        OpKind::Sync(Some(stream)) => *stream = streams[*stream],
-        OpKind::Alloc(buffer) | OpKind::Free(buffer) => *buffer = buffers[*buffer],
-        OpKind::Collective(collective) => {
-            for place in collective.places_mut() {
-                place.buffer = buffers[place.buffer];
-            }
-            if collective.in_place {
-                collective.send.buffer = collective.recv.buffer;
-            }
-        }
-        OpKind::Sync(None) | OpKind::Host { .. } => {}
-    }
 }

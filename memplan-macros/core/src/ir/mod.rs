@@ -368,6 +368,71 @@ pub enum OpKind {
     Collective(Collective),
 }
 
+impl OpKind {
+    /// The buffers and ranges the op names, in the order it names them
+    /// (a collective's send place, then its receive place, even in place).
+    pub fn places(&self) -> Vec<&Place> {
+        match self {
+            OpKind::Copy { src, dst } => vec![src, dst],
+            OpKind::Fill { dst, .. } => vec![dst],
+            OpKind::Launch(launch) => (launch.args.iter())
+                .filter_map(|arg| match arg {
+                    Arg::Buffer(place) => Some(place),
+                    Arg::Value(_) => None,
+                })
+                .collect(),
+            OpKind::Collective(collective) => vec![&collective.send, &collective.recv],
+            OpKind::Record(_)
+            | OpKind::Wait(_)
+            | OpKind::Sync(_)
+            | OpKind::Alloc(_)
+            | OpKind::Free(_)
+            | OpKind::Host { .. } => Vec::new(),
+        }
+    }
+}
+
+impl Op {
+    /// The op naming other declarations: declaration `d` of each kind
+    /// becomes `streams[d]`, `events[d]`, `buffers[d]`.
+    pub fn rename(&mut self, streams: &[StreamId], events: &[EventId], buffers: &[BufferId]) {
+        if let Lane::Stream(stream) = &mut self.lane {
+            *stream = streams[*stream];
+        }
+        match &mut self.kind {
+            OpKind::Copy { src, dst } => {
+                src.buffer = buffers[src.buffer];
+                dst.buffer = buffers[dst.buffer];
+            }
+            OpKind::Fill { dst, .. } => dst.buffer = buffers[dst.buffer],
+            OpKind::Launch(launch) => {
+                for arg in &mut launch.args {
+                    if let Arg::Buffer(place) = arg {
+                        place.buffer = buffers[place.buffer];
+                    }
+                }
+            }
+            OpKind::Record(event) | OpKind::Wait(event) => *event = events[*event],
+            OpKind::Sync(Some(stream)) => *stream = streams[*stream],
+            OpKind::Alloc(buffer) | OpKind::Free(buffer) => *buffer = buffers[*buffer],
+            OpKind::Collective(collective) => {
+                for place in collective.places_mut() {
+                    place.buffer = buffers[place.buffer];
+                }
+                if collective.in_place {
+                    collective.send.buffer = collective.recv.buffer;
+                }
+            }
+            OpKind::Host { params, .. } => {
+                for param in params {
+                    param.buffer = buffers[param.buffer];
+                }
+            }
+            OpKind::Sync(None) => {}
+        }
+    }
+}
+
 /// One rank's part of an NCCL collective, on the op's stream.
 #[derive(Clone)]
 pub struct Collective {

@@ -479,50 +479,39 @@ fn uses(plan: &Plan) -> Vec<Use<'_>> {
         }
     }
     for op in &plan.ops {
-        match &op.kind {
-            OpKind::Copy { src, dst } => {
-                place_uses(src, &mut uses);
-                place_uses(dst, &mut uses);
+        let OpKind::Launch(launch) = &op.kind else {
+            for place in op.kind.places() {
+                place_uses(place, &mut uses);
             }
-            OpKind::Fill { dst, .. } => place_uses(dst, &mut uses),
-            OpKind::Launch(launch) => {
-                let dims = [&launch.grid, &launch.block]
-                    .into_iter()
-                    .chain(&launch.shared);
-                for dims in dims {
-                    uses.extend(dim_parts(dims).into_iter().map(Use::Launch));
+            if let OpKind::Collective(collective) = &op.kind {
+                uses.extend(collective.rank.iter().map(Use::Length));
+            }
+            continue;
+        };
+        // A launch's sizes: its dimensions, then by argument its place and
+        // the extent it touches, or the size its value counts or stands for.
+        let dims = [&launch.grid, &launch.block]
+            .into_iter()
+            .chain(&launch.shared);
+        for dims in dims {
+            uses.extend(dim_parts(dims).into_iter().map(Use::Launch));
+        }
+        for (position, arg) in launch.args.iter().enumerate() {
+            match arg {
+                Arg::Buffer(buffer) => {
+                    place_uses(buffer, &mut uses);
+                    if let Some(LaunchExtent::Sized { expr, .. }) = &launch.extents[position] {
+                        uses.push(Use::Length(expr));
+                    }
                 }
-                for (position, arg) in launch.args.iter().enumerate() {
-                    match arg {
-                        Arg::Buffer(buffer) => {
-                            place_uses(buffer, &mut uses);
-                            if let Some(LaunchExtent::Sized { expr, .. }) =
-                                &launch.extents[position]
-                            {
-                                uses.push(Use::Length(expr));
-                            }
-                        }
-                        Arg::Value(_) => {
-                            if let Some(count) = &launch.counts[position] {
-                                uses.push(Use::Length(&count.size));
-                            } else if let Some(bound) = &launch.bound[position] {
-                                uses.push(Use::Length(bound));
-                            }
-                        }
+                Arg::Value(_) => {
+                    if let Some(count) = &launch.counts[position] {
+                        uses.push(Use::Length(&count.size));
+                    } else if let Some(bound) = &launch.bound[position] {
+                        uses.push(Use::Length(bound));
                     }
                 }
             }
-            OpKind::Collective(collective) => {
-                place_uses(&collective.send, &mut uses);
-                place_uses(&collective.recv, &mut uses);
-                uses.extend(collective.rank.iter().map(Use::Length));
-            }
-            OpKind::Record(_)
-            | OpKind::Wait(_)
-            | OpKind::Sync(_)
-            | OpKind::Alloc(_)
-            | OpKind::Free(_)
-            | OpKind::Host { .. } => {}
         }
     }
     uses

@@ -1,8 +1,10 @@
-//! Operations, and the stream blocks that hold them.
+//! Operations, and the stream blocks that hold them: their parse, and each
+//! op written back as a label.
 
 use super::attrs::skip_doc_comments;
 use super::decl::{BufferDef, SliceAccess};
 use super::kw;
+use crate::text::text as tokens;
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
@@ -530,5 +532,111 @@ impl Parse for CollectiveDef {
             second,
             rank,
         })
+    }
+}
+
+impl OpDef {
+    /// The op as a person would write it, for error messages, reports and
+    /// diagrams: `copy a[0..n / 2] -> da`.
+    pub fn label(&self) -> String {
+        label(self)
+    }
+}
+
+fn label(op: &OpDef) -> String {
+    match op {
+        OpDef::Copy { src, dst, .. } => format!("copy {} -> {}", place(src), place(dst)),
+        OpDef::Fill { dst, value, .. } => format!("fill {} with {}", place(dst), tokens(value)),
+        OpDef::Launch(launch) => format!("launch {}", launch.kernel),
+        OpDef::Record { event, index, .. } => format!("record {event}{}", indexed(index)),
+        OpDef::Wait { event, index, .. } => format!("wait {event}{}", indexed(index)),
+        OpDef::Sync {
+            stream: Some(stream),
+            ..
+        } => format!("sync {stream}"),
+        OpDef::Sync { stream: None, .. } => "sync all".to_owned(),
+        OpDef::Alloc { buffer, .. } => format!("alloc {}", buffer.name),
+        OpDef::Free { buffer, .. } => format!("free {buffer}"),
+        OpDef::Host(step) => {
+            let params: Vec<String> = step
+                .params
+                .iter()
+                .map(|p| {
+                    let access = match p.access {
+                        SliceAccess::Read => "",
+                        SliceAccess::ReadWrite => "mut ",
+                        SliceAccess::Write => "out ",
+                    };
+                    format!("&{access}{}", p.name)
+                })
+                .collect();
+            format!("host({})", params.join(", "))
+        }
+        OpDef::Collective(c) => {
+            let reduce = c
+                .reduce
+                .as_ref()
+                .map(|op| format!(" {op}"))
+                .unwrap_or_default();
+            let second = c
+                .second
+                .as_ref()
+                .map(|p| format!(" -> {}", place(p)))
+                .unwrap_or_default();
+            let rank = match (&c.rank, c.word) {
+                (Some(rank), CollectiveWord::Send) => {
+                    format!(" to {}", tokens(rank))
+                }
+                (Some(rank), _) => format!(" from {}", tokens(rank)),
+                (None, _) => String::new(),
+            };
+            format!(
+                "{}{reduce} {}{second}{rank}",
+                c.word.text(),
+                place(&c.first)
+            )
+        }
+    }
+}
+
+fn place(place: &Place) -> String {
+    let name = format!("{}{}", place.name, indexed(&place.index));
+    match (&place.range, &place.named) {
+        (Some(range), _) => format!("{name}[{}]", tokens(range)),
+        (None, Some(named)) => format!("{name}[{named}]"),
+        (None, None) => name,
+    }
+}
+
+/// `[c % r]` of an element of a set, or nothing.
+fn indexed(index: &Option<syn::Expr>) -> String {
+    index
+        .as_ref()
+        .map(|index| format!("[{}]", tokens(index)))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_read_as_written() {
+        let op: OpDef = syn::parse_str("copy a[0 .. n / 2] -> da[n/2..];").unwrap();
+        assert_eq!(op.label(), "copy a[0..n / 2] -> da[n / 2..]");
+        let op: OpDef = syn::parse_str("host(&a, &mut b, &out c) { }").unwrap();
+        assert_eq!(op.label(), "host(&a, &mut b, &out c)");
+        let op: OpDef = syn::parse_str("fill d with f(1, 2);").unwrap();
+        assert_eq!(op.label(), "fill d with f(1, 2)");
+        let op: OpDef = syn::parse_str("fill d[0..n / (2 * m)] with g(1);").unwrap();
+        assert_eq!(op.label(), "fill d[0..n / (2 * m)] with g(1)");
+        let op: OpDef = syn::parse_str("all_reduce sum part[i];").unwrap();
+        assert_eq!(op.label(), "all_reduce sum part[i]");
+        let op: OpDef = syn::parse_str("send a[i][0..n] to (i + 1) % g;").unwrap();
+        assert_eq!(op.label(), "send a[i][0..n] to (i + 1) % g");
+        let op: OpDef = syn::parse_str("broadcast a[i] -> b[i] from 0;").unwrap();
+        assert_eq!(op.label(), "broadcast a[i] -> b[i] from 0");
+        let op: OpDef = syn::parse_str("copy a[1 ..= 2] -> b[..= n];").unwrap();
+        assert_eq!(op.label(), "copy a[1..=2] -> b[..=n]");
     }
 }

@@ -8,7 +8,6 @@
 
 use super::extent;
 use super::fixed_at_new::FixedAtNew;
-use super::label::op_label;
 use super::*;
 use crate::errors::Errors;
 use crate::sym::{self, Reading, Sym, SymRange};

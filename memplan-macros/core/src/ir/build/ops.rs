@@ -50,7 +50,7 @@ impl Builder<'_> {
                 kind,
                 lane,
                 span: def.span(),
-                label: op_label(def),
+                label: def.label(),
             });
         }
     }
@@ -152,7 +152,7 @@ impl Builder<'_> {
             OpDef::Collective(_) if !in_stream => {
                 self.errors.at(
                     span,
-                    format!("`{}` is queued on a stream, so it must be in a stream block", op_label(def)),
+                    format!("`{}` is queued on a stream, so it must be in a stream block", def.label()),
                     "move it into `on s { ... }`, with `s` a stream of the GPU whose buffers it names",
                 );
                 return None;
