@@ -4,13 +4,13 @@
 //! parts gathered into one NCCL group.
 
 use super::builder::Givens;
-use super::info::{BufferKind, MALFORMED, Op, OpDef, PlanInfo};
+use super::info::{MALFORMED, PlanInfo};
 use super::made::Made;
-use super::resolve::{Resolver, sizes_of};
+use super::resolve::{Resolver, op_info, sizes_of};
 use super::sizes::Sizes;
 use super::step::Step;
 use crate::error::{Fault, Result};
-use crate::op::{OpInfo, OpKind, OpResultExt};
+use crate::op::{OpInfo, OpResultExt};
 
 /// The most ops a plan's loops may unroll into: more would be a run of
 /// hours of driver calls, and gigabytes of steps.
@@ -313,44 +313,4 @@ fn event_on(made: &Made, event: u16, gpu: u16) -> Result<u16, Fault> {
         .ok()
         .filter(|&at| usize::from(at) < made.events.len())
         .ok_or(MALFORMED)
-}
-
-/// How errors and reports name op `def`.
-fn op_info(info: &'static PlanInfo, def: &'static OpDef) -> OpInfo {
-    let host = |buffer: u16| {
-        info.buffers.get(usize::from(buffer)).is_some_and(|b| {
-            matches!(
-                b.kind,
-                BufferKind::Pageable | BufferKind::Pinned(_) | BufferKind::Param { .. }
-            )
-        })
-    };
-    let kind = match &def.op {
-        Op::Copy(src, dst) => match (host(src.buffer()), host(dst.buffer())) {
-            (true, false) => OpKind::CopyHostToDevice,
-            (false, true) => OpKind::CopyDeviceToHost,
-            (false, false) => OpKind::CopyDeviceToDevice,
-            (true, true) => OpKind::CopyHostToHost,
-        },
-        Op::Fill(_) => OpKind::Fill,
-        Op::Launch(_) => OpKind::Launch,
-        Op::Record(_) => OpKind::Record,
-        Op::Wait(_) => OpKind::Wait,
-        Op::Sync(_) => OpKind::Sync,
-        Op::Alloc(_) => OpKind::Alloc,
-        Op::Free(_) => OpKind::Free,
-        Op::Host(_) => OpKind::Host,
-        Op::Collective(_) => OpKind::Collective,
-    };
-    OpInfo {
-        plan: info.name(),
-        label: def.site.0,
-        kind,
-        stream: def
-            .stream
-            .and_then(|s| info.streams.get(usize::from(s)))
-            .map(|s| s.name),
-        element: None,
-        location: info.location(def.site),
-    }
 }

@@ -13,7 +13,7 @@ use super::address::{Addr, Base, Home, Placed};
 use super::builder::{Givens, Value, Which};
 use super::info::{
     Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, LaunchInfo, MALFORMED, Op,
-    Place, PlanInfo, Shared, Size, Term,
+    OpDef, Place, PlanInfo, Shared, Size, Term,
 };
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
@@ -25,6 +25,7 @@ use crate::error::Fault;
 use crate::fill::Pattern;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
 use crate::nccl::{Call, Kind, NcclElement};
+use crate::op::{OpInfo, OpKind};
 
 /// Which side of a buffer an op uses: its host memory (copies and fills of
 /// host buffers) or its device address (device buffers, kernel arguments).
@@ -132,6 +133,47 @@ impl Resolver<'_> {
             Op::Host(_) => return Err(MALFORMED),
         };
         Ok((step, gpu))
+    }
+}
+
+/// How errors and reports name op `def`: its label, where it is written,
+/// and its kind (a copy's by its direction).
+pub(super) fn op_info(info: &'static PlanInfo, def: &'static OpDef) -> OpInfo {
+    let host = |buffer: u16| {
+        info.buffers.get(usize::from(buffer)).is_some_and(|b| {
+            matches!(
+                b.kind,
+                BufferKind::Pageable | BufferKind::Pinned(_) | BufferKind::Param { .. }
+            )
+        })
+    };
+    let kind = match &def.op {
+        Op::Copy(src, dst) => match (host(src.buffer()), host(dst.buffer())) {
+            (true, false) => OpKind::CopyHostToDevice,
+            (false, true) => OpKind::CopyDeviceToHost,
+            (false, false) => OpKind::CopyDeviceToDevice,
+            (true, true) => OpKind::CopyHostToHost,
+        },
+        Op::Fill(_) => OpKind::Fill,
+        Op::Launch(_) => OpKind::Launch,
+        Op::Record(_) => OpKind::Record,
+        Op::Wait(_) => OpKind::Wait,
+        Op::Sync(_) => OpKind::Sync,
+        Op::Alloc(_) => OpKind::Alloc,
+        Op::Free(_) => OpKind::Free,
+        Op::Host(_) => OpKind::Host,
+        Op::Collective(_) => OpKind::Collective,
+    };
+    OpInfo {
+        plan: info.name(),
+        label: def.site.0,
+        kind,
+        stream: def
+            .stream
+            .and_then(|s| info.streams.get(usize::from(s)))
+            .map(|s| s.name),
+        element: None,
+        location: info.location(def.site),
     }
 }
 
