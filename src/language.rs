@@ -1019,6 +1019,7 @@
 //! | in a plan on several GPUs: a device buffer or stream not placed on one, or placed past the plan's GPUs; a count of GPUs that is 0, or given to each run | `new` makes each buffer and stream on its GPU once | `gpu_placement` |
 //! | a kernel of more parameters than memplan passes | pass a pointer to a struct of the rest, or split the kernel | `kernel_parameter_count` |
 //! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory, a count cast to another integer type than its parameter's | `launch_arguments` |
+//! | an expression `new` computes once that reads what changes: a fill value or a launch value (not a count) that reads a loop's variable, a launch dimension outside the size arithmetic that reads a loop's variable or a `run` parameter | `new` evaluates the plan's Rust once; sizes in the arithmetic (and counts, `(n - c * m) as i32`) are computed at each iteration and each run | `computed_once` |
 //! | a read of device memory no earlier operation wrote | written ranges must cover the read | `written_before_read` |
 //! | use after `free`, a double `free`, an `alloc` never freed | the last would leak on every run | `allocation_lifetimes` |
 //! | `wait e` before any `record e` | CUDA waits only for records already issued | `waits_after_records` |

@@ -7,7 +7,10 @@
 //! holds them equal).
 //!
 //! Undeclared and twice-declared names, and ops written where they cannot
-//! run, are refused earlier, by `ir::build` (rules of `Enforced::Building`).
+//! run, are refused earlier, by `ir::build` (rules of `Enforced::Building`);
+//! expressions `new` computes once that read what changes, later, by the
+//! lowering, which alone knows which expressions those are
+//! (`Enforced::Lowering`).
 
 mod bounds;
 mod collectives;

@@ -37,6 +37,11 @@ pub enum Enforced {
     /// resolved and every op where it can run, so these are reported
     /// alone.
     Building,
+    /// While the plan is lowered (`lower/given.rs`): whether `new`
+    /// computes an expression with the user's Rust, or the runtime with
+    /// the size arithmetic, is the arithmetic's own reading of it
+    /// (`lower/sizes.rs`), which the checks do not make.
+    Lowering,
     /// By rustc, evaluating a constant of the generated code: each kernel
     /// declaration against the kernel's compiled signature
     /// (`lower/kernels.rs`, the runtime's `check_kernel`).
@@ -239,6 +244,17 @@ pub const RULES: &[Rule] = &[
         ],
         case: "launch_argument_count.rs",
         enforced: Enforced::Check(launch::check_launch_arguments),
+    },
+    Rule {
+        name: "computed_once",
+        refuses: "an expression `new` computes once that reads what changes: a fill value or a launch value (not a count) that reads a loop's variable, a launch dimension outside the size arithmetic that reads a loop's variable or a `run` parameter",
+        because: "`new` evaluates the plan's Rust once; sizes in the arithmetic (and counts, `(n - c * m) as i32`) are computed at each iteration and each run",
+        says: &[
+            "and `new` computes it once",
+            "is given to each run, and `new` computes",
+        ],
+        case: "computed_once_reads_what_changes.rs",
+        enforced: Enforced::Lowering,
     },
     Rule {
         name: "written_before_read",

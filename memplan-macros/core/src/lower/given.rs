@@ -79,7 +79,7 @@ impl Givens {
             let at = index as u16;
             match &op.kind {
                 OpKind::Fill { dst, value } => {
-                    once(plan, index, value)?;
+                    once(plan, index, value, Once::FillValue)?;
                     let ty = plan.buffers[dst.buffer].elem.clone();
                     let given = Given::Fill {
                         op: at,
@@ -121,7 +121,7 @@ impl Givens {
                         if launch.counts[position].is_some() {
                             continue;
                         }
-                        once(plan, index, value)?;
+                        once(plan, index, value, Once::LaunchValue)?;
                         let given = Given::Value {
                             op: at,
                             arg: position as u16,
@@ -142,7 +142,7 @@ impl Givens {
 /// neither a loop's variable nor a `run` parameter (one written in the
 /// size arithmetic may: the runtime computes it).
 fn computed_by_new(plan: &Plan, op: usize, expr: &Expr) -> syn::Result<()> {
-    once(plan, op, expr)?;
+    once(plan, op, expr, Once::LaunchDimension)?;
     match plan.run_param_in(expr) {
         None => Ok(()),
         Some(path) => Err(syn::Error::new_spanned(
@@ -157,22 +157,41 @@ fn computed_by_new(plan: &Plan, op: usize, expr: &Expr) -> syn::Result<()> {
     }
 }
 
+/// What `new` computes once, for the help of an error.
+#[derive(Clone, Copy)]
+enum Once {
+    FillValue,
+    LaunchValue,
+    LaunchDimension,
+}
+
 /// An expression `new` evaluates once may not read a loop's variable.
-fn once(plan: &Plan, op: usize, expr: &Expr) -> syn::Result<()> {
+fn once(plan: &Plan, op: usize, expr: &Expr, what: Once) -> syn::Result<()> {
     let Some(repeat) = plan.loop_of(op) else {
         return Ok(());
     };
     let var = repeat.var.to_string();
-    match crate::sym::mentions(expr, &var) {
-        None => Ok(()),
-        Some(path) => Err(syn::Error::new_spanned(
-            path,
-            format!(
-                "`{}` reads the loop variable `{var}`, and `new` computes it once\n\n\
-                 help: a launch argument that changes with `{var}` is a size cast to the kernel's integer type, \
-                 `(n - {var} * m) as i32`; launch dimensions are sizes, `blocks(min(m, n - {var} * m), 256)`",
-                text(expr)
-            ),
-        )),
-    }
+    let Some(path) = crate::sym::mentions(expr, &var) else {
+        return Ok(());
+    };
+    let help = match what {
+        Once::FillValue => format!(
+            "a fill writes one value, the same in every iteration; to write one that changes with `{var}`, \
+             launch a kernel and pass it a size cast to its integer type, `{var} as i32`"
+        ),
+        Once::LaunchValue => format!(
+            "a launch argument that changes with `{var}` is a size cast to the kernel's integer type, \
+             `(n - {var} * m) as i32`"
+        ),
+        Once::LaunchDimension => format!(
+            "launch dimensions that change with `{var}` are sizes, `blocks(min(m, n - {var} * m), 256)`"
+        ),
+    };
+    Err(syn::Error::new_spanned(
+        path,
+        format!(
+            "`{}` reads the loop variable `{var}`, and `new` computes it once\n\nhelp: {help}",
+            text(expr)
+        ),
+    ))
 }
