@@ -8,7 +8,7 @@
 //! peer access on.
 
 use crate::context::Context;
-use crate::copy::between_gpus;
+use crate::copy::{apart, between_gpus};
 use crate::device::DeviceBuffer;
 use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
@@ -77,6 +77,9 @@ pub fn copy_peer<T: Element>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -
 /// Queues a copy of all of `src` into `dst`, each on its own GPU, on
 /// `stream` (of either GPU) (`cuMemcpyPeerAsync`).
 ///
+/// One buffer given as both (which `&` allows here, unlike `&mut` in
+/// [`copy_peer`]) is a [`Fault::OverlappingCopy`].
+///
 /// # Safety
 /// Both buffers stay allocated, and nothing else touches `dst` or writes
 /// `src`, until `stream` has finished the copy.
@@ -88,6 +91,8 @@ pub unsafe fn copy_peer_async<T: Element>(
 ) -> Result<()> {
     let at = Location::caller();
     let bytes = same_length(src, dst).at("copy_peer_async", at)?;
+    // Two buffers never share memory; one buffer given twice does.
+    apart(src.device_ptr().as_raw(), dst.device_ptr().as_raw(), bytes).at("copy_peer_async", at)?;
     if bytes == 0 {
         return Ok(());
     }

@@ -22,6 +22,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         ranges_outside_a_buffer_are_errors,
     ),
     (
+        "runtime::errors::a_buffer_copied_onto_itself_is_refused",
+        a_buffer_copied_onto_itself_is_refused,
+    ),
+    (
         "runtime::errors::a_missing_kernel_is_named",
         a_missing_kernel_is_named,
     ),
@@ -119,6 +123,25 @@ fn ranges_outside_a_buffer_are_errors() -> Result<(), Failed> {
                 destination: 16
             }),
         "copy between different lengths: {mismatched:?}"
+    );
+    Ok(())
+}
+
+fn a_buffer_copied_onto_itself_is_refused() -> Result<(), Failed> {
+    let ctx = context()?;
+    let stream = Stream::new(&ctx)?;
+    let buffer = DeviceBuffer::<f32>::new(&ctx, 16)?;
+    // SAFETY: the buffer outlives the stream's work, waited for below.
+    let onto_itself = unsafe { memplan::copy_peer_async(&stream, &buffer, &buffer) };
+    stream.synchronize()?;
+    let error = onto_itself.err().ok_or("a buffer was copied onto itself")?;
+    ensure!(*error.fault() == Fault::OverlappingCopy, "error: {error}");
+    // SAFETY: as above.
+    let whole = unsafe { copy::dtod_async(&stream, &buffer, .., &buffer, ..) };
+    stream.synchronize()?;
+    ensure!(
+        whole == Err(Fault::OverlappingCopy),
+        "dtod_async: {whole:?}"
     );
     Ok(())
 }
