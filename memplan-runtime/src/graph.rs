@@ -140,7 +140,7 @@ impl Capture {
             if let Ok(graph) = graph {
                 // SAFETY: the captured graph, not used again; the error that
                 // matters is the one returned.
-                let _ = unsafe { driver::graph_destroy(graph) };
+                release_in(&self.context, || unsafe { driver::graph_destroy(graph) });
             }
             return Err(error);
         }
@@ -150,7 +150,7 @@ impl Capture {
             Ok(exec) => exec,
             Err(error) => {
                 // SAFETY: the graph from above, not used again.
-                let _ = unsafe { driver::graph_destroy(graph) };
+                release_in(&self.context, || unsafe { driver::graph_destroy(graph) });
                 return Err(error).at("cuGraphInstantiate", at);
             }
         };
