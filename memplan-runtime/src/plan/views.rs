@@ -30,7 +30,7 @@ macro_rules! __plan_views {
                 $view_mut { $($field: &mut state.$field,)+ }
             }
 
-            $($crate::__plan_views!(@host_step $state, $host_step);)?
+            $($crate::__plan_views!(@host_step $plan, $state, $host_step);)?
         }
     };
     // A plan without host buffers.
@@ -50,7 +50,7 @@ macro_rules! __plan_views {
                 $view_mut { __memplan_plan: ::core::marker::PhantomData }
             }
 
-            $($crate::__plan_views!(@host_step $state, $host_step);)?
+            $($crate::__plan_views!(@host_step $plan, $state, $host_step);)?
         }
     };
     // A plan with errors: the program will not be built, but its type and
@@ -72,13 +72,13 @@ macro_rules! __plan_views {
             }
         }
     };
-    (@host_step $state:ty, $host_step:ident) => {
+    (@host_step $plan:ident, $state:ty, $host_step:ident) => {
         fn host_step(
             state: &mut $state,
             step: u16,
             slices: &mut [$crate::__private::Slice<'_>],
         ) -> ::core::result::Result<(), $crate::__private::Fault> {
-            $host_step(state, step, slices)
+            <$plan>::$host_step(state, step, slices)
         }
     };
     // The views of a plan without host buffers still need their lifetime.

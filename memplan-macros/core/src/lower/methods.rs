@@ -431,18 +431,23 @@ fn host_steps(plan: &Plan) -> TokenStream {
             }
         })
     });
+    // An associated function of the plan's type, as the steps were a
+    // method of `impl memplan::Plan`: their code names the plan as `Self`.
+    let name = &plan.name;
     quote! {
-        fn #host_step(
-            #this: &mut #state,
-            #step: u16,
-            #slices: &mut [#private::Slice<'_>],
-        ) -> ::core::result::Result<(), #private::Fault> {
-            #(#scalars)*
-            match #step {
-                #(#arms)*
-                _ => {}
+        impl #name {
+            fn #host_step(
+                #this: &mut #state,
+                #step: u16,
+                #slices: &mut [#private::Slice<'_>],
+            ) -> ::core::result::Result<(), #private::Fault> {
+                #(#scalars)*
+                match #step {
+                    #(#arms)*
+                    _ => {}
+                }
+                ::core::result::Result::Ok(())
             }
-            ::core::result::Result::Ok(())
         }
     }
 }
