@@ -1,4 +1,6 @@
-// A plan under `#[cfg]` takes its impls with it; doc comments may annotate
+// A plan under `#[cfg]` takes its impls with it (and under a `cfg` that
+// `cfg_attr` adds, while other attributes it adds stay on the type alone);
+// doc comments may annotate
 // declarations and ops; value parameters of any `Copy` type; writes whose
 // lengths cannot be compared still cover a later whole write's read.
 #![deny(warnings)]
@@ -9,6 +11,20 @@ memplan! {
     /// Compiled out, impls and all.
     #[cfg(any())]
     plan Gone(n: usize) {
+        device d: [f32; n];
+        fill d with 0.0;
+    }
+
+    /// Compiled out by a `cfg` that `cfg_attr` adds.
+    #[cfg_attr(all(), cfg(any()))]
+    plan AlsoGone(n: usize) {
+        device d: [f32; n];
+        fill d with 0.0;
+    }
+
+    /// `repr` is for the type: the plan's impls do not take it.
+    #[cfg_attr(all(), repr(transparent))]
+    plan Transparent(n: usize) {
         device d: [f32; n];
         fill d with 0.0;
     }
@@ -35,4 +51,5 @@ memplan! {
 
 fn main() {
     let _ = Kept::new;
+    let _ = Transparent::new;
 }

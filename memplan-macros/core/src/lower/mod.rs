@@ -79,10 +79,7 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
     );
     // The plan's `#[cfg]` and `#[cfg_attr]` go on the blocks too, so that a
     // plan compiled out takes its impls, views and warnings with it.
-    let conditions: Vec<_> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
-        .collect();
+    let conditions: Vec<_> = attrs.iter().filter_map(condition).collect();
     let warnings = (!warnings.is_empty()).then(|| quote!(#(#conditions)* #warnings));
     // Everything but the plan's type lives in a block of its own, so no
     // name of the user's can collide with the generated ones.
@@ -101,6 +98,46 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
 
         #warnings
     }
+}
+
+/// What of attribute `attr` decides whether the plan is compiled: a
+/// `#[cfg]` whole, and of a `#[cfg_attr]` only the `cfg`s it adds (the
+/// other attributes it adds are for the type, `repr(...)` say, and would
+/// not apply to a block).
+fn condition(attr: &syn::Attribute) -> Option<syn::Attribute> {
+    if attr.path().is_ident("cfg") {
+        return Some(attr.clone());
+    }
+    if !attr.path().is_ident("cfg_attr") {
+        return None;
+    }
+    let syn::Meta::List(list) = &attr.meta else {
+        return None;
+    };
+    let (predicate, added) = only_cfgs(list)?;
+    Some(syn::parse_quote!(#[cfg_attr(#predicate, #(#added),*)]))
+}
+
+/// `cfg_attr(predicate, a, b, ..)`'s predicate and its `cfg`s (nested
+/// `cfg_attr`s kept for theirs); `None` if it adds no `cfg`.
+fn only_cfgs(list: &syn::MetaList) -> Option<(syn::Meta, Vec<syn::Meta>)> {
+    use syn::punctuated::Punctuated;
+    let metas = list
+        .parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    let mut metas = metas.into_iter();
+    let predicate = metas.next()?;
+    let added: Vec<syn::Meta> = metas
+        .filter_map(|meta| match &meta {
+            syn::Meta::List(inner) if meta.path().is_ident("cfg_attr") => {
+                let (predicate, added) = only_cfgs(inner)?;
+                Some(syn::parse_quote!(cfg_attr(#predicate, #(#added),*)))
+            }
+            _ if meta.path().is_ident("cfg") => Some(meta),
+            _ => None,
+        })
+        .collect();
+    (!added.is_empty()).then_some((predicate, added))
 }
 
 #[cfg(test)]
