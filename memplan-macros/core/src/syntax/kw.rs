@@ -1,4 +1,5 @@
-//! The words of the language that Rust does not reserve.
+//! The words of the language that Rust does not reserve, but for the
+//! words of ops alone, which `op.rs` keeps beside their parse.
 
 syn::custom_keyword!(plan);
 syn::custom_keyword!(kernel);
@@ -9,16 +10,6 @@ syn::custom_keyword!(device);
 syn::custom_keyword!(stream);
 syn::custom_keyword!(event);
 syn::custom_keyword!(on);
-syn::custom_keyword!(copy);
-syn::custom_keyword!(fill);
-syn::custom_keyword!(with);
-syn::custom_keyword!(launch);
-syn::custom_keyword!(record);
-syn::custom_keyword!(wait);
-syn::custom_keyword!(sync);
-syn::custom_keyword!(all);
-syn::custom_keyword!(alloc);
-syn::custom_keyword!(free);
 syn::custom_keyword!(pinned);
 syn::custom_keyword!(pageable);
 syn::custom_keyword!(mapped);
@@ -32,10 +23,3 @@ syn::custom_keyword!(run);
 syn::custom_keyword!(gpus);
 syn::custom_keyword!(peer);
 syn::custom_keyword!(ranks);
-syn::custom_keyword!(all_reduce);
-syn::custom_keyword!(broadcast);
-syn::custom_keyword!(all_gather);
-syn::custom_keyword!(reduce_scatter);
-syn::custom_keyword!(send);
-syn::custom_keyword!(recv);
-syn::custom_keyword!(to);

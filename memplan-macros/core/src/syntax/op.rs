@@ -3,12 +3,34 @@
 
 use super::attrs::skip_doc_comments;
 use super::decl::{BufferDef, SliceAccess};
-use super::kw;
 use crate::text::text as tokens;
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Block, Expr, Ident, Token};
+
+/// The words of ops: those only ops use, and those they share with
+/// declarations (`super::kw`'s).
+pub(super) mod kw {
+    pub use super::super::kw::{from, host, on};
+    syn::custom_keyword!(copy);
+    syn::custom_keyword!(fill);
+    syn::custom_keyword!(with);
+    syn::custom_keyword!(launch);
+    syn::custom_keyword!(record);
+    syn::custom_keyword!(wait);
+    syn::custom_keyword!(sync);
+    syn::custom_keyword!(all);
+    syn::custom_keyword!(alloc);
+    syn::custom_keyword!(free);
+    syn::custom_keyword!(all_reduce);
+    syn::custom_keyword!(broadcast);
+    syn::custom_keyword!(all_gather);
+    syn::custom_keyword!(reduce_scatter);
+    syn::custom_keyword!(send);
+    syn::custom_keyword!(recv);
+    syn::custom_keyword!(to);
+}
 
 /// `on s1 { ops }`: operations queued on stream `s1`, in order.
 pub struct OnBlock {
