@@ -4,14 +4,14 @@
 
 use super::Facts;
 use crate::errors::Errors;
-use crate::ir::{Arg, Launch, LaunchExtent, Loop, Op, OpKind, Place, Plan};
+use crate::ir::{Arg, Launch, LaunchExtent, Loop, OpKind, Place, Plan};
 use crate::sym::Sym;
 
 /// A range that provably leaves its buffer (its end past the buffer's
 /// length), or runs backwards.
 pub fn check_ranges_inside(facts: &Facts, errors: &Errors) {
     for op in &facts.plan.ops {
-        for place in places(op) {
+        for place in op.kind.places() {
             inside(facts.plan, place, errors);
         }
     }
@@ -22,7 +22,7 @@ pub fn check_loop_ranges_inside(facts: &Facts, errors: &Errors) {
     let plan = facts.plan;
     for (id, op) in plan.ops.iter().enumerate() {
         if let Some(repeat) = plan.loop_of(id) {
-            for place in places(op) {
+            for place in op.kind.places() {
                 inside_every_iteration(plan, repeat, place, errors);
             }
         }
@@ -35,24 +35,6 @@ pub fn check_extents_fit(facts: &Facts, errors: &Errors) {
         if let OpKind::Launch(launch) = &op.kind {
             extents(facts.plan, launch, errors);
         }
-    }
-}
-
-/// The places an op's ranges are checked in.
-fn places(op: &Op) -> Vec<&Place> {
-    match &op.kind {
-        OpKind::Copy { src, dst } => vec![src, dst],
-        OpKind::Fill { dst, .. } => vec![dst],
-        OpKind::Collective(collective) => collective.places(),
-        OpKind::Launch(launch) => launch
-            .args
-            .iter()
-            .filter_map(|arg| match arg {
-                Arg::Buffer(place) => Some(place),
-                Arg::Value(_) => None,
-            })
-            .collect(),
-        _ => Vec::new(),
     }
 }
 

@@ -370,7 +370,7 @@ pub enum OpKind {
 
 impl OpKind {
     /// The buffers and ranges the op names, in the order it names them
-    /// (a collective's send place, then its receive place, even in place).
+    /// (a collective in place names its one place once).
     pub fn places(&self) -> Vec<&Place> {
         match self {
             OpKind::Copy { src, dst } => vec![src, dst],
@@ -381,7 +381,7 @@ impl OpKind {
                     Arg::Value(_) => None,
                 })
                 .collect(),
-            OpKind::Collective(collective) => vec![&collective.send, &collective.recv],
+            OpKind::Collective(collective) => collective.places(),
             OpKind::Record(_)
             | OpKind::Wait(_)
             | OpKind::Sync(_)

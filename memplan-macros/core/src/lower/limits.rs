@@ -1,6 +1,7 @@
 //! What the model can number: it names declarations, ops, arguments,
 //! inputs and sizes with `u16`s, so a plan of more of one kind is refused,
-//! at its name, before anything is numbered wrong.
+//! at its name, before any number is used (the sizes are counted once
+//! numbered, so this runs right after `Sizes::intern`).
 
 use crate::ir::{OpKind, Plan};
 
