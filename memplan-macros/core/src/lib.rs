@@ -99,12 +99,7 @@ fn expand_in(krate: &TokenStream, input: TokenStream) -> TokenStream {
 fn expand_plan(krate: &TokenStream, def: &syntax::PlanDef) -> TokenStream {
     let errors = errors::Errors::new();
     let plan = ir::build(def, &errors);
-    // The checks need every name resolved: report resolution errors alone.
-    let analysis = if errors.is_empty() {
-        check::run(&plan, &errors)
-    } else {
-        check::Analysis::default()
-    };
+    let analysis = check::run(&plan, &errors);
     match errors.finish() {
         Ok(()) => lower::lower(krate, &plan, &analysis, lower::Bodies::Ops),
         Err(error) => {
@@ -119,10 +114,9 @@ fn expand_plan(krate: &TokenStream, def: &syntax::PlanDef) -> TokenStream {
 pub fn analyze(def: &syntax::PlanDef) -> syn::Result<(ir::Plan, check::Analysis)> {
     let errors = errors::Errors::new();
     let plan = ir::build(def, &errors);
-    // The checks need every name resolved: report resolution errors alone.
-    let analysis = errors.is_empty().then(|| check::run(&plan, &errors));
+    let analysis = check::run(&plan, &errors);
     errors.finish()?;
-    Ok((plan, analysis.unwrap_or_default()))
+    Ok((plan, analysis))
 }
 
 /// Where `tokens` nest deeper than [`MAX_NESTING`], or chain more than

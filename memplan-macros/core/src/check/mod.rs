@@ -6,8 +6,11 @@
 //! reference's table of checks is written from the same list (a test
 //! holds them equal).
 //!
-//! Undeclared and twice-declared names, and ops written where they cannot
-//! run, are refused earlier, by `ir::build` (rules of `Enforced::Building`);
+//! The rules of `Enforced::Formation` run first, on the IR as written (an
+//! op on the lane its block gives it): every other check takes for granted
+//! what they refuse, so runs only where they found nothing. Undeclared and
+//! twice-declared names are refused earlier, by `ir::build` (rules of
+//! `Enforced::Building`), since without them there is no IR to check;
 //! expressions `new` computes once that read what changes, later, by the
 //! lowering, which alone knows which expressions those are
 //! (`Enforced::Lowering`).
@@ -15,6 +18,7 @@
 mod bounds;
 mod collectives;
 mod copies;
+mod formation;
 mod gpus;
 mod host_steps;
 mod iterations;
@@ -73,8 +77,18 @@ impl<'p> Facts<'p> {
     }
 }
 
-/// Runs every rule on `plan`; errors go to `errors`.
+/// Runs every rule on `plan`, whose building reported its errors to
+/// `errors` already; errors go to `errors`.
 pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
+    for rule in rules::RULES {
+        if let rules::Enforced::Formation(check) = rule.enforced {
+            check(plan, errors);
+        }
+    }
+    // The rest need every name resolved and every op where it can run.
+    if !errors.is_empty() {
+        return Analysis::default();
+    }
     let facts = Facts::of(plan);
     for rule in rules::RULES {
         if let rules::Enforced::Check(check) = rule.enforced {

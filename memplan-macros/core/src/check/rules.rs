@@ -7,9 +7,11 @@
 
 use super::Facts;
 use super::{
-    bounds, collectives, copies, gpus, host_steps, iterations, launch, lifetime, order, race, reach,
+    bounds, collectives, copies, formation, gpus, host_steps, iterations, launch, lifetime, order,
+    race, reach,
 };
 use crate::errors::Errors;
+use crate::ir::Plan;
 
 /// One rule.
 pub struct Rule {
@@ -31,11 +33,14 @@ pub struct Rule {
 /// Where a rule is enforced.
 #[derive(Clone, Copy)]
 pub enum Enforced {
+    /// By a check of the IR as written, before the others: they take for
+    /// granted what these refuse (each op on a lane where it can run), so
+    /// they run only where these found nothing.
+    Formation(fn(&Plan, &Errors)),
     /// By a check of the IR, in this module.
     Check(fn(&Facts, &Errors)),
-    /// While the IR is built (`ir::build`): the checks need every name
-    /// resolved and every op where it can run, so these are reported
-    /// alone.
+    /// While the IR is built (`ir::build`): without every name resolved
+    /// there is no IR to check, so these are reported alone.
     Building,
     /// While the plan is lowered (`lower/given.rs`): whether `new`
     /// computes an expression with the user's Rust, or the runtime with
@@ -68,7 +73,7 @@ pub const RULES: &[Rule] = &[
         because: "events mark points in a stream; `sync` and host steps wait on the host",
         says: &["must be in a stream block", "cannot be in a stream block"],
         case: "place_alloc_outside_stream_block.rs",
-        enforced: Enforced::Building,
+        enforced: Enforced::Formation(formation::check_ops_where_they_run),
     },
     Rule {
         name: "kernel_declarations",

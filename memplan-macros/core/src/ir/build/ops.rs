@@ -1,6 +1,8 @@
 //! Ops, in program order: stream blocks flattened onto their streams, each
 //! op's places resolved to buffers and symbolic ranges, launches with
-//! their extents; ops written where they cannot run are refused.
+//! their extents. Each op is kept where it is written, on the host or on
+//! its block's stream: whether it can run there is a rule of the checks
+//! (`check/formation.rs`).
 
 use super::*;
 
@@ -27,7 +29,7 @@ impl Builder<'_> {
     }
 
     pub(super) fn op(&mut self, def: &OpDef, lane: Lane) {
-        if let Some(mut kind) = self.op_kind(def, lane) {
+        if let Some(mut kind) = self.op_kind(def) {
             match &mut kind {
                 // Only sends and receives share a group (a send and the
                 // receive it meets would otherwise wait for each other):
@@ -55,10 +57,9 @@ impl Builder<'_> {
         }
     }
 
-    /// The op's meaning, or `None` (with an error) if it has none here.
-    pub(super) fn op_kind(&mut self, def: &OpDef, lane: Lane) -> Option<OpKind> {
-        let span = def.span();
-        let in_stream = matches!(lane, Lane::Stream(_));
+    /// The op's meaning, or `None` (with an error) where a name in it
+    /// does not resolve.
+    pub(super) fn op_kind(&mut self, def: &OpDef) -> Option<OpKind> {
         Some(match def {
             OpDef::Copy { src, dst, .. } => {
                 let (src, dst) = (self.place(src), self.place(dst));
@@ -72,52 +73,13 @@ impl Builder<'_> {
                 value: self.with_ranges(value),
             },
             OpDef::Launch(launch) => OpKind::Launch(self.launch(launch)?),
-            OpDef::Record { event, .. } | OpDef::Wait { event, .. } if !in_stream => {
-                let verb = if matches!(def, OpDef::Record { .. }) {
-                    "record"
-                } else {
-                    "wait"
-                };
-                self.errors.at(
-                    span,
-                    format!(
-                        "`{verb} {event}` must be in a stream block: events mark points in a stream"
-                    ),
-                    "move it into `on stream { ... }`; the host waits with `sync`",
-                );
-                return None;
-            }
             OpDef::Record { event, index, .. } => OpKind::Record(self.event_element(event, index)?),
             OpDef::Wait { event, index, .. } => OpKind::Wait(self.event_element(event, index)?),
-            OpDef::Sync { .. } if in_stream => {
-                self.errors.at(
-                    span,
-                    "`sync` waits on the host, so it cannot be in a stream block",
-                    "move it after the block; to order two streams, `record` an event on one and `wait` for it on the other",
-                );
-                return None;
-            }
             OpDef::Sync { stream, .. } => OpKind::Sync(match stream {
                 Some(stream) => Some(self.stream(stream)?),
                 None => None,
             }),
-            OpDef::Alloc { .. } | OpDef::Free { .. } if self.in_loop => {
-                self.errors.at(
-                    span,
-                    "stream-ordered memory is not allocated or freed in a loop",
-                    "declare a set of device buffers, `device ring[r]: [T; len];`, and use `ring[c % r]`",
-                );
-                return None;
-            }
             OpDef::Alloc { buffer, .. } => {
-                if !in_stream {
-                    self.errors.at(
-                        span,
-                        "`alloc` is stream-ordered, so it must be in a stream block",
-                        "move it into the `on` block of the stream that first uses the buffer, or declare a `device` buffer",
-                    );
-                    return None;
-                }
                 let id = self.buffer(
                     buffer,
                     BufferKind::StreamOrdered {
@@ -127,14 +89,6 @@ impl Builder<'_> {
                 OpKind::Alloc(id)
             }
             OpDef::Free { buffer, .. } => {
-                if !in_stream {
-                    self.errors.at(
-                        span,
-                        "`free` is stream-ordered, so it must be in a stream block",
-                        "move it into an `on` block, after the buffer's last use",
-                    );
-                    return None;
-                }
                 let id = self.buffer_named(buffer)?;
                 if !matches!(self.plan.buffers[id].kind, BufferKind::StreamOrdered { .. }) {
                     self.errors.at(
@@ -148,14 +102,6 @@ impl Builder<'_> {
                 }
                 self.freed.push(id);
                 OpKind::Free(id)
-            }
-            OpDef::Collective(_) if !in_stream => {
-                self.errors.at(
-                    span,
-                    format!("`{}` is queued on a stream, so it must be in a stream block", def.label()),
-                    "move it into `on s { ... }`, with `s` a stream of the GPU whose buffers it names",
-                );
-                return None;
             }
             OpDef::Collective(def) => {
                 let first = self.place(&def.first);
@@ -179,14 +125,6 @@ impl Builder<'_> {
                 })
             }
             OpDef::Host(step) => {
-                if in_stream {
-                    self.errors.at(
-                        span,
-                        "a host step runs on the CPU, so it cannot be in a stream block",
-                        "move it after the block, with `sync` before it if it reads what the stream wrote",
-                    );
-                    return None;
-                }
                 let mut params = Vec::new();
                 for param in &step.params {
                     params.push(HostParam {
