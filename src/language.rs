@@ -1000,6 +1000,8 @@
 //! | --- | --- | --- |
 //! | a name not declared, declared twice, or of the wrong kind; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach | `names` |
 //! | an op written where it cannot run: `record`, `wait`, `alloc`, `free`, a collective or (on several GPUs) a launch outside stream blocks; `sync` or a host step inside one | events mark points in a stream; `sync` and host steps wait on the host | `ops_where_they_run` |
+//! | in a plan on several GPUs: a device buffer or stream not placed on one, placed past the plan's GPUs, a set placed on one GPU or one buffer as a set; host memory placed; a count of GPUs that is 0; `ranks` beside `gpus` | `new` makes each buffer and stream on its GPU once | `gpu_placement` |
+//! | a buffer's length, a set's count, the count of GPUs or a placement that reads a `run` parameter or a slice's length measured at each run | `new` allocates every buffer, makes every set and places each on its GPU once | `sizes_fixed_at_new` |
 //! | a kernel declaration that disagrees with the C++ | name, count, pointer or value, element type, width, signedness, a class's name and layout, each pointer's contract (access and extent); `unsafe kernel` for modules of unknown origin and pointers without a contract | `kernel_declarations` |
 //! | a range that provably leaves its buffer, or runs backwards | other ranges are checked by `new`, as errors naming the op | `ranges_inside` |
 //! | in a loop, a range that some `k` takes past its buffer's end | every iteration's ranges must provably fit | `loop_ranges_inside` |
@@ -1016,7 +1018,6 @@
 //! | a host step given device memory | the CPU cannot touch it: copy it to a host buffer first | `host_steps_on_host_memory` |
 //! | a device-to-host copy into write-combined memory, or a host step or synchronous copy reading it (`&` or `&mut`) | the CPU reads it uncached: a step that only writes it borrows it `&out` | `write_combined_memory_is_not_read` |
 //! | in a plan on several GPUs: a kernel given another GPU's memory without `peer gpu;`, a copy, fill or collective on a stream of another GPU than its memory's, a launch outside stream blocks | where the checks cannot show two placements equal, they refuse and say so | `gpu_reach` |
-//! | in a plan on several GPUs: a device buffer or stream not placed on one, or placed past the plan's GPUs; a count of GPUs that is 0, or given to each run | `new` makes each buffer and stream on its GPU once | `gpu_placement` |
 //! | a kernel of more parameters than memplan passes | pass a pointer to a struct of the rest, or split the kernel | `kernel_parameter_count` |
 //! | a launch whose arguments disagree with the kernel's declaration | count, buffer or value, element type, writes to read-only memory, a count cast to another integer type than its parameter's | `launch_arguments` |
 //! | an expression `new` computes once that reads what changes: a fill value or a launch value (not a count) that reads a loop's variable, a launch dimension outside the size arithmetic that reads a loop's variable or a `run` parameter | `new` evaluates the plan's Rust once; sizes in the arithmetic (and counts, `(n - c * m) as i32`) are computed at each iteration and each run | `computed_once` |

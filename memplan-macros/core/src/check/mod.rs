@@ -18,7 +18,9 @@
 mod bounds;
 mod collectives;
 mod copies;
+mod fixed_at_new;
 mod formation;
+mod gpu_placement;
 mod gpus;
 mod host_steps;
 mod iterations;
@@ -80,11 +82,13 @@ impl<'p> Facts<'p> {
 /// Runs every rule on `plan`, whose building reported its errors to
 /// `errors` already; errors go to `errors`.
 pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
-    for rule in rules::RULES {
-        if let rules::Enforced::Formation(check) = rule.enforced {
-            check(plan, errors);
+    errors.in_source_order(|errors| {
+        for rule in rules::RULES {
+            if let rules::Enforced::Formation(check) = rule.enforced {
+                check(plan, errors);
+            }
         }
-    }
+    });
     // The rest need every name resolved and every op where it can run.
     if !errors.is_empty() {
         return Analysis::default();

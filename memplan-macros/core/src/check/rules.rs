@@ -7,8 +7,8 @@
 
 use super::Facts;
 use super::{
-    bounds, collectives, copies, formation, gpus, host_steps, iterations, launch, lifetime, order,
-    race, reach,
+    bounds, collectives, copies, fixed_at_new, formation, gpu_placement, gpus, host_steps,
+    iterations, launch, lifetime, order, race, reach,
 };
 use crate::errors::Errors;
 use crate::ir::Plan;
@@ -74,6 +74,29 @@ pub const RULES: &[Rule] = &[
         says: &["must be in a stream block", "cannot be in a stream block"],
         case: "place_alloc_outside_stream_block.rs",
         enforced: Enforced::Formation(formation::check_ops_where_they_run),
+    },
+    Rule {
+        name: "gpu_placement",
+        refuses: "in a plan on several GPUs: a device buffer or stream not placed on one, placed past the plan's GPUs, a set placed on one GPU or one buffer as a set; host memory placed; a count of GPUs that is 0; `ranks` beside `gpus`",
+        because: "`new` makes each buffer and stream on its GPU once",
+        says: &[
+            "say which GPU",
+            "which is on no GPU",
+            "declares no GPUs",
+            "past the plan's GPUs",
+            "places a set",
+            "`ranks` is for a plan that is one rank",
+        ],
+        case: "gpus_placement_mistakes.rs",
+        enforced: Enforced::Formation(gpu_placement::check_gpu_placement),
+    },
+    Rule {
+        name: "sizes_fixed_at_new",
+        refuses: "a buffer's length, a set's count, the count of GPUs or a placement that reads a `run` parameter or a slice's length measured at each run",
+        because: "`new` allocates every buffer, makes every set and places each on its GPU once",
+        says: &["is given to each run, and", "is measured at each run, and"],
+        case: "run_parameter_sizes_a_buffer.rs",
+        enforced: Enforced::Formation(fixed_at_new::check_sizes_fixed_at_new),
     },
     Rule {
         name: "kernel_declarations",
@@ -213,21 +236,6 @@ pub const RULES: &[Rule] = &[
         says: &["runs on", "outside stream blocks"],
         case: "gpus_kernel_given_another_gpus_memory.rs",
         enforced: Enforced::Check(gpus::check_gpu_reach),
-    },
-    Rule {
-        name: "gpu_placement",
-        refuses: "in a plan on several GPUs: a device buffer or stream not placed on one, or placed past the plan's GPUs; a count of GPUs that is 0, or given to each run",
-        because: "`new` makes each buffer and stream on its GPU once",
-        says: &[
-            "say which GPU",
-            "which is on no GPU",
-            "declares no GPUs",
-            "past the plan's GPUs",
-            "places a set",
-            "fixed when `new`",
-        ],
-        case: "gpus_placement_mistakes.rs",
-        enforced: Enforced::Building,
     },
     Rule {
         name: "kernel_parameter_count",

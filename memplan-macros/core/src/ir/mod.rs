@@ -6,7 +6,6 @@
 mod access;
 mod build;
 mod extent;
-mod fixed_at_new;
 mod label;
 
 pub use access::{Access, Mode};
@@ -156,6 +155,38 @@ impl Plan {
             .iter()
             .filter(|p| p.per_run)
             .find_map(|p| crate::sym::mentions(expr, &p.name.to_string()))
+    }
+
+    /// The first length of a caller's slice declared without one that
+    /// `expr` reads (`xs.len()`, which each run measures), if any.
+    pub fn measured_slice_in(&self, expr: &Expr) -> Option<Expr> {
+        use syn::visit::{self, Visit};
+        struct Find<'a> {
+            plan: &'a Plan,
+            found: Option<Expr>,
+        }
+        impl<'ast> Visit<'ast> for Find<'_> {
+            fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+                if let Expr::Path(path) = &*call.receiver
+                    && call.method == "len"
+                    && self.found.is_none()
+                    && self.plan.buffers.iter().any(|b| {
+                        matches!(b.kind, BufferKind::Param { .. })
+                            && b.len_expr.is_none()
+                            && path.path.is_ident(&b.name)
+                    })
+                {
+                    self.found = Some(Expr::MethodCall(call.clone()));
+                }
+                visit::visit_expr_method_call(self, call);
+            }
+        }
+        let mut find = Find {
+            plan: self,
+            found: None,
+        };
+        find.visit_expr(expr);
+        find.found
     }
 }
 

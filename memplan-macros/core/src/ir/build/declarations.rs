@@ -124,7 +124,7 @@ impl Builder<'_> {
                     };
                     let id = self.plan.streams.len();
                     let array = self.array(&def.count);
-                    let gpu = self.placement(&def.gpu, &def.name, &array, true);
+                    let gpu = self.placement(&def.gpu, &def.name);
                     self.plan.streams.push(Stream {
                         name: def.name.clone(),
                         priority,
@@ -198,34 +198,6 @@ impl Builder<'_> {
     }
 
     pub(super) fn buffer(&mut self, def: &syntax::BufferDef, kind: BufferKind) -> BufferId {
-        for expr in std::iter::once(&def.len).chain(&def.count) {
-            if let Some(slice) = self.measured_in(expr) {
-                self.errors.at(
-                    slice.span(),
-                    format!(
-                        "`{}` is measured at each run, and `new` allocates `{}` once",
-                        text(&slice),
-                        def.name
-                    ),
-                    "give the slice a length in the plan's sizes, `xs: &[f32; n]`, or size the buffer by one",
-                );
-            }
-            if let Some(path) = self.plan.run_param_in(expr) {
-                self.errors.at(
-                    path.span(),
-                    format!(
-                        "`{}` is given to each run, and `new` allocates `{}` once",
-                        text(&path),
-                        def.name
-                    ),
-                    format!(
-                        "size the buffer by a capacity that `new` takes, and use a range of it, `{}[..{}]`",
-                        def.name,
-                        text(&path)
-                    ),
-                );
-            }
-        }
         let Reading {
             value: len,
             facts: len_facts,
@@ -244,7 +216,7 @@ impl Builder<'_> {
             BufferKind::Device => self.array(&def.count),
             _ => None,
         };
-        let gpu = self.placement(&def.gpu, &def.name, &array, kind == BufferKind::Device);
+        let gpu = self.placement(&def.gpu, &def.name);
         let id = self.plan.buffers.len();
         self.plan.buffers.push(Buffer {
             name: def.name.clone(),
@@ -264,32 +236,13 @@ impl Builder<'_> {
     /// A set's count, read as a size (which `new` computes).
     pub(super) fn array(&mut self, count: &Option<Expr>) -> Option<Array> {
         let count = count.as_ref()?;
-        self.fixed_at_new(count, FixedAtNew::SetCount);
+        self.read(count);
         Some(Array {
             count: count.clone(),
             index: None,
             count_text: text(count),
             index_text: None,
         })
-    }
-
-    /// `size` read as a size that `new` fixes, for `what`; refused (and
-    /// `None`) where a run gives or measures it.
-    pub(super) fn fixed_at_new(&mut self, size: &Expr, what: FixedAtNew) -> Option<Sym> {
-        let mut fixed = true;
-        if let Some(slice) = self.measured_in(size) {
-            let (message, help) = what.measured_at_each_run(&text(&slice));
-            self.errors.over(&slice, message, help);
-            fixed = false;
-        }
-        if let Some(path) = self.plan.run_param_in(size) {
-            let (message, help) = what.given_to_each_run(&text(&path));
-            self.errors.at(path.span(), message, help);
-            fixed = false;
-        }
-        // Read either way, so that a size it cannot read is reported too.
-        let value = self.read(size).value;
-        fixed.then_some(value)
     }
 
     /// A size and the facts its computation guarantees; 0 (and an error)

@@ -330,36 +330,6 @@ impl Builder<'_> {
         })
     }
 
-    pub(super) fn measured_in(&self, expr: &Expr) -> Option<Expr> {
-        use syn::visit::{self, Visit};
-        struct Find<'a> {
-            plan: &'a Plan,
-            found: Option<Expr>,
-        }
-        impl<'ast> Visit<'ast> for Find<'_> {
-            fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-                if let Expr::Path(path) = &*call.receiver
-                    && call.method == "len"
-                    && self.found.is_none()
-                    && self.plan.buffers.iter().any(|b| {
-                        matches!(b.kind, BufferKind::Param { .. })
-                            && b.len_expr.is_none()
-                            && path.path.is_ident(&b.name)
-                    })
-                {
-                    self.found = Some(Expr::MethodCall(call.clone()));
-                }
-                visit::visit_expr_method_call(self, call);
-            }
-        }
-        let mut find = Find {
-            plan: &self.plan,
-            found: None,
-        };
-        find.visit_expr(expr);
-        find.found
-    }
-
     /// `expr` with each `r.len()` of a named range `r` written out as
     /// `(end - start)`.
     pub(super) fn with_ranges(&self, expr: &Expr) -> Expr {

@@ -7,7 +7,6 @@
 //! the semantic checks need every name resolved.
 
 use super::extent;
-use super::fixed_at_new::FixedAtNew;
 use super::*;
 use crate::errors::Errors;
 use crate::sym::{self, Reading, Sym, SymRange};

@@ -1,0 +1,138 @@
+//! Sizes that `new` fixes for the life of the plan: a buffer's length, a
+//! set's count, the plan's GPU count, and a placement's GPU. `new` makes
+//! every buffer and set, and every buffer and stream on its GPU, once, so
+//! none of these may change from run to run: a `run` parameter, or the
+//! length of a caller's slice measured at each run, cannot be one. Each
+//! says why in its own words, since "a set is made once" explains nothing
+//! about a placement.
+
+use crate::errors::Errors;
+use crate::ir::{BufferKind, Placement, Plan};
+use crate::text::text;
+use syn::{Expr, Ident};
+
+/// A size `new` fixes that a `run` parameter gives or a run measures.
+pub fn check_sizes_fixed_at_new(plan: &Plan, errors: &Errors) {
+    let fixed = |size: &Expr, what: FixedAtNew| {
+        if let Some(slice) = plan.measured_slice_in(size) {
+            let (message, help) = what.measured_at_each_run(&text(&slice));
+            errors.over(&slice, message, help);
+        }
+        if let Some(path) = plan.run_param_in(size) {
+            let (message, help) = what.given_to_each_run(&text(&path));
+            errors.at(syn::spanned::Spanned::span(&path), message, help);
+        }
+    };
+    if let Some(gpus) = &plan.gpus {
+        fixed(&gpus.count, FixedAtNew::GpuCount { gpus: &gpus.name });
+    }
+    for buffer in &plan.buffers {
+        // A caller's slice is given to each run: its length is the run's.
+        if matches!(buffer.kind, BufferKind::Param { .. }) {
+            continue;
+        }
+        if let Some(len) = &buffer.len_expr {
+            fixed(
+                len,
+                FixedAtNew::Length {
+                    buffer: &buffer.name,
+                },
+            );
+        }
+        if let Some(array) = &buffer.array {
+            fixed(&array.count, FixedAtNew::SetCount);
+        }
+        if let Some(Placement::One { index, .. }) = &buffer.gpu {
+            fixed(index, FixedAtNew::Placement { name: &buffer.name });
+        }
+    }
+    for stream in &plan.streams {
+        if let Some(array) = &stream.array {
+            fixed(&array.count, FixedAtNew::SetCount);
+        }
+        if let Some(Placement::One { index, .. }) = &stream.gpu {
+            fixed(index, FixedAtNew::Placement { name: &stream.name });
+        }
+    }
+    for array in plan.event_arrays.iter().flatten() {
+        fixed(&array.count, FixedAtNew::SetCount);
+    }
+}
+
+/// What a size `new` fixes is for.
+enum FixedAtNew<'a> {
+    /// The length of the buffer `buffer`, which `new` allocates.
+    Length { buffer: &'a Ident },
+    /// The count of a set of buffers, streams or events (`part[g]`).
+    SetCount,
+    /// `g` in `gpus gpu[g];`.
+    GpuCount { gpus: &'a Ident },
+    /// `e` in `on gpu[e]`, placing the device buffer or stream `name`.
+    Placement { name: &'a Ident },
+}
+
+impl FixedAtNew<'_> {
+    /// The message and help for `run` parameter `param` in the size.
+    fn given_to_each_run(&self, param: &str) -> (String, String) {
+        match self {
+            FixedAtNew::Length { buffer } => (
+                format!("`{param}` is given to each run, and `new` allocates `{buffer}` once"),
+                format!(
+                    "size the buffer by a capacity that `new` takes, and use a range of it, `{buffer}[..{param}]`"
+                ),
+            ),
+            FixedAtNew::SetCount => (
+                format!("`{param}` is given to each run, and `new` makes a set once"),
+                "count a set with sizes that `new` takes".to_owned(),
+            ),
+            FixedAtNew::GpuCount { gpus } => (
+                format!(
+                    "`{param}` is given to each run, and the plan's GPUs are fixed when `new` makes its buffers and streams on them"
+                ),
+                format!(
+                    "count `{gpus}` with sizes of the plan's parameters, which `new` takes with as many contexts: declare `{param}: usize` without `run`"
+                ),
+            ),
+            FixedAtNew::Placement { name } => (
+                format!(
+                    "`{param}` is given to each run, and `new` places `{name}` on its GPU once, when it makes it"
+                ),
+                format!(
+                    "place `{name}` by sizes of the plan's parameters, which `new` takes: declare `{param}: usize` without `run`, or place it by another size"
+                ),
+            ),
+        }
+    }
+
+    /// The message and help for `slice` (`xs.len()`, the length of a
+    /// caller's slice declared without one) in the size.
+    fn measured_at_each_run(&self, slice: &str) -> (String, String) {
+        match self {
+            FixedAtNew::Length { buffer } => (
+                format!("`{slice}` is measured at each run, and `new` allocates `{buffer}` once"),
+                "give the slice a length in the plan's sizes, `xs: &[f32; n]`, or size the buffer by one"
+                    .to_owned(),
+            ),
+            FixedAtNew::SetCount => (
+                format!("`{slice}` is measured at each run, and `new` makes a set once"),
+                "count a set with sizes that `new` takes".to_owned(),
+            ),
+            FixedAtNew::GpuCount { gpus } => (
+                format!(
+                    "`{slice}` is measured at each run, and the plan's GPUs are fixed when `new` makes its buffers and streams on them"
+                ),
+                format!(
+                    "count `{gpus}` with sizes of the plan's parameters, which `new` takes with as many contexts: `gpus {gpus}[g];`"
+                ),
+            ),
+            FixedAtNew::Placement { name } => (
+                format!(
+                    "`{slice}` is measured at each run, and `new` places `{name}` on its GPU once, when it makes it"
+                ),
+                format!(
+                    "place `{name}` by sizes of the plan's parameters, which `new` takes; a slice without a declared length is measured only when a run is given it"
+                ),
+            ),
+        }
+    }
+}
