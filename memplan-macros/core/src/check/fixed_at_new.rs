@@ -39,7 +39,8 @@ pub fn check_sizes_fixed_at_new(plan: &Plan, errors: &Errors) {
                 },
             );
         }
-        if let Some(array) = &buffer.array {
+        // Only device memory comes in sets (`formation.rs`).
+        if let (Some(array), BufferKind::Device) = (&buffer.array, buffer.kind) {
             fixed(&array.count, FixedAtNew::SetCount);
         }
         if let Some(Placement::One { index, .. }) = &buffer.gpu {

@@ -1,10 +1,72 @@
-//! Where each op may be written: the rules every later check takes for
-//! granted. The IR keeps an op on the lane its block gives it, a `record`
-//! on the host included; these rules refuse what cannot run there, before
-//! the order between lanes is worked out from them.
+//! How declarations and ops may be written: the rules every later check
+//! takes for granted. The IR keeps what the plan says as it says it (an
+//! op on the lane its block gives it, a `record` on the host included; a
+//! set of host buffers; `run` on a slice); these rules refuse what cannot
+//! be so, before the order between lanes is worked out from it.
 
 use crate::errors::Errors;
-use crate::ir::{Lane, OpKind, Plan};
+use crate::ir::{BufferKind, Lane, OpKind, ParamKind, Plan};
+use syn::spanned::Spanned;
+
+/// `registered` on a parameter that is not a slice, `run` on a slice, a
+/// set of buffers that are not device memory.
+pub fn check_declaration_forms(plan: &Plan, errors: &Errors) {
+    for param in &plan.params {
+        let slice = matches!(param.kind, ParamKind::Slice(_));
+        match (param.registered, param.run) {
+            (Some(registered), _) if !slice => errors.at(
+                registered,
+                "only borrowed slices can be `registered`",
+                format!("make `{}` a slice, `&[T]` or `&mut [T]`", param.name),
+            ),
+            (_, Some(run)) if slice => errors.at(
+                run,
+                "a caller's slice is given to each run already",
+                format!("write `{}: ...` without `run`", param.name),
+            ),
+            _ => {}
+        }
+    }
+    for buffer in &plan.buffers {
+        if let (Some(array), false) = (&buffer.array, buffer.kind == BufferKind::Device) {
+            errors.at(
+                array.count.span(),
+                format!(
+                    "`{}` is declared as a set of buffers, which only `device` memory can be",
+                    buffer.name
+                ),
+                "declare one buffer that holds them all, and use ranges of it",
+            );
+        }
+    }
+}
+
+/// An event recorded or waited for in the loop is the loop's own: a
+/// `wait` after the loop would wait for its last iteration only, and one
+/// in it for the iteration before, which the checks do not model.
+pub fn check_events_stay_in_their_loop(plan: &Plan, errors: &Errors) {
+    let Some(repeat) = plan.loops.first() else {
+        return;
+    };
+    for (event, name) in plan.events.iter().enumerate() {
+        let uses = |inside: bool| {
+            plan.ops.iter().enumerate().find(|(id, op)| {
+                repeat.contains(*id) == inside
+                    && matches!(op.kind, OpKind::Record(e) | OpKind::Wait(e) if e == event)
+            })
+        };
+        if let (Some(_), Some((_, outside))) = (uses(true), uses(false)) {
+            errors.at(
+                outside.span,
+                format!(
+                    "`{name}` is used in the loop (line {}), and here outside it",
+                    repeat.span.start().line
+                ),
+                "declare another event for use outside the loop; a loop's events order its iterations",
+            );
+        }
+    }
+}
 
 /// `record`, `wait`, `alloc`, `free` and collectives are queued on a
 /// stream; `sync` and host steps wait on the host; stream-ordered memory is

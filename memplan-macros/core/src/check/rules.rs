@@ -76,6 +76,26 @@ pub const RULES: &[Rule] = &[
         enforced: Enforced::Formation(formation::check_ops_where_they_run),
     },
     Rule {
+        name: "declaration_forms",
+        refuses: "`registered` on a parameter that is not a slice, `run` on a slice, a set of buffers that are not `device` memory",
+        because: "a caller's slice is given to each run already, and page-locked for it; host and stream-ordered memory are one buffer each",
+        says: &[
+            "only borrowed slices can be `registered`",
+            "is given to each run already",
+            "which only `device` memory can be",
+        ],
+        case: "declaration_forms.rs",
+        enforced: Enforced::Formation(formation::check_declaration_forms),
+    },
+    Rule {
+        name: "events_stay_in_their_loop",
+        refuses: "an event recorded or waited for both in the loop and outside it",
+        because: "a `wait` after the loop would wait for its last iteration only",
+        says: &["is used in the loop"],
+        case: "loop_event_used_outside_the_loop.rs",
+        enforced: Enforced::Formation(formation::check_events_stay_in_their_loop),
+    },
+    Rule {
         name: "gpu_placement",
         refuses: "in a plan on several GPUs: a device buffer or stream not placed on one, placed past the plan's GPUs, a set placed on one GPU or one buffer as a set; host memory placed; a count of GPUs that is 0; `ranks` beside `gpus`",
         because: "`new` makes each buffer and stream on its GPU once",

@@ -139,21 +139,32 @@ pub struct Param {
     pub kind: ParamKind,
     /// `n: usize`, `x: &mut [f32; n]`, for people.
     pub declared: String,
-    /// `run n: usize`, `run a: f32`: given to each run, not to `new`.
-    pub per_run: bool,
+    /// `run`, as written: `run n: usize`, `run a: f32` is given to each
+    /// run, not to `new` (a slice is given to each run already, and may
+    /// not say so: `check/formation.rs`).
+    pub run: Option<Span>,
+    /// `registered`, as written (only a slice may be).
+    pub registered: Option<Span>,
+}
+
+impl Param {
+    /// Whether each run gives it, not `new`.
+    pub fn per_run(&self) -> bool {
+        self.run.is_some()
+    }
 }
 
 impl Plan {
     /// Whether `name` is a `run` parameter.
     pub fn is_run_param(&self, name: &str) -> bool {
-        self.params.iter().any(|p| p.per_run && p.name == name)
+        self.params.iter().any(|p| p.per_run() && p.name == name)
     }
 
     /// The first `run` parameter `expr` mentions, if any.
     pub fn run_param_in(&self, expr: &Expr) -> Option<syn::Path> {
         self.params
             .iter()
-            .filter(|p| p.per_run)
+            .filter(|p| p.per_run())
             .find_map(|p| crate::sym::mentions(expr, &p.name.to_string()))
     }
 

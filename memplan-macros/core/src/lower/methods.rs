@@ -54,7 +54,7 @@ fn state_struct(plan: &Plan) -> TokenStream {
 /// Whether the state keeps the plan's sizes and values: for host steps,
 /// and for the expressions each run computes.
 fn keeps_scalars(plan: &Plan) -> bool {
-    plan.has_host_steps() || plan.params.iter().any(|p| p.per_run)
+    plan.has_host_steps() || plan.params.iter().any(|p| p.per_run())
 }
 
 /// The plan type's code: the state of its host buffers, its inherent
@@ -124,7 +124,7 @@ fn impl_block(
                         _ => quote!(#name: &[#elem]),
                     })
                 }
-                _ if !param.per_run => None,
+                _ if !param.per_run() => None,
                 ParamKind::Size => Some(quote!(#name: usize)),
                 ParamKind::Value(ty) => Some(quote!(#name: #ty)),
             }
@@ -163,7 +163,7 @@ fn impl_block(
 /// the values of the expressions that read `run` parameters, evaluated in
 /// safe code at the user's tokens; `None` for a plan without.
 fn run_closure(plan: &Plan, run_given: &[Given], bodies: Bodies) -> TokenStream {
-    if !plan.params.iter().any(|p| p.per_run) {
+    if !plan.params.iter().any(|p| p.per_run()) {
         return quote!(::core::option::Option::None);
     }
     let (private, state, this, run) = (private(), state(), local("state"), local("given"));
@@ -182,7 +182,7 @@ fn run_closure(plan: &Plan, run_given: &[Given], bodies: Bodies) -> TokenStream 
     let sizes = plan
         .params
         .iter()
-        .filter(|p| p.per_run && matches!(p.kind, ParamKind::Size))
+        .filter(|p| p.per_run() && matches!(p.kind, ParamKind::Size))
         .map(|p| &p.name);
     let givens = run_given.iter().map(|given| given_call(&run, given));
     quote! {
@@ -269,7 +269,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
     let copy_checks = plan
         .params
         .iter()
-        .filter(|param| !host_steps && !param.per_run)
+        .filter(|param| !host_steps && !param.per_run())
         .filter_map(|param| match &param.kind {
             ParamKind::Value(ty) => {
                 let name = &param.name;
@@ -482,7 +482,7 @@ fn run_params(plan: &Plan) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
 }
 
 fn scalars(plan: &Plan, per_run: bool) -> impl Iterator<Item = (&syn::Ident, TokenStream)> {
-    let params = plan.params.iter().filter(move |p| p.per_run == per_run);
+    let params = plan.params.iter().filter(move |p| p.per_run() == per_run);
     params.filter_map(|param| match &param.kind {
         ParamKind::Size => Some((&param.name, quote!(usize))),
         ParamKind::Value(ty) => Some((&param.name, quote!(#ty))),

@@ -93,7 +93,7 @@ impl<'p> Sizes<'p> {
         let names = |per_run: bool| {
             plan.params
                 .iter()
-                .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && p.per_run == per_run)
+                .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && p.per_run() == per_run)
                 .map(|p| p.name.to_string())
                 .collect()
         };
@@ -423,7 +423,7 @@ impl<'p> Sizes<'p> {
     pub fn new_inputs(&self) -> Vec<TokenStream> {
         let params = self.plan.params.iter();
         let params = params
-            .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && !p.per_run)
+            .filter(|p| matches!(p.kind, crate::ir::ParamKind::Size) && !p.per_run())
             .map(|p| {
                 let name = &p.name;
                 quote!(#name)

@@ -51,13 +51,6 @@ impl Builder<'_> {
                 ParamKind::Slice(buffer)
             }
             None => {
-                if let Some(registered) = param.registered {
-                    self.errors.at(
-                        registered.span,
-                        "only borrowed slices can be `registered`",
-                        format!("make `{}` a slice, `&[T]` or `&mut [T]`", param.name),
-                    );
-                }
                 self.declare(&param.name, Name::Param(index));
                 let name = param.name.to_string();
                 if sym::is_usize(&param.ty) {
@@ -70,13 +63,6 @@ impl Builder<'_> {
                 }
             }
         };
-        if let (Some(run), ParamKind::Slice(_)) = (param.run, &kind) {
-            self.errors.at(
-                run.span,
-                "a caller's slice is given to each run already",
-                format!("write `{}: ...` without `run`", param.name),
-            );
-        }
         let declared = match &kind {
             ParamKind::Size => format!("{}: usize", param.name),
             ParamKind::Value(ty) => format!("{}: {}", param.name, text(ty)),
@@ -88,7 +74,8 @@ impl Builder<'_> {
             name: param.name.clone(),
             declared,
             kind,
-            per_run: param.run.is_some(),
+            run: param.run.map(|run| run.span),
+            registered: param.registered.map(|registered| registered.span),
         });
     }
 
@@ -202,20 +189,8 @@ impl Builder<'_> {
             value: len,
             facts: len_facts,
         } = self.read(&def.len);
-        if let (Some(count), false) = (&def.count, kind == BufferKind::Device) {
-            self.errors.at(
-                count.span(),
-                format!(
-                    "`{}` is declared as a set of buffers, which only `device` memory can be",
-                    def.name
-                ),
-                "declare one buffer that holds them all, and use ranges of it",
-            );
-        }
-        let array = match kind {
-            BufferKind::Device => self.array(&def.count),
-            _ => None,
-        };
+        // Only device memory may be a set (`check/formation.rs`).
+        let array = self.array(&def.count);
         let gpu = self.placement(&def.gpu, &def.name);
         let id = self.plan.buffers.len();
         self.plan.buffers.push(Buffer {

@@ -160,30 +160,6 @@ impl Builder<'_> {
         });
     }
 
-    /// An event recorded or waited for in the loop is the loop's own: a
-    /// `wait` after the loop would wait for its last iteration only, and
-    /// one in it for the iteration before, which the checks do not model.
-    pub(super) fn events_stay_in_their_loop(&self) {
-        let Some(repeat) = self.plan.loops.first() else {
-            return;
-        };
-        for (event, name) in self.plan.events.iter().enumerate() {
-            let uses = |inside: bool| {
-                self.plan.ops.iter().enumerate().find(|(id, op)| {
-                    repeat.contains(*id) == inside
-                        && matches!(op.kind, OpKind::Record(e) | OpKind::Wait(e) if e == event)
-                })
-            };
-            if let (Some(_), Some((_, outside))) = (uses(true), uses(false)) {
-                self.errors.at(
-                    outside.span,
-                    format!("`{name}` is used in the loop (line {}), and here outside it", repeat.span.start().line),
-                    "declare another event for use outside the loop; a loop's events order its iterations",
-                );
-            }
-        }
-    }
-
     /// Checks a use of declaration `name` (a set of several if `array`)
     /// with `index`, and notes the index the loop uses; false (with an
     /// error) if the use is wrong.

@@ -69,7 +69,6 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
             _ => {}
         }
     }
-    builder.events_stay_in_their_loop();
     builder.plan
 }
 
