@@ -998,9 +998,13 @@
 //!
 //! | refused | because | rule |
 //! | --- | --- | --- |
-//! | a name not declared, declared twice, or of the wrong kind; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach | `names` |
+//! | a name not declared, declared twice, or of the wrong kind (`free` of memory the plan keeps, `peer` of GPUs the plan does not run on); `gpus` without a count; two plans of one name | plan types and their items cannot otherwise collide: everything a plan generates besides its type is out of reach | `names` |
+//! | a set used without its index, outside the loop, or indexed two ways in one loop; one declaration indexed as a set; a range the loop does not name | a loop uses one element of each set, the same in all its body | `set_indexes` |
+//! | a length, range, count or index memplan cannot read as a size | sizes are written with integers, `usize` plan parameters and constants, `+ - * / %`, parentheses, `as usize`, calls and `xs.len()` of a caller's slice: what the checks can prove things of | `sizes` |
+//! | a kernel parameter's extent written in other than integers, the kernel's integer value parameters, `+ - * / %` and parentheses | each launch computes the extent from its arguments | `extents_in_parameters` |
 //! | an op written where it cannot run: `record`, `wait`, `alloc`, `free`, a collective or (on several GPUs) a launch outside stream blocks; `sync` or a host step inside one | events mark points in a stream; `sync` and host steps wait on the host | `ops_where_they_run` |
 //! | `registered` on a parameter that is not a slice, `run` on a slice, a set of buffers that are not `device` memory | a caller's slice is given to each run already, and page-locked for it; host and stream-ordered memory are one buffer each | `declaration_forms` |
+//! | a second `for` loop in a plan | split the work into two plans, or into one loop | `one_loop` |
 //! | an event recorded or waited for both in the loop and outside it | a `wait` after the loop would wait for its last iteration only | `events_stay_in_their_loop` |
 //! | in a plan on several GPUs: a device buffer or stream not placed on one, placed past the plan's GPUs, a set placed on one GPU or one buffer as a set; host memory placed; a count of GPUs that is 0; `ranks` beside `gpus` | `new` makes each buffer and stream on its GPU once | `gpu_placement` |
 //! | a buffer's length, a set's count, the count of GPUs or a placement that reads a `run` parameter or a slice's length measured at each run | `new` allocates every buffer, makes every set and places each on its GPU once | `sizes_fixed_at_new` |

@@ -59,3 +59,66 @@ fn rules_have_one_name_each() {
         assert!(!rule.says.is_empty(), "rule `{}` says nothing", rule.name);
     }
 }
+
+/// Every error that building the IR or a check reports, in every
+/// compile-fail case, is a rule's: it contains the words of one of
+/// `RULES`. (Errors of the syntax are the parser's, and cases it refuses
+/// are left out; the lowering's and rustc's are not reported here.)
+#[test]
+fn every_error_of_the_checks_is_a_rules() {
+    let fail = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/fail");
+    let mut cases: Vec<_> = std::fs::read_dir(&fail)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .collect();
+    cases.sort();
+    let (mut errors_seen, mut strays) = (0, Vec::new());
+    for case in cases {
+        let source = std::fs::read_to_string(&case).unwrap();
+        let file = syn::parse_file(&source).unwrap();
+        for item in file.items {
+            let syn::Item::Macro(item) = item else {
+                continue;
+            };
+            if !item
+                .mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "memplan")
+            {
+                continue;
+            }
+            let Ok(input) = syn::parse2::<memplan_macros_core::syntax::Input>(item.mac.tokens)
+            else {
+                continue;
+            };
+            for plan in &input.plans {
+                let Err(errors) = memplan_macros_core::analyze(plan) else {
+                    continue;
+                };
+                for error in errors {
+                    errors_seen += 1;
+                    let message = error.to_string();
+                    if !RULES
+                        .iter()
+                        .any(|rule| rule.says.iter().any(|w| message.contains(w)))
+                    {
+                        let name = case.file_name().unwrap().to_string_lossy();
+                        strays.push(format!("{name}: {message}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        strays.is_empty(),
+        "these errors are no rule's (add their words to a rule in check/rules.rs, or a rule for them):\n\n{}",
+        strays.join("\n\n")
+    );
+    assert!(
+        errors_seen > 100,
+        "only {errors_seen} errors found in the cases"
+    );
+}

@@ -5,7 +5,7 @@
 //! be so, before the order between lanes is worked out from it.
 
 use crate::errors::Errors;
-use crate::ir::{BufferKind, Lane, OpKind, ParamKind, Plan};
+use crate::ir::{BufferKind, Lane, Loop, OpKind, ParamKind, Plan};
 use syn::spanned::Spanned;
 
 /// `registered` on a parameter that is not a slice, `run` on a slice, a
@@ -45,9 +45,12 @@ pub fn check_declaration_forms(plan: &Plan, errors: &Errors) {
 /// `wait` after the loop would wait for its last iteration only, and one
 /// in it for the iteration before, which the checks do not model.
 pub fn check_events_stay_in_their_loop(plan: &Plan, errors: &Errors) {
-    let Some(repeat) = plan.loops.first() else {
-        return;
-    };
+    for repeat in &plan.loops {
+        events_stay_in(repeat, plan, errors);
+    }
+}
+
+fn events_stay_in(repeat: &Loop, plan: &Plan, errors: &Errors) {
     for (event, name) in plan.events.iter().enumerate() {
         let uses = |inside: bool| {
             plan.ops.iter().enumerate().find(|(id, op)| {
@@ -125,5 +128,24 @@ pub fn check_ops_where_they_run(plan: &Plan, errors: &Errors) {
             ),
             _ => {}
         }
+    }
+}
+
+/// A plan has one `for` loop: the checks compare an iteration with a later
+/// one of the same loop, and order what follows a loop by its last
+/// iteration, for one loop.
+pub fn check_one_loop(plan: &Plan, errors: &Errors) {
+    let Some(first) = plan.loops.first() else {
+        return;
+    };
+    for other in &plan.loops[1..] {
+        errors.at(
+            other.span,
+            format!(
+                "a plan has one `for` loop, and this one has another (line {})",
+                first.span.start().line
+            ),
+            "split the work into two plans, or into one loop",
+        );
     }
 }

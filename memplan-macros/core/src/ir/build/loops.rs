@@ -34,17 +34,6 @@ impl Builder<'_> {
     /// `for c in 0..k { ... }`: the body read once for iteration `c`, and
     /// again for a later iteration `c′`, for the checks to compare.
     pub(super) fn repeat(&mut self, def: &LoopDef) {
-        if let Some(first) = self.plan.loops.first() {
-            self.errors.at(
-                def.span(),
-                format!(
-                    "a plan has one `for` loop, and this one has another (line {})",
-                    first.span.start().line
-                ),
-                "split the work into two plans, or into one loop",
-            );
-            return;
-        }
         let var = def.var.to_string();
         if let Some((name, span)) = self.names.get(&var) {
             self.errors.at(

@@ -1,10 +1,13 @@
 //! From syntax to IR: resolves every name, flattens stream blocks into one
 //! program order, and turns lengths and ranges into symbolic integers.
 //!
-//! This is where undeclared and twice-declared names are reported, and
-//! operations written where they cannot run (`sync` inside a stream block,
-//! `record` outside one). A plan with such errors is not checked further:
-//! the semantic checks need every name resolved.
+//! It keeps what the plan says as the plan says it (a `record` outside
+//! stream blocks, a placement past the plan's GPUs, a second loop): whether
+//! that can be is a rule of the checks (`check/`), the first of which,
+//! `Enforced::Formation`, look at nothing else. What it reports itself is
+//! what leaves no IR to check: a name undeclared, declared twice or of the
+//! wrong kind, a set used without its index or indexed two ways, a size it
+//! cannot read. A plan with such errors is not checked further.
 
 use super::extent;
 use super::*;
