@@ -81,12 +81,12 @@ fn every_error_of_the_checks_is_a_rules() {
             let syn::Item::Macro(item) = item else {
                 continue;
             };
-            if !item
+            if item
                 .mac
                 .path
                 .segments
                 .last()
-                .is_some_and(|s| s.ident == "memplan")
+                .is_none_or(|s| s.ident != "memplan")
             {
                 continue;
             }
