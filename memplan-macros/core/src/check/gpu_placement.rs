@@ -25,10 +25,7 @@ pub fn check_gpu_placement(plan: &Plan, errors: &Errors) {
         );
     }
     if let Some(gpus) = &plan.gpus
-        && let Some(0) = gpus
-            .count_value
-            .as_ref()
-            .and_then(|count| count.as_constant())
+        && gpus.count_value.as_constant() == Some(0)
     {
         let written = text(&gpus.count);
         let why = match written.as_str() {
@@ -122,9 +119,7 @@ impl Placed<'_> {
                 // Past the last GPU for every size (a count of 0 is an
                 // error of its own, and so is an index `new` cannot fix,
                 // `check/fixed_at_new.rs`).
-                let Some(count) = &gpus.count_value else {
-                    return;
-                };
+                let count = &gpus.count_value;
                 if plan.run_param_in(index).is_some() || plan.measured_slice_in(index).is_some() {
                     return;
                 }

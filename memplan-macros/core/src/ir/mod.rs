@@ -63,8 +63,8 @@ pub struct Gpus {
     pub count: Expr,
     /// `gpus gpu[g]`, for people.
     pub label: String,
-    /// `g`, as a size (`None` where it is not one `new` can compute).
-    pub count_value: Option<Sym>,
+    /// `g`, as a size.
+    pub count_value: Sym,
     pub span: Span,
     /// Where `peer gpu;` is written, if it is: kernels may then reach
     /// every GPU's memory.

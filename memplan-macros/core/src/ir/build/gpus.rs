@@ -34,9 +34,9 @@ impl Builder<'_> {
                 continue;
             };
             // Whether `new` can fix it, and whether it is 0 as written,
-            // are rules of the checks (`check/gpus.rs`,
+            // are rules of the checks (`check/gpu_placement.rs`,
             // `check/fixed_at_new.rs`).
-            let count_value = Some(self.read(count).value);
+            let count_value = self.read(count).value;
             self.plan.gpus = Some(Gpus {
                 name: decl.name.clone(),
                 count: count.clone(),
