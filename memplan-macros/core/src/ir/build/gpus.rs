@@ -111,7 +111,7 @@ impl Builder<'_> {
     /// on the plan's GPUs. Whether it may be placed so (host memory may
     /// not; a set is placed element by element, one buffer on one GPU;
     /// within the plan's GPUs) and whether it must be (in a plan on
-    /// several GPUs) are rules of the checks (`check/gpus.rs`).
+    /// several GPUs) are rules of the checks (`check/gpu_placement.rs`).
     pub(super) fn placement(
         &mut self,
         def: &Option<syntax::PlacementDef>,
