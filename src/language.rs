@@ -56,7 +56,15 @@
 //!   so they are sized by a capacity (`x: [f32; cap]`) and runs use a
 //!   range of it (`x[..len]`), which each run checks against the buffer.
 //!   `run` values go into launch arguments and fill values, computed at
-//!   each run. Ops that read them are resolved again at each run (a loop
+//!   each run.
+//! - `run len: usize <= cap` (any size parameter, `new`'s too, bounded by
+//!   any size of the plan): every value given is at most the bound, and
+//!   the checks take that as true. `new` checks the bounds it can compute,
+//!   each `run`, `enqueue` and `submit` the rest, before anything reads
+//!   the sizes, with an error naming the parameter (``len` is 5000, above
+//!   its bound `cap`, 4096``). A loop whose last chunk ends at a run
+//!   length, `c * m..min(c * m + m, len)`, in buffers of a capacity, needs
+//!   it: without it nothing says the chunks stay inside `cap` elements. Ops that read them are resolved again at each run (a loop
 //!   that does, unrolled again); a plan with `run` parameters does not
 //!   replay as a CUDA graph, which would keep the first run's.
 //! - `xs: &[f32; n]` or `out: &mut [f32; n]`: the caller's memory, passed
@@ -818,6 +826,8 @@
 //! - what `new` checks before anything runs, for the ranges compared:
 //!   each lies inside its buffer and does not run backwards, and no `a -
 //!   b` written in it goes below zero;
+//! - the bounds the plan states, `run len: usize <= cap`, which `new` and
+//!   each run check;
 //! - each of those times a product of sizes (`1 <= a` gives `b <= a * b`);
 //! - sizes are whole numbers (`2 * a >= 1` means `a >= 1`).
 //!
@@ -830,7 +840,7 @@
 //! possibly overlapping. Writing ranges in one unit (all in `n / k`, or all
 //! in `n / 2` and `n / 4`) keeps every comparison within reach.
 //!
-//! Each comparison weighs a bounded number of facts (16 from the plan, 64
+//! Each comparison weighs a bounded number of facts (32 from the plan, 64
 //! inequalities in all), so its cost is bounded whatever the plan; and a
 //! size, like every expression in a plan, may nest at most 128 deep (`((((n
 //! ...))))`) and chain at most 512 operators (`n + n + ...`): more is an
@@ -1003,7 +1013,7 @@
 //! | a length, range, count or index memplan cannot read as a size | sizes are written with integers, `usize` plan parameters and constants, `+ - * / %`, parentheses, `as usize`, calls and `xs.len()` of a caller's slice: what the checks can prove things of | `sizes` |
 //! | a kernel parameter's extent written in other than integers, the kernel's integer value parameters, `+ - * / %` and parentheses | each launch computes the extent from its arguments | `extents_in_parameters` |
 //! | an op written where it cannot run: `record`, `wait`, `alloc`, `free`, a collective or (on several GPUs) a launch outside stream blocks; `sync` or a host step inside one | events mark points in a stream; `sync` and host steps wait on the host | `ops_where_they_run` |
-//! | `registered` on a parameter that is not a slice, `run` on a slice, a set of buffers that are not `device` memory | a caller's slice is given to each run already, and page-locked for it; host and stream-ordered memory are one buffer each | `declaration_forms` |
+//! | `registered` on a parameter that is not a slice, `run` on a slice, a bound (`<= cap`) on a parameter that is not a size, a set of buffers that are not `device` memory | a caller's slice is given to each run already, and page-locked for it; host and stream-ordered memory are one buffer each | `declaration_forms` |
 //! | a second `for` loop in a plan | split the work into two plans, or into one loop | `one_loop` |
 //! | an event recorded or waited for both in the loop and outside it | a `wait` after the loop would wait for its last iteration only | `events_stay_in_their_loop` |
 //! | in a plan on several GPUs: a device buffer or stream not placed on one, placed past the plan's GPUs, a set placed on one GPU or one buffer as a set; host memory placed; a count of GPUs that is 0; `ranks` beside `gpus` | `new` makes each buffer and stream on its GPU once | `gpu_placement` |

@@ -168,6 +168,16 @@ pub struct LoopInfo<'a> {
     pub end: u16,
 }
 
+/// `run len: usize <= cap`: size `size` (the parameter) is at most size
+/// `limit`, checked by `new` and by each run before anything reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoundInfo<'a> {
+    /// `len <= cap`, where the parameter is written.
+    pub site: Site<'a>,
+    pub size: u16,
+    pub limit: u16,
+}
+
 /// `gpus gpu[g];`, and `peer gpu;` if the plan declares it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpusInfo<'a> {

@@ -28,8 +28,8 @@ mod tokens;
 pub use tokens::names_from;
 
 pub use declarations::{
-    Array, BufferInfo, BufferKind, EventInfo, Gpu, GpusInfo, KernelInfo, LoopInfo, Priority,
-    StreamInfo,
+    Array, BoundInfo, BufferInfo, BufferKind, EventInfo, Gpu, GpusInfo, KernelInfo, LoopInfo,
+    Priority, StreamInfo,
 };
 pub use host_alloc::HostAlloc;
 pub use op::{

@@ -1,6 +1,8 @@
 //! A plan, as written: everything it declares and does.
 
-use crate::declarations::{BufferInfo, EventInfo, GpusInfo, KernelInfo, LoopInfo, StreamInfo};
+use crate::declarations::{
+    BoundInfo, BufferInfo, EventInfo, GpusInfo, KernelInfo, LoopInfo, StreamInfo,
+};
 use crate::op::OpDef;
 use crate::site::Site;
 use crate::size::Size;
@@ -27,6 +29,8 @@ pub struct Plan<'a> {
     pub loops: &'a [LoopInfo<'a>],
     /// The inputs each run gives: the plan's `run` size parameters.
     pub run_inputs: &'a [u16],
+    /// The bounds the plan states of its size parameters.
+    pub bounds: &'a [BoundInfo<'a>],
     /// The ops whose values each run gives (`run` value parameters).
     pub per_run: &'a [u16],
     /// `gpus gpu[g];`: the plan runs on the GPUs `new` is given; `None`
@@ -51,6 +55,7 @@ impl Plan<'static> {
         ops: &[],
         loops: &[],
         run_inputs: &[],
+        bounds: &[],
         per_run: &[],
         gpus: None,
         ranks: None,

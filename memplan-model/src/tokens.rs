@@ -49,6 +49,7 @@ impl ToTokens for Plan<'_> {
             ops,
             loops,
             run_inputs,
+            bounds,
             per_run,
             gpus,
             ranks,
@@ -69,6 +70,7 @@ impl ToTokens for Plan<'_> {
         field("ops", !ops.is_empty(), list(ops));
         field("loops", !loops.is_empty(), list(loops));
         field("run_inputs", !run_inputs.is_empty(), numbers(run_inputs));
+        field("bounds", !bounds.is_empty(), list(bounds));
         field("per_run", !per_run.is_empty(), numbers(per_run));
         field("gpus", gpus.is_some(), option(gpus));
         field("ranks", ranks.is_some(), option(ranks));
@@ -254,6 +256,14 @@ impl ToTokens for LoopInfo<'_> {
         } = *self;
         let [count, input, first, end] = [count, input, first, end].map(number);
         tokens.extend(quote!(#site.repeat(#count, #input, #first, #end)));
+    }
+}
+
+impl ToTokens for BoundInfo<'_> {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let BoundInfo { site, size, limit } = self;
+        let (size, limit) = (number(*size), number(*limit));
+        tokens.extend(quote!(BoundInfo { site: #site, size: #size, limit: #limit }));
     }
 }
 

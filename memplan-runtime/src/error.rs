@@ -71,6 +71,15 @@ pub enum Fault {
     /// A size of a plan that cannot be computed without wrapping (or
     /// dividing by zero), and why.
     Size { size: &'static str, problem: String },
+    /// A size parameter given a value above the bound the plan states for
+    /// it (`run len: usize <= cap`), which the compile-time checks took
+    /// as true.
+    /// `bound` is the bound as written, `len <= cap`.
+    AboveBound {
+        bound: &'static str,
+        value: usize,
+        limit: usize,
+    },
     /// A launch configuration this GPU or kernel cannot run, and why.
     Launch(String),
     /// A byte count that does not fit in `usize`.
@@ -197,6 +206,18 @@ impl fmt::Display for Fault {
             ),
             Fault::Size { size, problem } => {
                 write!(f, "the size `{size}` cannot be computed: {problem}")
+            }
+            Fault::AboveBound {
+                bound,
+                value,
+                limit,
+            } => {
+                let (size, of) = bound.split_once(" <= ").unwrap_or((bound, "?"));
+                write!(
+                    f,
+                    "`{size}` is {value}, above its bound `{of}`, {limit}: the plan's checks took \
+                     `{bound}` as true"
+                )
             }
             Fault::Launch(why) => write!(f, "{why}"),
             Fault::SizeOverflow { len, element_size } => write!(

@@ -81,7 +81,7 @@ const _: () = {
     impl AddOne {
         #[doc = r" Makes the plan's memory, kernels, streams and events, and checks its sizes."]
         pub fn new(context: &__memplan::Context, n: usize) -> __memplan::Result<Self> {
-            let mut plan = __memplan::Builder::new(context, &__MEMPLAN_PLAN, &[n]);
+            let mut plan = __memplan::Builder::new(context, &__MEMPLAN_PLAN, &[n])?;
             let state = __MemplanState {
                 data: plan.pinned(0)?,
             };

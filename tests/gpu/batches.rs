@@ -1,8 +1,9 @@
 //! Sizes and values given to each run, and batches in a loop: a plan runs
 //! again with a new value and a shorter length without being rebuilt, a
 //! length past the capacity is an error naming the op, loops that read a
-//! run's size are unrolled for it, and two plans submitted in turns give
-//! every batch's result.
+//! run's size are unrolled for it, two plans submitted in turns give
+//! every batch's result, and a bound a plan states of a size (`run len:
+//! usize <= cap`) holds at every run that goes ahead.
 
 use crate::data::{floats, same};
 use crate::harness::{GpuTest, context};
@@ -25,6 +26,14 @@ pub const TESTS: &[(&str, GpuTest)] = &[
     (
         "batches::two_plans_in_turns_process_every_batch",
         two_plans_in_turns_process_every_batch,
+    ),
+    (
+        "batches::chunks_end_at_a_bounded_run_length",
+        chunks_end_at_a_bounded_run_length,
+    ),
+    (
+        "batches::a_length_above_its_bound_is_refused_before_anything_runs",
+        a_length_above_its_bound_is_refused_before_anything_runs,
     ),
 ];
 
@@ -58,6 +67,28 @@ memplan! {
                     (min(c * m + m, cap) - c * m) as i32, a,
                     dx[c * m..min(c * m + m, cap)], dy[c * m..min(c * m + m, cap)]);
                 copy dy[c * m..min(c * m + m, cap)] -> y[c * m..min(c * m + m, cap)];
+            }
+        }
+    }
+}
+
+memplan! {
+    /// y = a * x + y over the first `len` elements, in chunks of `m` on a
+    /// ring of `s` streams, the last chunk ending at `len`: the bound is
+    /// what proves every chunk inside the buffers.
+    plan Stream(cap: usize, m: usize <= cap, s: usize, run len: usize <= cap, run a: f32) {
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
+        host   x: [f32; cap] pinned, y: [f32; cap] pinned;
+        device dx: [f32; cap], dy: [f32; cap];
+        stream lanes[s];
+        for c in 0..(len + m - 1) / m {
+            on lanes[c % s] {
+                copy x[c * m..min(c * m + m, len)] -> dx[c * m..min(c * m + m, len)];
+                copy y[c * m..min(c * m + m, len)] -> dy[c * m..min(c * m + m, len)];
+                launch saxpy<<<blocks(min(c * m + m, len) - c * m, 256), 256>>>(
+                    (min(c * m + m, len) - c * m) as i32, a,
+                    dx[c * m..min(c * m + m, len)], dy[c * m..min(c * m + m, len)]);
+                copy dy[c * m..min(c * m + m, len)] -> y[c * m..min(c * m + m, len)];
             }
         }
     }
@@ -169,4 +200,64 @@ fn two_plans_in_turns_process_every_batch() -> Result<(), Failed> {
     }
     ensure!(reports == 11, "{reports} reports for 11 batches");
     same("every batch", &out, &expected)
+}
+
+fn chunks_end_at_a_bounded_run_length() -> Result<(), Failed> {
+    let ctx = context()?;
+    let m = 1000;
+    let mut plan = Stream::new(&ctx, CAP, m, 3)?;
+    let (x, mut y) = (floats(CAP), floats(CAP));
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    for (len, a) in [
+        (CAP, 0.5),
+        (CAP - 1234, -1.5),
+        (0, 2.0),
+        (1, 0.25),
+        (m, 3.0),
+        (m + 1, 1.0),
+    ] {
+        plan.run(len, a)?;
+        saxpy(a, &x, &mut y, len);
+        same(&format!("len {len}, a {a}"), plan.host().y, &y)?;
+    }
+    Ok(())
+}
+
+fn a_length_above_its_bound_is_refused_before_anything_runs() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = Stream::new(&ctx, CAP, 1000, 2)?;
+    let (x, y) = (floats(CAP), floats(CAP));
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    let error = plan
+        .run(CAP + 1, 1.0)
+        .err()
+        .ok_or("a run above the bound ran")?;
+    let message = error.to_string();
+    ensure!(
+        message.contains("len <= cap")
+            && message.contains("`len` is 10001, above its bound `cap`, 10000"),
+        "message: {message}"
+    );
+    let error = plan
+        .submit(usize::MAX, 1.0)
+        .err()
+        .ok_or("a submit above the bound was queued")?;
+    ensure!(error.to_string().contains("len <= cap"), "message: {error}");
+    // Nothing ran: the host's buffers are as they were.
+    same("after refused runs", plan.host().y, &y)?;
+    // The plan runs on after them.
+    plan.run(CAP, 1.0)?;
+    // A bound on what `new` is given is checked by `new`.
+    let refused = Stream::new(&ctx, CAP, CAP + 1, 2)
+        .err()
+        .ok_or("new took m above cap")?;
+    ensure!(
+        refused
+            .to_string()
+            .contains("`m` is 10001, above its bound `cap`, 10000"),
+        "message: {refused}"
+    );
+    Ok(())
 }

@@ -175,16 +175,31 @@ pub(crate) enum Which {
 
 impl Builder {
     /// Starts building a plan of `info` with the size inputs `sizes`
-    /// (the plan's `usize` parameters and constants, in `info`'s order).
-    pub fn new(context: &Context, info: &'static PlanInfo, sizes: &[usize]) -> Builder {
-        Builder {
-            contexts: vec![context.clone()],
+    /// (the plan's `usize` parameters and constants, in `info`'s order);
+    /// an error where they are above a bound the plan states.
+    pub fn new(context: &Context, info: &'static PlanInfo, sizes: &[usize]) -> Result<Builder> {
+        Builder::on_contexts(vec![context.clone()], info, sizes)
+    }
+
+    /// [`new`](Self::new), on every one of `contexts`.
+    fn on_contexts(
+        contexts: Vec<Context>,
+        info: &'static PlanInfo,
+        sizes: &[usize],
+    ) -> Result<Builder> {
+        let mut sizes = Sizes::new(info, sizes);
+        // The bounds `new` can compute, before any size is read.
+        sizes
+            .check_bounds(true)
+            .map_err(|(site, fault)| info.error(site, fault))?;
+        Ok(Builder {
+            contexts,
             info,
-            sizes: Sizes::new(info, sizes),
+            sizes,
             host: info.buffers.iter().map(|_| None).collect(),
             given: Givens::default(),
             joined: None,
-        }
+        })
     }
 
     /// Starts building a plan that declares `ranks`, as rank `rank` of the
@@ -201,7 +216,7 @@ impl Builder {
         info: &'static PlanInfo,
         sizes: &[usize],
     ) -> Result<Builder> {
-        let mut builder = Builder::new(context, info, sizes);
+        let mut builder = Builder::new(context, info, sizes)?;
         let Some(site) = info.ranks else {
             return Err(info.error(info.site, MALFORMED));
         };
@@ -227,14 +242,7 @@ impl Builder {
         info: &'static PlanInfo,
         sizes: &[usize],
     ) -> Result<Builder> {
-        let mut builder = Builder {
-            contexts: contexts.to_vec(),
-            info,
-            sizes: Sizes::new(info, sizes),
-            host: info.buffers.iter().map(|_| None).collect(),
-            given: Givens::default(),
-            joined: None,
-        };
+        let mut builder = Builder::on_contexts(contexts.to_vec(), info, sizes)?;
         let Some(gpus) = info.gpus else {
             return Err(info.error(info.site, MALFORMED));
         };

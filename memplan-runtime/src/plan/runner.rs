@@ -149,6 +149,10 @@ impl Runner {
     /// `prepare` and `apply`): the ops that do, or the whole plan again
     /// when a loop does.
     pub fn resolve_for_run(&mut self) -> Result<()> {
+        // The bounds first: the checks took them as true of every size.
+        self.sizes
+            .check_bounds(false)
+            .map_err(|(site, fault)| self.info.error(site, fault))?;
         self.steps.resolve_for_run(Inputs {
             made: &self.made,
             sizes: &mut self.sizes,

@@ -7,7 +7,7 @@
 //! Each size is computed once and kept; sizes that depend on a run's inputs
 //! (the lengths of caller slices declared without one) again at each run.
 
-use super::info::{PlanInfo, Term};
+use super::info::{PlanInfo, Site, Term};
 use crate::error::Fault;
 use std::fmt::Write as _;
 
@@ -110,6 +110,31 @@ impl Sizes {
         })?;
         self.values[index] = Some(value);
         Ok(value)
+    }
+
+    /// Checks each bound the plan states of a size parameter (`run len:
+    /// usize <= cap`), which its compile-time checks took as true: by
+    /// `new` (`at_new`) those it can compute, the rest at each run, before
+    /// anything reads the sizes. The site of the first that does not hold.
+    pub fn check_bounds(&mut self, at_new: bool) -> Result<(), (Site, Fault)> {
+        for bound in self.info.bounds {
+            let later =
+                |sizes: &Sizes| sizes.is_dynamic(bound.size) || sizes.is_dynamic(bound.limit);
+            if at_new && later(self) {
+                continue;
+            }
+            let value = self.get(bound.size).map_err(|f| (bound.site, f))?;
+            let limit = self.get(bound.limit).map_err(|f| (bound.site, f))?;
+            if value > limit {
+                let fault = Fault::AboveBound {
+                    bound: bound.site.0,
+                    value,
+                    limit,
+                };
+                return Err((bound.site, fault));
+            }
+        }
+        Ok(())
     }
 
     /// Whether size `index` reads a run input.
@@ -292,5 +317,90 @@ mod tests {
         sizes.set_run_input(2, 4);
         assert_eq!(sizes.get(4), Ok(2));
         assert_eq!(sizes.get(0), Ok(10));
+    }
+
+    /// `plan P(cap: usize, run len: usize <= cap, run k: usize <= 2 * cap)`:
+    /// inputs `cap`, then the run's `len` and `k`.
+    static BOUNDED: PlanInfo = PlanInfo {
+        file: "p.rs",
+        elems: &[],
+        code: &[],
+        model: Plan {
+            site: Site("P", 1, 1),
+            inputs: &["cap", "len", "k"],
+            sizes: &[
+                Size("len", &[Input(1)]),
+                Size("cap", &[Input(0)]),
+                Size("k", &[Input(2)]),
+                Size("2 * cap", &[Literal(2), Input(0), Mul]),
+                Size("cap", &[Input(0)]),
+            ],
+            run_inputs: &[1, 2],
+            bounds: &[
+                memplan_model::BoundInfo {
+                    site: Site("len <= cap", 1, 30),
+                    size: 0,
+                    limit: 1,
+                },
+                memplan_model::BoundInfo {
+                    site: Site("k <= 2 * cap", 1, 50),
+                    size: 2,
+                    limit: 3,
+                },
+            ],
+            ..Plan::EMPTY
+        },
+    };
+
+    #[test]
+    fn bounds_are_checked_once_their_values_are_known() {
+        let mut sizes = Sizes::new(&BOUNDED, &[4096]);
+        // At `new`, both read a run's value: nothing to check yet.
+        assert_eq!(sizes.check_bounds(true), Ok(()));
+        sizes.set_run_input(1, 4096);
+        sizes.set_run_input(2, 0);
+        assert_eq!(sizes.check_bounds(false), Ok(()));
+        sizes.set_run_input(1, 4097);
+        let (site, fault) = sizes.check_bounds(false).unwrap_err();
+        assert_eq!(site.0, "len <= cap");
+        assert_eq!(
+            fault.to_string(),
+            "`len` is 4097, above its bound `cap`, 4096: the plan's checks took `len <= cap` as true"
+        );
+        // A run after it is checked afresh.
+        sizes.set_run_input(1, 10);
+        sizes.set_run_input(2, 8193);
+        let (site, _) = sizes.check_bounds(false).unwrap_err();
+        assert_eq!(site.0, "k <= 2 * cap");
+    }
+
+    /// `plan P(cap: usize, n: usize <= cap)`: both given to `new`.
+    static BOUNDED_AT_NEW: PlanInfo = PlanInfo {
+        file: "p.rs",
+        elems: &[],
+        code: &[],
+        model: Plan {
+            site: Site("P", 1, 1),
+            inputs: &["cap", "n"],
+            sizes: &[Size("n", &[Input(1)]), Size("cap", &[Input(0)])],
+            bounds: &[memplan_model::BoundInfo {
+                site: Site("n <= cap", 1, 30),
+                size: 0,
+                limit: 1,
+            }],
+            ..Plan::EMPTY
+        },
+    };
+
+    #[test]
+    fn bounds_of_what_new_is_given_are_checked_by_new() {
+        assert_eq!(
+            Sizes::new(&BOUNDED_AT_NEW, &[8, 8]).check_bounds(true),
+            Ok(())
+        );
+        let (site, _) = Sizes::new(&BOUNDED_AT_NEW, &[8, 9])
+            .check_bounds(true)
+            .unwrap_err();
+        assert_eq!(site.0, "n <= cap");
     }
 }

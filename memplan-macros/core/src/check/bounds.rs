@@ -4,7 +4,7 @@
 
 use super::Facts;
 use crate::errors::Errors;
-use crate::ir::{Arg, Launch, LaunchExtent, Loop, OpKind, Place, Plan};
+use crate::ir::{Arg, Launch, LaunchExtent, Loop, OpKind, ParamKind, Place, Plan};
 use crate::sym::Sym;
 
 /// A range that provably leaves its buffer (its end past the buffer's
@@ -86,20 +86,58 @@ fn inside_every_iteration(plan: &Plan, repeat: &Loop, place: &Place, errors: &Er
         return;
     }
     let var = &repeat.var;
+    let len = buffer.len.display(atoms);
+    // A size the range's end reads that each run gives: a bound on it may
+    // be what the plan does not say. Offered only where it makes the proof.
+    let bounded = place.range_expr.as_ref().and_then(|range| {
+        let end = range.end.as_deref()?;
+        let unbounded = |p: &&crate::ir::Param| {
+            p.per_run() && p.bound.is_none() && matches!(p.kind, ParamKind::Size)
+        };
+        plan.params.iter().filter(unbounded).find(|param| {
+            let name = param.name.to_string();
+            let Some(atom) = crate::sym::mentions(end, &name).and(atoms.named(&name)) else {
+                return false;
+            };
+            let bound = Sym::atom(atom).sub(&buffer.len);
+            bound.is_some_and(|bound| {
+                let facts = [bound];
+                atoms.provably_le_thoroughly(
+                    &place.range.end,
+                    &buffer.len,
+                    &[computed, &repeat.facts, &facts],
+                )
+            })
+        })
+    });
+    // The length as written, where `new` fixes it.
+    let fixed = (buffer.len_expr.as_ref())
+        .filter(|len| plan.run_param_in(len).is_none())
+        .map(crate::text::text);
+    let help = match (bounded, fixed) {
+        (Some(param), Some(fixed)) => format!(
+            "if each run's `{name}` is at most `{}`'s length, say so, `run {name}: usize <= {fixed}`: `run` then refuses a larger one",
+            buffer.name,
+            name = param.name
+        ),
+        // The buffer's length is fixed when `new` allocates it.
+        _ if plan.run_param_in(&repeat.count).is_some() => {
+            format!("end the range at `min(..., {len})`")
+        }
+        _ => format!(
+            "make the buffer as long as the loop reaches (`{} * m` for chunks of `m`), or end the range at `min(..., {len})`",
+            crate::text::text(&repeat.count),
+        ),
+    };
     errors.at(
         place.span,
         format!(
-            "in the loop, the range {} may reach past the end of `{}` ({} elements) for some `{var}` below `{}`",
+            "in the loop, the range {} may reach past the end of `{}` ({len} elements) for some `{var}` below `{}`",
             place.range.display(atoms),
             buffer.name,
-            buffer.len.display(atoms),
             crate::text::text(&repeat.count)
         ),
-        format!(
-            "make the buffer as long as the loop reaches (`{} * m` for chunks of `m`), or end the range at `min(..., {})`",
-            crate::text::text(&repeat.count),
-            buffer.len.display(atoms)
-        ),
+        help,
     );
 }
 

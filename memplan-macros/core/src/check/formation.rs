@@ -9,9 +9,23 @@ use crate::ir::{BufferKind, Lane, Loop, OpKind, ParamKind, Plan};
 use syn::spanned::Spanned;
 
 /// `registered` on a parameter that is not a slice, `run` on a slice, a
-/// set of buffers that are not device memory.
+/// bound on a parameter that is not a size, a set of buffers that are not
+/// device memory.
 pub fn check_declaration_forms(plan: &Plan, errors: &Errors) {
     for param in &plan.params {
+        if let (Some(bound), false) = (&param.bound, matches!(param.kind, ParamKind::Size)) {
+            errors.at(
+                bound.span,
+                format!(
+                    "`{}` is not a size, and only a size has a bound",
+                    param.declared
+                ),
+                format!(
+                    "bound a `usize` parameter, `run len: usize <= cap`, or drop `<= {}`",
+                    crate::text::text(&bound.limit)
+                ),
+            );
+        }
         let slice = matches!(param.kind, ParamKind::Slice(_));
         match (param.registered, param.run) {
             (Some(registered), _) if !slice => errors.at(

@@ -128,12 +128,13 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         name: "declaration_forms",
-        refuses: "`registered` on a parameter that is not a slice, `run` on a slice, a set of buffers that are not `device` memory",
+        refuses: "`registered` on a parameter that is not a slice, `run` on a slice, a bound (`<= cap`) on a parameter that is not a size, a set of buffers that are not `device` memory",
         because: "a caller's slice is given to each run already, and page-locked for it; host and stream-ordered memory are one buffer each",
         says: &[
             "only borrowed slices can be `registered`",
             "is given to each run already",
             "which only `device` memory can be",
+            "only a size has a bound",
         ],
         case: "declaration_forms.rs",
         enforced: Enforced::Formation(formation::check_declaration_forms),

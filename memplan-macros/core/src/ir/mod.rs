@@ -145,6 +145,22 @@ pub struct Param {
     pub run: Option<Span>,
     /// `registered`, as written (only a slice may be).
     pub registered: Option<Span>,
+    /// `<= cap`, as written (only a size may be bounded).
+    pub bound: Option<Bound>,
+}
+
+/// `run len: usize <= cap`: every value given is at most `limit`, a size.
+/// `new` and each run check it before anything reads the size, and the
+/// checks take it as a fact.
+#[derive(Clone)]
+pub struct Bound {
+    /// The `<=`.
+    pub span: Span,
+    /// The parameter, as a size.
+    pub size: Expr,
+    pub limit: Expr,
+    /// `len <= cap`, for people.
+    pub label: String,
 }
 
 impl Param {
@@ -158,6 +174,14 @@ impl Plan {
     /// Whether `name` is a `run` parameter.
     pub fn is_run_param(&self, name: &str) -> bool {
         self.params.iter().any(|p| p.per_run() && p.name == name)
+    }
+
+    /// The bounds of the plan's size parameters (`run len: usize <= cap`).
+    pub fn bounds(&self) -> impl Iterator<Item = &Bound> {
+        self.params
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::Size))
+            .filter_map(|p| p.bound.as_ref())
     }
 
     /// The first `run` parameter `expr` mentions, if any.

@@ -225,10 +225,10 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
         let name = &ranks.name;
         quote!(#name,)
     });
-    let (start, started) = match (&plan.gpus, &plan.ranks) {
-        (Some(_), _) => (quote!(__memplan::Builder::on_gpus), quote!(?)),
-        (None, Some(_)) => (quote!(__memplan::Builder::joining), quote!(?)),
-        (None, None) => (quote!(__memplan::Builder::new), quote!()),
+    let start = match (&plan.gpus, &plan.ranks) {
+        (Some(_), _) => quote!(__memplan::Builder::on_gpus),
+        (None, Some(_)) => quote!(__memplan::Builder::joining),
+        (None, None) => quote!(__memplan::Builder::new),
     };
     let doc = match &plan.ranks {
         None => doc,
@@ -282,7 +282,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
         #doc
         pub fn new(#context: #context_type, #rank_param #(#params),*) -> __memplan::Result<Self> {
             #(#copy_checks)*
-            let mut #builder = #start(#context, #rank_arg &#info, &[#(#inputs),*])#started;
+            let mut #builder = #start(#context, #rank_arg &#info, &[#(#inputs),*])?;
             let #state_local = #state { #(#buffers,)* #(#scalars,)* };
             #(#givens)*
             // SAFETY: memplan! checked the plan, and the state holds what the builder allocated.

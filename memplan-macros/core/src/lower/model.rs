@@ -65,6 +65,16 @@ pub fn from_ir<'a>(
     };
     let ranks =
         (plan.ranks.as_ref()).map(|ranks| map.site(&format!("ranks {}", ranks.name), ranks.span));
+    let bounds: Vec<_> = plan
+        .bounds()
+        .map(|bound| {
+            Ok(model::BoundInfo {
+                site: map.site(&bound.label, bound.span),
+                size: sizes.length(&bound.size)?,
+                limit: sizes.length(&bound.limit)?,
+            })
+        })
+        .collect::<syn::Result<_>>()?;
     let inputs = sizes.input_names();
     let inputs: Vec<&str> = inputs.iter().map(|name| map.text(name)).collect();
     let programs: Vec<_> = sizes
@@ -83,6 +93,7 @@ pub fn from_ir<'a>(
         ops: arena.alloc_slice_copy(&ops),
         loops: arena.alloc_slice_copy(&loops),
         run_inputs: arena.alloc_slice_copy(&sizes.run_inputs()),
+        bounds: arena.alloc_slice_copy(&bounds),
         per_run: arena.alloc_slice_copy(&givens.per_run()),
         gpus,
         ranks,

@@ -466,6 +466,10 @@ fn uses(plan: &Plan) -> Vec<Use<'_>> {
         });
     }
     uses.extend(plan.loops.iter().map(|repeat| Use::Length(&repeat.count)));
+    for bound in plan.bounds() {
+        uses.push(Use::Length(&bound.size));
+        uses.push(Use::Length(&bound.limit));
+    }
     if let Some(gpus) = &plan.gpus {
         uses.push(Use::Length(&gpus.count));
     }

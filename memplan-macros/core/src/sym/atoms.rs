@@ -37,6 +37,10 @@ pub struct Atoms {
     /// While a loop's body is read a second time, for a later iteration:
     /// its variable, and the name of the later iteration's.
     rename: Option<(String, String)>,
+    /// What the plan states of its sizes and the run time checks where
+    /// each value is given (`run len: usize <= cap` is `len - cap <= 0`):
+    /// a fact of every proof.
+    assumed: Vec<Sym>,
 }
 
 impl Atoms {
@@ -49,6 +53,17 @@ impl Atoms {
     pub fn intern_size(&mut self, name: &str) -> Atom {
         self.sizes.push(name.to_owned());
         self.intern(name)
+    }
+
+    /// Takes `fact <= 0` as true in every proof: only for what the run time
+    /// checks before anything reads the sizes it bounds.
+    pub fn assume(&mut self, fact: Sym) {
+        self.assumed.push(fact);
+    }
+
+    /// What [`assume`](Self::assume) was given.
+    pub(crate) fn assumed(&self) -> &[Sym] {
+        &self.assumed
     }
 
     /// Reads what follows inside loop `var`'s body (`None`: outside).
@@ -193,6 +208,11 @@ impl Atoms {
                     .flat_map(|sym| sym.atoms())
                     .any(|inner| self.reads(inner, var)),
             }
+    }
+
+    /// The atom called `name`, if the plan has one.
+    pub fn named(&self, name: &str) -> Option<Atom> {
+        self.index.get(name).copied()
     }
 
     pub fn name(&self, atom: Atom) -> &str {

@@ -7,7 +7,7 @@ use super::op::{OnBlock, OpDef};
 use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Ident, Token, Type, Visibility};
+use syn::{Attribute, Expr, Ident, Token, Type, Visibility};
 
 /// Everything inside `memplan! { ... }`: one or more plans. A plan that
 /// does not parse is an error of its own, and the plans after it are read
@@ -104,13 +104,16 @@ impl Parse for PlanDef {
     }
 }
 
-/// A plan parameter: `n: usize`, `scale: f32`, or a caller's slice,
-/// `xs: &[f32; n]`, `out: &mut [f32] registered`.
+/// A plan parameter: `n: usize`, `scale: f32`, `run len: usize <= cap`, or
+/// a caller's slice, `xs: &[f32; n]`, `out: &mut [f32] registered`.
 pub struct ParamDef {
     /// `run a: f32`: given to each run rather than to `new`.
     pub run: Option<kw::run>,
     pub name: Ident,
     pub ty: Type,
+    /// `<= cap`: a size's bound, which every value given is checked
+    /// against, and which the checks may then take as true.
+    pub bound: Option<(Token![<=], Expr)>,
     /// `registered`: page-lock the slice for the run.
     pub registered: Option<kw::registered>,
 }
@@ -126,11 +129,17 @@ impl Parse for ParamDef {
         let name = input.parse()?;
         input.parse::<Token![:]>()?;
         let ty = input.parse()?;
+        let bound = if input.peek(Token![<=]) {
+            Some((input.parse()?, input.parse()?))
+        } else {
+            None
+        };
         let registered = input.parse()?;
         Ok(ParamDef {
             run,
             name,
             ty,
+            bound,
             registered,
         })
     }

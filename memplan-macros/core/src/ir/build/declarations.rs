@@ -76,7 +76,37 @@ impl Builder<'_> {
             kind,
             run: param.run.map(|run| run.span),
             registered: param.registered.map(|registered| registered.span),
+            bound: param.bound.as_ref().map(|(le, limit)| {
+                let name = &param.name;
+                Bound {
+                    span: le.span(),
+                    size: syn::parse_quote!(#name),
+                    limit: limit.clone(),
+                    label: format!("{name} <= {}", text(limit)),
+                }
+            }),
         });
+    }
+
+    /// `run len: usize <= cap`: each size parameter's bound, read once
+    /// every parameter is known (a bound may name a later one), and
+    /// assumed by every proof, as `len - cap <= 0`. (A bound on another
+    /// parameter is refused by `check/formation.rs`.)
+    pub(super) fn bounds(&mut self) {
+        let params = self.plan.params.clone();
+        for param in params {
+            let (Some(bound), ParamKind::Size) = (&param.bound, &param.kind) else {
+                continue;
+            };
+            let Reading { value, facts } = self.read(&bound.limit);
+            let size = Sym::atom(self.plan.atoms.intern(&param.name.to_string()));
+            if let Some(fact) = size.sub(&value) {
+                self.plan.atoms.assume(fact);
+                for fact in facts {
+                    self.plan.atoms.assume(fact);
+                }
+            }
+        }
     }
 
     pub(super) fn declaration(&mut self, item: &ItemDef) {

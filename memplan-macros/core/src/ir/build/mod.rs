@@ -59,6 +59,7 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
     for param in &def.params {
         builder.param(param);
     }
+    builder.bounds();
     // The GPUs first: declarations placed on them may come before.
     builder.gpus(&def.items);
     for item in &def.items {
