@@ -35,6 +35,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "batches::a_length_above_its_bound_is_refused_before_anything_runs",
         a_length_above_its_bound_is_refused_before_anything_runs,
     ),
+    (
+        "batches::one_result_per_chunk_of_a_bounded_run",
+        one_result_per_chunk_of_a_bounded_run,
+    ),
 ];
 
 memplan! {
@@ -89,6 +93,26 @@ memplan! {
                     (min(c * m + m, len) - c * m) as i32, a,
                     dx[c * m..min(c * m + m, len)], dy[c * m..min(c * m + m, len)]);
                 copy dy[c * m..min(c * m + m, len)] -> y[c * m..min(c * m + m, len)];
+            }
+        }
+    }
+}
+
+memplan! {
+    /// The sum of each chunk of `m` of the run's `len` elements, in
+    /// `sums[c]`: `(len + m - 1) / m` chunks, at most `(cap + m - 1) / m`.
+    plan ChunkSums(cap: usize, m: usize, run len: usize <= cap) {
+        kernel sum_u32(data: &[u32; n], sum: &mut [u64; 1], n: i32) from memplan_kernels::CHECKS;
+        host   input: [u32; cap] pinned, sums: [u64; (cap + m - 1) / m] pinned;
+        device work: [u32; cap], slot: [u64; 1];
+        stream s;
+        for c in 0..(len + m - 1) / m {
+            on s {
+                copy input[c * m..min(c * m + m, len)] -> work[c * m..min(c * m + m, len)];
+                fill slot with 0;
+                launch sum_u32<<<1, 256>>>(
+                    work[c * m..min(c * m + m, len)], slot, (min(c * m + m, len) - c * m) as i32);
+                copy slot -> sums[c..c + 1];
             }
         }
     }
@@ -259,5 +283,35 @@ fn a_length_above_its_bound_is_refused_before_anything_runs() -> Result<(), Fail
             .contains("`m` is 10001, above its bound `cap`, 10000"),
         "message: {refused}"
     );
+    Ok(())
+}
+
+fn one_result_per_chunk_of_a_bounded_run() -> Result<(), Failed> {
+    let ctx = context()?;
+    let m = 1000;
+    let mut plan = ChunkSums::new(&ctx, CAP, m)?;
+    let input: Vec<u32> = (0..CAP as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    plan.host_mut().input.copy_from_slice(&input);
+    for len in [CAP, CAP - 1234, 1, m, m + 1, 0] {
+        plan.host_mut().sums.fill(u64::MAX);
+        plan.run(len)?;
+        let chunks = len.div_ceil(m);
+        for (c, &sum) in plan.host().sums.iter().enumerate() {
+            let expected = match c < chunks {
+                true => input[c * m..(c * m + m).min(len)]
+                    .iter()
+                    .map(|&x| u64::from(x))
+                    .sum(),
+                // Past the run's chunks: untouched.
+                false => u64::MAX,
+            };
+            ensure!(
+                sum == expected,
+                "len {len}, chunk {c}: {sum}, expected {expected}"
+            );
+        }
+    }
     Ok(())
 }

@@ -15,7 +15,9 @@
 //!   states of its sizes (`run len: usize <= cap`, checked where each value
 //!   is given) among them;
 //! - each of those inequalities times a product of sizes that links it to
-//!   another term: `a >= 1` gives `a·b >= b`.
+//!   another term: `a >= 1` gives `a·b >= b`;
+//! - in a thorough proof, quotients by one divisor ordered as their
+//!   numerators are: `⌊N₁ / D⌋ <= ⌊N₂ / D⌋` where `N₁ <= N₂` is proved.
 //!
 //! Monomials are taken as unrelated non-negative unknowns, each inequality
 //! rounded as integers allow (`2a >= 1` is `a >= 1`). `a <= b` is
@@ -50,6 +52,8 @@ pub const MAX_FACTS: usize = 32;
 pub const MAX_ROWS: usize = 64;
 /// Monomials per proof.
 pub const MAX_COLUMNS: usize = 256;
+/// Pairs of quotients whose numerators a thorough proof compares.
+pub const MAX_PAIRS: usize = 8;
 
 impl Atoms {
     /// Whether `left <= right` whatever the atoms are, given `facts`
@@ -159,6 +163,7 @@ impl Atoms {
         let rows = system.rows.len();
         if again {
             self.add_quotient_bounds(&mut system);
+            self.add_monotonic_quotients(&mut system, facts);
         }
         system.rows.len() > rows && system.feasible() == Some(false)
     }
@@ -241,6 +246,43 @@ impl Atoms {
                     if !by_literals.contains(&atom) {
                         by_literals.push(atom);
                     }
+                }
+            }
+        }
+    }
+
+    /// Quotients by one divisor follow their numerators: `N₁ <= N₂` gives
+    /// `⌊N₁ / D⌋ <= ⌊N₂ / D⌋` (from `D·q₁ <= N₁ <= N₂ <= D·q₂ + D - 1`
+    /// and `D >= 1`, which the linear system cannot divide by when `D` is
+    /// not a literal): so `c < (len + m - 1) / m` with `len <= cap` gives
+    /// `c < (cap + m - 1) / m`. For each ordered pair of quotients of the
+    /// system with one divisor, at most [`MAX_PAIRS`], `N₁ <= N₂` is a
+    /// proof of its own (without this step, so it does not recurse).
+    fn add_monotonic_quotients(&self, system: &mut System, facts: &[&[Sym]]) {
+        let mut quotients: Vec<(Atom, &Sym, &Sym)> = Vec::new();
+        for monomial in &system.monomials {
+            for &atom in monomial.atoms() {
+                if let AtomDef::Quotient { numerator, divisor } = self.def(atom)
+                    && !quotients.iter().any(|(seen, ..)| *seen == atom)
+                {
+                    quotients.push((atom, numerator, divisor));
+                }
+            }
+        }
+        let mut asked = 0;
+        for (low, low_numerator, low_divisor) in &quotients {
+            for (high, high_numerator, high_divisor) in &quotients {
+                if low == high || low_divisor != high_divisor {
+                    continue;
+                }
+                if asked == MAX_PAIRS || system.rows.len() >= MAX_ROWS {
+                    return;
+                }
+                asked += 1;
+                if self.provably_le(low_numerator, high_numerator, facts)
+                    && let Some(row) = Sym::atom(*low).sub(&Sym::atom(*high))
+                {
+                    system.add(row);
                 }
             }
         }
