@@ -774,7 +774,9 @@ fn spellings_of_a_unit_agree() {
 // Loops: random loop bodies over chunk ranges, ranges every iteration
 // shares, and sets of streams, events and ring buffers, checked with
 // symbolic `k`, `m`, `s` and `r`; the loop runs `k` iterations (maybe
-// none), `k + 1` or 2 (at least one, so what its body orders holds after it). The oracle unrolls each plan for every
+// none), `k + 1`, 2 (at least one, so what its body orders holds after it)
+// or `r`. The ring is indexed `c % r`, `(c + 1) % r` (over `0..r`, a
+// permutation) or `c % (2 * s)` (whose equal slots fall on equal lanes). The oracle unrolls each plan for every
 // small assignment of the four and asks the oracle above about each
 // unrolled plan; the loop races if any of them does.
 
@@ -783,11 +785,57 @@ fn spellings_of_a_unit_agree() {
 enum LoopPlace {
     /// `d{b}[c * m..(c + 1) * m]`: iteration `c`'s chunk.
     Chunk(usize),
-    /// `d{b}[(k + 2 + j) * m..(k + 3 + j) * m]`: a part every iteration
-    /// shares, after every iteration's chunk (at most `k + 1` of them).
+    /// `d{b}[(k + r + 2 + j) * m..(k + r + 3 + j) * m]`: a part every
+    /// iteration shares, after every iteration's chunk (at most `k + 1`,
+    /// or `r`, of them).
     Shared(usize, usize),
-    /// `ring[c % r]`.
+    /// `ring[c % r]`, or as the plan's [`RingIndex`] says.
     Ring,
+}
+
+/// How the loop indexes its ring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RingIndex {
+    /// `ring[r]`, `ring[c % r]`.
+    Mod,
+    /// `ring[r]`, `ring[(c + 1) % r]`.
+    Shifted,
+    /// `ring[2 * s]`, `ring[c % (2 * s)]`.
+    ByLanes,
+}
+
+impl RingIndex {
+    fn count_text(self) -> &'static str {
+        match self {
+            RingIndex::Mod | RingIndex::Shifted => "r",
+            RingIndex::ByLanes => "2 * s",
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            RingIndex::Mod => "c % r",
+            RingIndex::Shifted => "(c + 1) % r",
+            RingIndex::ByLanes => "c % (2 * s)",
+        }
+    }
+
+    /// How many ring buffers, for `s` lanes and `r`.
+    fn count(self, s: usize, r: usize) -> usize {
+        match self {
+            RingIndex::Mod | RingIndex::Shifted => r,
+            RingIndex::ByLanes => 2 * s,
+        }
+    }
+
+    /// Iteration `c`'s ring buffer.
+    fn of(self, c: usize, s: usize, r: usize) -> usize {
+        match self {
+            RingIndex::Mod => c % r,
+            RingIndex::Shifted => (c + 1) % r,
+            RingIndex::ByLanes => c % (2 * s),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -814,9 +862,9 @@ enum LoopOp {
 
 #[derive(Clone, Debug)]
 enum AfterOp {
-    /// `on s0 { fill d{b}[(k + 2) * m..(k + 3) * m] with 1.0; }`
+    /// `on s0 { fill d{b}[(k + r + 2) * m..(k + r + 3) * m] with 1.0; }`
     FillOnS0(usize),
-    /// `on s{s} { fill d{b}[(k + 3) * m..(k + 4) * m] with 1.0; }`: a part
+    /// `on s{s} { fill d{b}[(k + r + 3) * m..(k + r + 4) * m] with 1.0; }`: a part
     /// the loop may also use, which ops before it write too.
     FillShared(usize, usize),
     SyncAll,
@@ -832,6 +880,8 @@ enum LoopCount {
     KPlusOne,
     /// `2`.
     Two,
+    /// `r`.
+    R,
 }
 
 impl LoopCount {
@@ -840,14 +890,16 @@ impl LoopCount {
             LoopCount::K => "k",
             LoopCount::KPlusOne => "k + 1",
             LoopCount::Two => "2",
+            LoopCount::R => "r",
         }
     }
 
-    fn of(self, k: usize) -> usize {
+    fn of(self, k: usize, r: usize) -> usize {
         match self {
             LoopCount::K => k,
             LoopCount::KPlusOne => k + 1,
             LoopCount::Two => 2,
+            LoopCount::R => r,
         }
     }
 }
@@ -855,6 +907,7 @@ impl LoopCount {
 #[derive(Clone, Debug)]
 struct LoopPlan {
     count: LoopCount,
+    ring: RingIndex,
     /// Ops on streams before the loop (fills of shared parts only).
     before: Vec<AfterOp>,
     blocks: Vec<(LoopStream, Vec<LoopOp>)>,
@@ -899,14 +952,20 @@ fn loop_plan() -> impl Strategy<Value = LoopPlan> {
         2 => Just(LoopCount::K),
         1 => Just(LoopCount::KPlusOne),
         1 => Just(LoopCount::Two),
+        1 => Just(LoopCount::R),
+    ];
+    let ring = prop_oneof![
+        2 => Just(RingIndex::Mod),
+        1 => Just(RingIndex::Shifted),
+        1 => Just(RingIndex::ByLanes),
     ];
     (
-        count,
+        (count, ring),
         prop::collection::vec(before, 0..2),
         prop::collection::vec(block, 1..4),
         prop::collection::vec(after, 0..3),
     )
-        .prop_map(|(count, before, blocks, after)| {
+        .prop_map(|((count, ring), before, blocks, after)| {
             // Only what the other checks accept: a ring buffer is read
             // after the iteration wrote it, and a copy's two places differ.
             let mut written = false;
@@ -934,6 +993,7 @@ fn loop_plan() -> impl Strategy<Value = LoopPlan> {
                 .collect();
             LoopPlan {
                 count,
+                ring,
                 before,
                 blocks,
                 after,
@@ -941,11 +1001,13 @@ fn loop_plan() -> impl Strategy<Value = LoopPlan> {
         })
 }
 
-fn loop_place_text(place: LoopPlace) -> String {
+fn loop_place_text(place: LoopPlace, ring: RingIndex) -> String {
     match place {
         LoopPlace::Chunk(b) => format!("d{b}[c * m..(c + 1) * m]"),
-        LoopPlace::Shared(b, j) => format!("d{b}[(k + {}) * m..(k + {}) * m]", j + 2, j + 3),
-        LoopPlace::Ring => "ring[c % r]".to_owned(),
+        LoopPlace::Shared(b, j) => {
+            format!("d{b}[(k + r + {}) * m..(k + r + {}) * m]", j + 2, j + 3)
+        }
+        LoopPlace::Ring => format!("ring[{}]", ring.text()),
     }
 }
 
@@ -957,12 +1019,14 @@ fn loop_event_text(event: LoopEvent) -> String {
 }
 
 fn loop_source(plan: &LoopPlan) -> String {
-    let mut text = "plan L(k: usize, m: usize, s: usize, r: usize) {\n\
-        device d0: [f32; (k + 4) * m], d1: [f32; (k + 4) * m], ring[r]: [f32; m];\n\
+    let mut text = format!(
+        "plan L(k: usize, m: usize, s: usize, r: usize) {{\n\
+        device d0: [f32; (k + r + 4) * m], d1: [f32; (k + r + 4) * m], ring[{}]: [f32; m];\n\
         stream s0, s1, lanes[s];\n\
         event e0, e1, freed[r];\n\
-        fill d0 with 1.0;\nfill d1 with 1.0;\n"
-        .to_owned();
+        fill d0 with 1.0;\nfill d1 with 1.0;\n",
+        plan.ring.count_text()
+    );
     for op in &plan.before {
         text += &outside_text(op);
     }
@@ -975,12 +1039,14 @@ fn loop_source(plan: &LoopPlan) -> String {
         text += &format!("on {on} {{\n");
         for op in ops {
             text += &match op {
-                LoopOp::Fill(place) => format!("fill {} with 2.0;\n", loop_place_text(*place)),
+                LoopOp::Fill(place) => {
+                    format!("fill {} with 2.0;\n", loop_place_text(*place, plan.ring))
+                }
                 LoopOp::Copy(from, to) => {
                     format!(
                         "copy {} -> {};\n",
-                        loop_place_text(*from),
-                        loop_place_text(*to)
+                        loop_place_text(*from, plan.ring),
+                        loop_place_text(*to, plan.ring)
                     )
                 }
                 LoopOp::Record(event) => format!("record {};\n", loop_event_text(*event)),
@@ -999,10 +1065,10 @@ fn loop_source(plan: &LoopPlan) -> String {
 fn outside_text(op: &AfterOp) -> String {
     match op {
         AfterOp::FillOnS0(b) => {
-            format!("on s0 {{ fill d{b}[(k + 2) * m..(k + 3) * m] with 3.0; }}\n")
+            format!("on s0 {{ fill d{b}[(k + r + 2) * m..(k + r + 3) * m] with 3.0; }}\n")
         }
         AfterOp::FillShared(s, b) => {
-            format!("on s{s} {{ fill d{b}[(k + 3) * m..(k + 4) * m] with 4.0; }}\n")
+            format!("on s{s} {{ fill d{b}[(k + r + 3) * m..(k + r + 4) * m] with 4.0; }}\n")
         }
         AfterOp::SyncAll => "sync all;\n".to_owned(),
         AfterOp::SyncLanes => "sync lanes;\n".to_owned(),
@@ -1017,21 +1083,21 @@ fn outside_text(op: &AfterOp) -> String {
 fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize) -> GeneratedPlan {
     let place = |place: LoopPlace, c: usize| match place {
         LoopPlace::Chunk(b) => (b, Range::literal(c, c + 1)),
-        LoopPlace::Shared(b, j) => (b, Range::literal(k + 2 + j, k + 3 + j)),
-        LoopPlace::Ring => (2 + c % r, Range::literal(0, 1)),
+        LoopPlace::Shared(b, j) => (b, Range::literal(k + r + 2 + j, k + r + 3 + j)),
+        LoopPlace::Ring => (2 + plan.ring.of(c, s, r), Range::literal(0, 1)),
     };
     let event = |event: LoopEvent, c: usize| match event {
         LoopEvent::Plain(e) => e,
         LoopEvent::Set => 2 + c % r,
     };
-    let mut lens = vec![Lit(k + 4), Lit(k + 4)];
-    lens.extend((0..r).map(|_| Lit(1)));
+    let mut lens = vec![Lit(k + r + 4), Lit(k + r + 4)];
+    lens.extend((0..plan.ring.count(s, r)).map(|_| Lit(1)));
     let mut steps: Vec<Step> = (0..2)
         .map(|buffer| Step {
             stream: None,
             op: Op::Fill {
                 buffer,
-                range: Range::literal(0, k + 4),
+                range: Range::literal(0, k + r + 4),
             },
         })
         .collect();
@@ -1040,14 +1106,14 @@ fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize) -> GeneratedPlan {
             stream: Some(0),
             op: Op::Fill {
                 buffer,
-                range: Range::literal(k + 2, k + 3),
+                range: Range::literal(k + r + 2, k + r + 3),
             },
         }),
         AfterOp::FillShared(stream, buffer) => steps.push(Step {
             stream: Some(stream),
             op: Op::Fill {
                 buffer,
-                range: Range::literal(k + 3, k + 4),
+                range: Range::literal(k + r + 3, k + r + 4),
             },
         }),
         AfterOp::SyncAll => steps.push(Step {
@@ -1065,7 +1131,7 @@ fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize) -> GeneratedPlan {
     for op in &plan.before {
         outside(op, &mut steps);
     }
-    for c in 0..plan.count.of(k) {
+    for c in 0..plan.count.of(k, r) {
         for (stream, ops) in &plan.blocks {
             let stream = Some(match stream {
                 LoopStream::Plain(s) => *s,
@@ -1189,6 +1255,7 @@ fn ordering_loop_plan() -> impl Strategy<Value = LoopPlan> {
     )
         .prop_map(|(count, before, blocks, after)| LoopPlan {
             count,
+            ring: RingIndex::Mod,
             before,
             blocks,
             after,

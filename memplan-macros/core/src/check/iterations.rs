@@ -51,8 +51,19 @@ pub fn check_iterations_apart(facts: &Facts, errors: &Errors) {
         // `f(c) = f(c′)` cannot hold of an index that differs for every
         // `c` (`c`, `c + 1`, `2 * c`): two iterations never share its
         // element, and supposing they do would report races that cannot be.
+        // Nor of a remainder that runs through fewer values than its
+        // divisor, `(i + 1) % g` over `0..g`.
         let var = repeat.var.to_string();
-        indexes.retain(|(index, _)| !plan.atoms.is_injective_in(index, &var));
+        let atoms = &plan.atoms;
+        indexes.retain(|(index, _)| {
+            !atoms.is_injective_in(index, &var)
+                && !atoms.remainder_is_injective_below(
+                    index,
+                    &var,
+                    &repeat.count_value,
+                    &repeat.facts,
+                )
+        });
         let hypotheses = std::iter::once(None).chain(indexes.iter().map(Some));
         for hypothesis in hypotheses {
             let view = View::new(plan, repeat, hypothesis.map(|(index, _)| index), order);
@@ -99,7 +110,15 @@ struct View<'p> {
 
 impl<'p> View<'p> {
     fn new(plan: &'p Plan, repeat: &Loop, hypothesis: Option<&'p Sym>, order: &Order) -> Self {
-        let same = |array: &Option<crate::ir::Array>| matches!((array, hypothesis), (Some(a), Some(h)) if a.index.as_ref().is_some_and(|(_, index)| index == h));
+        // An element the hypothesis makes the same: of a set indexed by
+        // it, or by a remainder it gives equal (`c % s` of `c % (2 * s)`).
+        let same = |array: &Option<crate::ir::Array>| match (array, hypothesis) {
+            (Some(array), Some(h)) => array
+                .index
+                .as_ref()
+                .is_some_and(|(_, index)| index == h || plan.atoms.remainder_follows(h, index)),
+            _ => false,
+        };
         let mut view = Plan {
             attrs: Vec::new(),
             vis: plan.vis.clone(),

@@ -124,12 +124,25 @@ fn report(
             },
             _,
             _,
-        ) => format!(
-            "make iteration `{var}′` wait for iteration `{var}` when both use `{buffer}[{index}]`: declare \
-             `event done[k];` (`k` the set's count), `record done[{index}];` on {a_lane} after the earlier op's \
-             last use of it, and `wait done[{index}];` on {b_lane} before the later op; or run both on one \
-             stream of a set indexed the same way, `on lanes[{index}]`"
-        ),
+        ) => {
+            // The plan's own words: the set's count, an event name it does
+            // not use, and its own set of streams if it has one.
+            let count = (plan.buffers[first.buffer].array.as_ref())
+                .map_or_else(|| "k".to_owned(), |set| set.count_text.clone());
+            let event = unused_name(plan, "done");
+            let one_stream = match a.lane {
+                Lane::Stream(stream) if plan.streams[stream].array.is_some() => {
+                    format!(", `on {}[{index}]`", plan.streams[stream].name)
+                }
+                _ => String::new(),
+            };
+            format!(
+                "make iteration `{var}′` wait for iteration `{var}` when both use `{buffer}[{index}]`: declare \
+                 `event {event}[{count}];`, `record {event}[{index}];` on {a_lane} after the earlier op's \
+                 last use of it, and `wait {event}[{index}];` on {b_lane} before the later op; or run both on one \
+                 stream of a set indexed the same way{one_stream}"
+            )
+        }
         (Between::Iterations { var, index: None }, _, _) => format!(
             "give each iteration its own part of `{buffer}`, a range that moves with `{var}` (`[{var} * m..({var} + 1) * m]`), \
              or a set of buffers, one per element (`device {buffer}[k]: ...;` used as `{buffer}[{var} % k]`)"
@@ -336,4 +349,23 @@ fn infinitive(mode: Mode) -> &'static str {
         Mode::Alloc => "allocate",
         Mode::Free => "free",
     }
+}
+
+/// `name`, or `name_2`, `name_3`... : the first the plan does not use.
+fn unused_name(plan: &Plan, name: &str) -> String {
+    let taken = |candidate: &str| {
+        let names = (plan.params.iter().map(|p| &p.name))
+            .chain(plan.buffers.iter().map(|b| &b.name))
+            .chain(plan.streams.iter().map(|s| &s.name))
+            .chain(plan.events.iter())
+            .chain(plan.kernels.iter().map(|k| &k.name));
+        names.map(ToString::to_string).any(|used| used == candidate)
+    };
+    (1..)
+        .map(|n| match n {
+            1 => name.to_owned(),
+            n => format!("{name}_{n}"),
+        })
+        .find(|candidate| !taken(candidate))
+        .unwrap_or_else(|| name.to_owned())
 }

@@ -160,6 +160,48 @@ impl Atoms {
         linear
     }
 
+    /// `N % D` as `(N, D)`, if `sym` is one: `N - D·⌊N / D⌋`.
+    fn remainder(&self, sym: &Sym) -> Option<(&Sym, &Sym)> {
+        sym.atoms().find_map(|atom| {
+            let AtomDef::Quotient { numerator, divisor } = self.def(atom) else {
+                return None;
+            };
+            let written = numerator.sub(&divisor.mul(&Sym::atom(atom))?)?;
+            (written == *sym).then_some((numerator, divisor))
+        })
+    }
+
+    /// Whether `other` is equal for two values wherever `same` is, both
+    /// remainders of one numerator and `same`'s divisor a multiple of
+    /// `other`'s: `c % (2 * s)` equal gives `c % s` equal.
+    pub fn remainder_follows(&self, same: &Sym, other: &Sym) -> bool {
+        match (self.remainder(same), self.remainder(other)) {
+            (Some((n, d)), Some((other_n, other_d))) => n == other_n && is_multiple(d, other_d),
+            _ => false,
+        }
+    }
+
+    /// Whether `index`, a remainder `(var + a) % D`, differs for every two
+    /// values of `var` below `count`, as it does where `count <= D` (two
+    /// such values are less than `D` apart): `(i + 1) % g` over `0..g`.
+    pub fn remainder_is_injective_below(
+        &self,
+        index: &Sym,
+        var: &str,
+        count: &Sym,
+        facts: &[Sym],
+    ) -> bool {
+        let (Some((numerator, divisor)), Some(&atom)) =
+            (self.remainder(index), self.index.get(var))
+        else {
+            return false;
+        };
+        let Some(rest) = numerator.sub(&Sym::atom(atom)) else {
+            return false;
+        };
+        !self.reads_var(&rest, atom) && self.provably_le(count, divisor, &[facts])
+    }
+
     /// Whether anything in `sym` reads variable `var`: is it, or a quotient
     /// or opaque term of it.
     pub fn reads_var(&self, sym: &Sym, var: Atom) -> bool {
@@ -221,5 +263,23 @@ impl Atoms {
 
     pub(crate) fn def(&self, atom: Atom) -> &AtomDef {
         &self.defs[atom.number() as usize]
+    }
+}
+
+/// Whether `value` is `of` times a whole number whatever the sizes: `of`
+/// itself, a literal that divides every coefficient, or a monomial that
+/// divides every term.
+fn is_multiple(value: &Sym, of: &Sym) -> bool {
+    if value == of {
+        return true;
+    }
+    if let Some(k) = of.as_constant() {
+        return k != 0 && value.content() % k == 0;
+    }
+    match of.terms() {
+        [(monomial, k)] if of.constant_term() == 0 && *k != 0 => value
+            .divide_by_monomial(monomial)
+            .is_some_and(|quotient| quotient.content() % k == 0),
+        _ => false,
     }
 }
