@@ -61,21 +61,16 @@ impl Errors {
         }
     }
 
-    /// Runs `report`, and adds what it reports in the order of where each
-    /// error points, so that the errors of several rules read top to
-    /// bottom, as the declarations and ops they name do.
+    /// Runs `report`, and puts what it reports among the errors so far in
+    /// the order of where each error points, so that the errors of several
+    /// rules, and of building the IR (which reads the plan top to bottom),
+    /// read top to bottom, as the declarations and ops they name do.
     pub fn in_source_order(&self, report: impl FnOnce(&Errors)) {
-        let found = Errors::new();
-        report(&found);
-        found.checked.set(true);
-        let mut found = found.errors.take();
-        found.sort_by_key(|error| {
+        report(self);
+        self.errors.borrow_mut().sort_by_key(|error| {
             let start = error.span().start();
             (start.line, start.column)
         });
-        for error in found {
-            self.push(error);
-        }
     }
 
     /// Drops errors while `muted`.
