@@ -43,7 +43,8 @@ pub fn check_declaration_forms(plan: &Plan, errors: &Errors) {
 
 /// An event recorded or waited for in the loop is the loop's own: a
 /// `wait` after the loop would wait for its last iteration only, and one
-/// in it for the iteration before, which the checks do not model.
+/// in it for the iteration before, which the checks do not model. (One
+/// in another loop is that loop's mistake, `check_one_loop`'s.)
 pub fn check_events_stay_in_their_loop(plan: &Plan, errors: &Errors) {
     for repeat in &plan.loops {
         events_stay_in(repeat, plan, errors);
@@ -54,8 +55,11 @@ fn events_stay_in(repeat: &Loop, plan: &Plan, errors: &Errors) {
     for (event, name) in plan.events.iter().enumerate() {
         let uses = |inside: bool| {
             plan.ops.iter().enumerate().find(|(id, op)| {
-                repeat.contains(*id) == inside
-                    && matches!(op.kind, OpKind::Record(e) | OpKind::Wait(e) if e == event)
+                let here = match inside {
+                    true => repeat.contains(*id),
+                    false => plan.loop_of(*id).is_none(),
+                };
+                here && matches!(op.kind, OpKind::Record(e) | OpKind::Wait(e) if e == event)
             })
         };
         if let (Some(_), Some((_, outside))) = (uses(true), uses(false)) {

@@ -89,6 +89,7 @@ impl Builder<'_> {
         self.plan.atoms.set_loop(Some(&var));
         self.current_var = Some(var.clone());
         self.in_loop = true;
+        self.indexed_in_loop.clear();
         self.loop_facts = facts.clone();
         let first = self.plan.ops.len();
         for block in &def.blocks {
@@ -204,7 +205,15 @@ impl Builder<'_> {
             }
             (Some(array), Some(index)) => {
                 let reading = self.read(index);
-                match &array.index {
+                // A second loop is an error of its own (`check/formation.rs`):
+                // it indexes a set by its own variable, not "elsewhere in
+                // this loop" than the first.
+                let first_in_loop = self.indexed_in_loop.insert(format!("{} {name}", of.one()));
+                let earlier = match first_in_loop && !self.reading_later {
+                    true => None,
+                    false => array.index.as_ref(),
+                };
+                match earlier {
                     None => {
                         array.index = Some((index.clone(), reading.value));
                         array.index_text = Some(text(index));

@@ -17,7 +17,7 @@ use crate::syntax::{
     self, BufferSpace, ItemDef, KernelParamTy, LoopDef, OpDef, PlanDef, PriorityDef,
 };
 use crate::text::text;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::{Expr, RangeLimits};
 
@@ -33,6 +33,7 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
         in_loop: false,
         current_var: None,
         reading_later: false,
+        indexed_in_loop: HashSet::new(),
         loop_facts: Vec::new(),
         ranges: HashMap::new(),
         group: 0,
@@ -97,6 +98,10 @@ struct Builder<'a> {
     current_var: Option<String>,
     /// Whether the loop's body is being read again, for iteration `c′`.
     reading_later: bool,
+    /// The sets the loop being read indexes (`stream lanes`, `event
+    /// done`): a set an earlier loop indexed is that loop's business, and
+    /// a second loop is an error of its own (`check/formation.rs`).
+    indexed_in_loop: HashSet<String>,
     /// What holds of the iteration being read (`c + 1 <= k`), a fact of
     /// every range in it.
     loop_facts: Vec<Sym>,
