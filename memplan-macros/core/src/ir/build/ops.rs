@@ -299,12 +299,17 @@ impl Builder<'_> {
             named: None,
         };
         let mut array = self.plan.buffers[buffer].array.take();
-        let used = self.element(
-            &mut array,
-            &place.name,
-            place.index.as_ref(),
-            SetOf::Buffers,
-        );
+        // A set of other memory than `device` is one error, at its
+        // declaration (`check/formation.rs`), however the plan uses it.
+        let used = match (&array, self.plan.buffers[buffer].kind) {
+            (Some(_), kind) if kind != BufferKind::Device => true,
+            _ => self.element(
+                &mut array,
+                &place.name,
+                place.index.as_ref(),
+                SetOf::Buffers,
+            ),
+        };
         self.plan.buffers[buffer].array = array;
         if !used {
             return None;
