@@ -10,8 +10,9 @@ use crate::text::text;
 use syn::Ident;
 
 /// In a plan on several GPUs: a device buffer or stream not placed, host
-/// memory placed, a set placed on one GPU or one placed as a set, a
-/// placement past the plan's GPUs, a count of GPUs that is 0 as written;
+/// memory placed, one buffer or stream placed as a set (a set may be
+/// placed on one GPU, every element on it), a placement past the plan's
+/// GPUs, a count of GPUs that is 0 as written;
 /// `ranks` beside `gpus`.
 pub fn check_gpu_placement(plan: &Plan, errors: &Errors) {
     if let (Some(gpus), Some(ranks)) = (&plan.gpus, &plan.ranks) {
