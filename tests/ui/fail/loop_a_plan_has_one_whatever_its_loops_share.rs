@@ -1,6 +1,7 @@
 // Loops after the first share its sets and events: one error at each,
 // that it is another loop, and none of indexes or events "elsewhere in
-// this loop" (each loop indexes a set by its own variable).
+// this loop" (each loop indexes a set by its own variable). An event of
+// the first loop used after them is one error more, the first loop's.
 use memplan::memplan;
 
 memplan! {
@@ -43,6 +44,20 @@ memplan! {
         for q in 0..k {
             on s { wait done[q % r]; }
         }
+    }
+
+    plan EventAfterBoth(n: usize, m: usize, k: usize) {
+        host   a: [f32; n] pinned;
+        device d: [f32; n];
+        stream s, t;
+        event  e;
+        for c in 0..k {
+            on s { copy a[c * m..(c + 1) * m] -> d[c * m..(c + 1) * m]; record e; }
+        }
+        for c in 0..k {
+            on s { copy a[c * m..(c + 1) * m] -> d[c * m..(c + 1) * m]; record e; }
+        }
+        on t { wait e; copy d -> a; }
     }
 }
 

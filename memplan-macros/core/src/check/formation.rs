@@ -43,10 +43,11 @@ pub fn check_declaration_forms(plan: &Plan, errors: &Errors) {
 
 /// An event recorded or waited for in the loop is the loop's own: a
 /// `wait` after the loop would wait for its last iteration only, and one
-/// in it for the iteration before, which the checks do not model. (One
-/// in another loop is that loop's mistake, `check_one_loop`'s.)
+/// in it for the iteration before, which the checks do not model. (A
+/// second loop, and what it does with the first's events, is one mistake,
+/// `check_one_loop`'s.)
 pub fn check_events_stay_in_their_loop(plan: &Plan, errors: &Errors) {
-    for repeat in &plan.loops {
+    if let Some(repeat) = plan.loops.first() {
         events_stay_in(repeat, plan, errors);
     }
 }
