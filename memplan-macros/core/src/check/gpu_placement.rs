@@ -26,6 +26,7 @@ pub fn check_gpu_placement(plan: &Plan, errors: &Errors) {
         );
     }
     if let Some(gpus) = &plan.gpus
+        && !changes_at_each_run(plan, &gpus.count)
         && gpus.count_value.as_constant() == Some(0)
     {
         let written = text(&gpus.count);
@@ -118,10 +119,10 @@ impl Placed<'_> {
             ),
             (Placement::One { index, value, .. }, _) => {
                 // Past the last GPU for every size (a count of 0 is an
-                // error of its own, and so is an index `new` cannot fix,
-                // `check/fixed_at_new.rs`).
+                // error of its own, and so is a count or an index `new`
+                // cannot fix, `check/fixed_at_new.rs`).
                 let count = &gpus.count_value;
-                if plan.run_param_in(index).is_some() || plan.measured_slice_in(index).is_some() {
+                if changes_at_each_run(plan, index) || changes_at_each_run(plan, &gpus.count) {
                     return;
                 }
                 if !plan.atoms.provably_le(count, &Sym::constant(0), &[])
@@ -144,4 +145,11 @@ impl Placed<'_> {
             }
         }
     }
+}
+
+/// Whether `size` reads what a run gives or measures: a size `new` cannot
+/// fix, one error already (`check/fixed_at_new.rs`), and not one to say
+/// more of.
+fn changes_at_each_run(plan: &Plan, size: &syn::Expr) -> bool {
+    plan.run_param_in(size).is_some() || plan.measured_slice_in(size).is_some()
 }
