@@ -79,6 +79,17 @@ impl Placed<'_> {
     /// `on_gpu`: whether it is on a GPU (device memory, a stream).
     fn check(&self, plan: &Plan, on_gpu: bool, errors: &Errors) {
         let name = self.name;
+        // Memory on no GPU, placed: one error, whatever GPUs the placement
+        // names and whether or not the plan declares any (the IR keeps
+        // such a placement unread, `ir/build/gpus.rs`).
+        if let (Some(placement), false) = (self.placement, on_gpu) {
+            errors.at(
+                placement.span(),
+                format!("`{name}` is host memory, which is on no GPU"),
+                "every GPU of the plan reaches pinned host memory (it is made portable); place device buffers and streams",
+            );
+            return;
+        }
         let Some(gpus) = &plan.gpus else {
             return;
         };
@@ -99,14 +110,6 @@ impl Placed<'_> {
                 return;
             }
             None => return,
-            Some(placement) if !on_gpu => {
-                errors.at(
-                    placement.span(),
-                    format!("`{name}` is host memory, which is on no GPU"),
-                    "every GPU of the plan reaches pinned host memory (it is made portable); place device buffers and streams",
-                );
-                return;
-            }
             Some(placement) => placement,
         };
         let gpus_name = &gpus.name;
