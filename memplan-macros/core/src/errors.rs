@@ -64,13 +64,21 @@ impl Errors {
     /// Runs `report`, and puts what it reports among the errors so far in
     /// the order of where each error points, so that the errors of several
     /// rules, and of building the IR (which reads the plan top to bottom),
-    /// read top to bottom, as the declarations and ops they name do.
+    /// read top to bottom, as the declarations and ops they name do. Of
+    /// two at one place, `report`'s comes first: that a size changes at
+    /// each run before that it is no size (as building the IR said them).
     pub fn in_source_order(&self, report: impl FnOnce(&Errors)) {
+        let before = self.errors.borrow().len();
         report(self);
-        self.errors.borrow_mut().sort_by_key(|error| {
+        let mut errors = std::mem::take(&mut *self.errors.borrow_mut())
+            .into_iter()
+            .enumerate()
+            .collect::<Vec<_>>();
+        errors.sort_by_key(|(index, error)| {
             let start = error.span().start();
-            (start.line, start.column)
+            (start.line, start.column, *index < before)
         });
+        *self.errors.borrow_mut() = errors.into_iter().map(|(_, error)| error).collect();
     }
 
     /// Drops errors while `muted`.
