@@ -86,6 +86,11 @@ impl Errors {
         self.muted.set(muted);
     }
 
+    /// Whether errors are dropped now.
+    pub fn muted(&self) -> bool {
+        self.muted.get()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.errors.borrow().is_empty()
     }
