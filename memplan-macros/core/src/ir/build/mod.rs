@@ -7,7 +7,10 @@
 //! `Enforced::Formation`, look at nothing else. What it reports itself is
 //! what leaves no IR to check: a name undeclared, declared twice or of the
 //! wrong kind, a set used without its index or indexed two ways, a size it
-//! cannot read. A plan with such errors is not checked further.
+//! cannot read; and an op written where it cannot run whose names do not
+//! resolve besides, which leaves no op for the rule, in the rule's words
+//! (`check::cannot_run_there`). A plan with such errors is not checked
+//! further.
 
 use super::extent;
 use super::*;
