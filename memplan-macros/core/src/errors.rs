@@ -61,26 +61,34 @@ impl Errors {
         }
     }
 
-    /// Runs `report`, and adds what it reports in the order of where each
-    /// error points, so that the errors of several rules read top to
-    /// bottom, as the declarations and ops they name do.
+    /// Runs `report`, and puts what it reports among the errors so far in
+    /// the order of where each error points, so that the errors of several
+    /// rules, and of building the IR (which reads the plan top to bottom),
+    /// read top to bottom, as the declarations and ops they name do. Of
+    /// two at one place, `report`'s comes first: that a size changes at
+    /// each run before that it is no size (as building the IR said them).
     pub fn in_source_order(&self, report: impl FnOnce(&Errors)) {
-        let found = Errors::new();
-        report(&found);
-        found.checked.set(true);
-        let mut found = found.errors.take();
-        found.sort_by_key(|error| {
+        let before = self.errors.borrow().len();
+        report(self);
+        let mut errors = std::mem::take(&mut *self.errors.borrow_mut())
+            .into_iter()
+            .enumerate()
+            .collect::<Vec<_>>();
+        errors.sort_by_key(|(index, error)| {
             let start = error.span().start();
-            (start.line, start.column)
+            (start.line, start.column, *index < before)
         });
-        for error in found {
-            self.push(error);
-        }
+        *self.errors.borrow_mut() = errors.into_iter().map(|(_, error)| error).collect();
     }
 
     /// Drops errors while `muted`.
     pub fn mute(&self, muted: bool) {
         self.muted.set(muted);
+    }
+
+    /// Whether errors are dropped now.
+    pub fn muted(&self) -> bool {
+        self.muted.get()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -43,7 +43,10 @@ pub fn check_sizes_fixed_at_new(plan: &Plan, errors: &Errors) {
         if let (Some(array), BufferKind::Device) = (&buffer.array, buffer.kind) {
             fixed(&array.count, FixedAtNew::SetCount);
         }
-        if let Some(Placement::One { index, .. }) = &buffer.gpu {
+        // Only device memory is placed (`gpu_placement.rs`): the
+        // placement of other memory is one error, whatever it reads.
+        if let (Some(Placement::One { index, .. }), BufferKind::Device) = (&buffer.gpu, buffer.kind)
+        {
             fixed(index, FixedAtNew::Placement { name: &buffer.name });
         }
     }

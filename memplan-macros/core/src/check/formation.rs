@@ -57,9 +57,11 @@ pub fn check_declaration_forms(plan: &Plan, errors: &Errors) {
 
 /// An event recorded or waited for in the loop is the loop's own: a
 /// `wait` after the loop would wait for its last iteration only, and one
-/// in it for the iteration before, which the checks do not model.
+/// in it for the iteration before, which the checks do not model. (A
+/// second loop, and what it does with the first's events, is one mistake,
+/// `check_one_loop`'s.)
 pub fn check_events_stay_in_their_loop(plan: &Plan, errors: &Errors) {
-    for repeat in &plan.loops {
+    if let Some(repeat) = plan.loops.first() {
         events_stay_in(repeat, plan, errors);
     }
 }
@@ -68,8 +70,11 @@ fn events_stay_in(repeat: &Loop, plan: &Plan, errors: &Errors) {
     for (event, name) in plan.events.iter().enumerate() {
         let uses = |inside: bool| {
             plan.ops.iter().enumerate().find(|(id, op)| {
-                repeat.contains(*id) == inside
-                    && matches!(op.kind, OpKind::Record(e) | OpKind::Wait(e) if e == event)
+                let here = match inside {
+                    true => repeat.contains(*id),
+                    false => plan.loop_of(*id).is_none(),
+                };
+                here && matches!(op.kind, OpKind::Record(e) | OpKind::Wait(e) if e == event)
             })
         };
         if let (Some(_), Some((_, outside))) = (uses(true), uses(false)) {
@@ -90,59 +95,86 @@ fn events_stay_in(repeat: &Loop, plan: &Plan, errors: &Errors) {
 /// allocated once per run, so not in a loop.
 pub fn check_ops_where_they_run(plan: &Plan, errors: &Errors) {
     for (index, op) in plan.ops.iter().enumerate() {
+        let word = match &op.kind {
+            OpKind::Record(event) => OpWord::Record(plan.events[*event].to_string()),
+            OpKind::Wait(event) => OpWord::Wait(plan.events[*event].to_string()),
+            OpKind::Sync(_) => OpWord::Sync,
+            OpKind::Alloc(_) => OpWord::Alloc,
+            OpKind::Free(_) => OpWord::Free,
+            OpKind::Collective(_) => OpWord::Collective(&op.label),
+            OpKind::Host { .. } => OpWord::Host,
+            _ => OpWord::Other,
+        };
         let in_stream = matches!(op.lane, Lane::Stream(_));
-        let span = op.span;
-        match &op.kind {
-            OpKind::Alloc(_) | OpKind::Free(_) if plan.loop_of(index).is_some() => errors.at(
-                span,
-                "stream-ordered memory is not allocated or freed in a loop",
-                "declare a set of device buffers, `device ring[r]: [T; len];`, and use `ring[c % r]`",
-            ),
-            OpKind::Record(event) | OpKind::Wait(event) if !in_stream => {
-                let verb = match op.kind {
-                    OpKind::Record(_) => "record",
-                    _ => "wait",
-                };
-                errors.at(
-                    span,
-                    format!(
-                        "`{verb} {}` must be in a stream block: events mark points in a stream",
-                        plan.events[*event]
-                    ),
-                    "move it into `on stream { ... }`; the host waits with `sync`",
-                );
-            }
-            OpKind::Sync(_) if in_stream => errors.at(
-                span,
-                "`sync` waits on the host, so it cannot be in a stream block",
-                "move it after the block; to order two streams, `record` an event on one and `wait` for it on the other",
-            ),
-            OpKind::Alloc(_) if !in_stream => errors.at(
-                span,
-                "`alloc` is stream-ordered, so it must be in a stream block",
-                "move it into the `on` block of the stream that first uses the buffer, or declare a `device` buffer",
-            ),
-            OpKind::Free(_) if !in_stream => errors.at(
-                span,
-                "`free` is stream-ordered, so it must be in a stream block",
-                "move it into an `on` block, after the buffer's last use",
-            ),
-            OpKind::Collective(_) if !in_stream => errors.at(
-                span,
-                format!(
-                    "`{}` is queued on a stream, so it must be in a stream block",
-                    op.label
-                ),
-                "move it into `on s { ... }`, with `s` a stream of the GPU whose buffers it names",
-            ),
-            OpKind::Host { .. } if in_stream => errors.at(
-                span,
-                "a host step runs on the CPU, so it cannot be in a stream block",
-                "move it after the block, with `sync` before it if it reads what the stream wrote",
-            ),
-            _ => {}
+        let in_loop = plan.loop_of(index).is_some();
+        if let Some((message, help)) = cannot_run_there(&word, in_stream, in_loop) {
+            errors.at(op.span, message, help);
         }
     }
+}
+
+/// What of an op says where it can run: its word, and for messages the
+/// event of a `record` or `wait` and the label of a collective.
+pub enum OpWord<'a> {
+    Record(String),
+    Wait(String),
+    Sync,
+    Alloc,
+    Free,
+    Collective(&'a str),
+    Host,
+    Other,
+}
+
+/// Why an op cannot run where it is written (on a stream if `in_stream`,
+/// else on the host; in the loop if `in_loop`), if it cannot: the message
+/// and the help. The builder asks too, of an op whose names do not
+/// resolve: such an op is refused in these words, where it is written
+/// (`ir/build/ops.rs`).
+pub fn cannot_run_there(
+    word: &OpWord<'_>,
+    in_stream: bool,
+    in_loop: bool,
+) -> Option<(String, &'static str)> {
+    Some(match word {
+        OpWord::Alloc | OpWord::Free if in_loop => (
+            "stream-ordered memory is not allocated or freed in a loop".to_owned(),
+            "declare a set of device buffers, `device ring[r]: [T; len];`, and use `ring[c % r]`",
+        ),
+        OpWord::Record(event) | OpWord::Wait(event) if !in_stream => {
+            let verb = match word {
+                OpWord::Record(_) => "record",
+                _ => "wait",
+            };
+            (
+                format!(
+                    "`{verb} {event}` must be in a stream block: events mark points in a stream"
+                ),
+                "move it into `on stream { ... }`; the host waits with `sync`",
+            )
+        }
+        OpWord::Sync if in_stream => (
+            "`sync` waits on the host, so it cannot be in a stream block".to_owned(),
+            "move it after the block; to order two streams, `record` an event on one and `wait` for it on the other",
+        ),
+        OpWord::Alloc if !in_stream => (
+            "`alloc` is stream-ordered, so it must be in a stream block".to_owned(),
+            "move it into the `on` block of the stream that first uses the buffer, or declare a `device` buffer",
+        ),
+        OpWord::Free if !in_stream => (
+            "`free` is stream-ordered, so it must be in a stream block".to_owned(),
+            "move it into an `on` block, after the buffer's last use",
+        ),
+        OpWord::Collective(label) if !in_stream => (
+            format!("`{label}` is queued on a stream, so it must be in a stream block"),
+            "move it into `on s { ... }`, with `s` a stream of the GPU whose buffers it names",
+        ),
+        OpWord::Host if in_stream => (
+            "a host step runs on the CPU, so it cannot be in a stream block".to_owned(),
+            "move it after the block, with `sync` before it if it reads what the stream wrote",
+        ),
+        _ => return None,
+    })
 }
 
 /// A plan has one `for` loop: the checks compare an iteration with a later

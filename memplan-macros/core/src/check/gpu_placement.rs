@@ -10,8 +10,9 @@ use crate::text::text;
 use syn::Ident;
 
 /// In a plan on several GPUs: a device buffer or stream not placed, host
-/// memory placed, a set placed on one GPU or one placed as a set, a
-/// placement past the plan's GPUs, a count of GPUs that is 0 as written;
+/// memory placed, one buffer or stream placed as a set (a set may be
+/// placed on one GPU, every element on it), a placement past the plan's
+/// GPUs, a count of GPUs that is 0 as written;
 /// `ranks` beside `gpus`.
 pub fn check_gpu_placement(plan: &Plan, errors: &Errors) {
     if let (Some(gpus), Some(ranks)) = (&plan.gpus, &plan.ranks) {
@@ -25,6 +26,7 @@ pub fn check_gpu_placement(plan: &Plan, errors: &Errors) {
         );
     }
     if let Some(gpus) = &plan.gpus
+        && !changes_at_each_run(plan, &gpus.count)
         && gpus.count_value.as_constant() == Some(0)
     {
         let written = text(&gpus.count);
@@ -77,6 +79,17 @@ impl Placed<'_> {
     /// `on_gpu`: whether it is on a GPU (device memory, a stream).
     fn check(&self, plan: &Plan, on_gpu: bool, errors: &Errors) {
         let name = self.name;
+        // Memory on no GPU, placed: one error, whatever GPUs the placement
+        // names and whether or not the plan declares any (the IR keeps
+        // such a placement unread, `ir/build/gpus.rs`).
+        if let (Some(placement), false) = (self.placement, on_gpu) {
+            errors.at(
+                placement.span(),
+                format!("`{name}` is host memory, which is on no GPU"),
+                "every GPU of the plan reaches pinned host memory (it is made portable); place device buffers and streams",
+            );
+            return;
+        }
         let Some(gpus) = &plan.gpus else {
             return;
         };
@@ -97,14 +110,6 @@ impl Placed<'_> {
                 return;
             }
             None => return,
-            Some(placement) if !on_gpu => {
-                errors.at(
-                    placement.span(),
-                    format!("`{name}` is host memory, which is on no GPU"),
-                    "every GPU of the plan reaches pinned host memory (it is made portable); place device buffers and streams",
-                );
-                return;
-            }
             Some(placement) => placement,
         };
         let gpus_name = &gpus.name;
@@ -117,10 +122,10 @@ impl Placed<'_> {
             ),
             (Placement::One { index, value, .. }, _) => {
                 // Past the last GPU for every size (a count of 0 is an
-                // error of its own, and so is an index `new` cannot fix,
-                // `check/fixed_at_new.rs`).
+                // error of its own, and so is a count or an index `new`
+                // cannot fix, `check/fixed_at_new.rs`).
                 let count = &gpus.count_value;
-                if plan.run_param_in(index).is_some() || plan.measured_slice_in(index).is_some() {
+                if changes_at_each_run(plan, index) || changes_at_each_run(plan, &gpus.count) {
                     return;
                 }
                 if !plan.atoms.provably_le(count, &Sym::constant(0), &[])
@@ -143,4 +148,11 @@ impl Placed<'_> {
             }
         }
     }
+}
+
+/// Whether `size` reads what a run gives or measures: a size `new` cannot
+/// fix, one error already (`check/fixed_at_new.rs`), and not one to say
+/// more of.
+fn changes_at_each_run(plan: &Plan, size: &syn::Expr) -> bool {
+    plan.run_param_in(size).is_some() || plan.measured_slice_in(size).is_some()
 }

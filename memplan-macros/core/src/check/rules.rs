@@ -157,7 +157,7 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         name: "gpu_placement",
-        refuses: "in a plan on several GPUs: a device buffer or stream not placed on one, placed past the plan's GPUs, a set placed on one GPU or one buffer as a set; host memory placed; a count of GPUs that is 0; `ranks` beside `gpus`",
+        refuses: "in a plan on several GPUs: a device buffer or stream not placed on one, placed past the plan's GPUs, or one buffer or stream placed as a set (`on gpu`); host memory placed; a count of GPUs that is 0; `ranks` beside `gpus`",
         because: "`new` makes each buffer and stream on its GPU once",
         says: &[
             "say which GPU",

@@ -106,6 +106,9 @@ pub struct Loop {
     /// runs at least once. Otherwise it may run no iterations.
     pub never_empty: bool,
     pub ops: std::ops::Range<OpId>,
+    /// One op for each of `ops`, in a plan without errors (a plan with
+    /// them is not checked past `Enforced::Formation`, which does not read
+    /// this).
     pub later: Vec<Op>,
     /// What holds of iteration `c`: `c + 1 <= k`, and what computing `k`
     /// guarantees.

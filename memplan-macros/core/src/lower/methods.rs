@@ -217,11 +217,15 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
         }
     };
     // A plan that is one rank of a job takes where it stands in the job.
-    let rank_param = plan.ranks.as_ref().map(|ranks| {
+    // One that declares `gpus` beside `ranks` does not compile
+    // (`check/gpu_placement.rs`), and its type keeps the interface of a
+    // plan on several GPUs, which code using it is written for.
+    let ranks = plan.ranks.as_ref().filter(|_| plan.gpus.is_none());
+    let rank_param = ranks.map(|ranks| {
         let name = &ranks.name;
         quote!(#name: &__memplan::Rank,)
     });
-    let rank_arg = plan.ranks.as_ref().map(|ranks| {
+    let rank_arg = ranks.map(|ranks| {
         let name = &ranks.name;
         quote!(#name,)
     });
@@ -230,7 +234,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
         (None, Some(_)) => quote!(__memplan::Builder::joining),
         (None, None) => quote!(__memplan::Builder::new),
     };
-    let doc = match &plan.ranks {
+    let doc = match ranks {
         None => doc,
         Some(ranks) => {
             let more = format!(

@@ -141,7 +141,7 @@ impl Builder<'_> {
                     };
                     let id = self.plan.streams.len();
                     let array = self.array(&def.count);
-                    let gpu = self.placement(&def.gpu, &def.name);
+                    let gpu = self.placement(&def.gpu, &def.name, true);
                     self.plan.streams.push(Stream {
                         name: def.name.clone(),
                         priority,
@@ -221,7 +221,7 @@ impl Builder<'_> {
         } = self.read(&def.len);
         // Only device memory may be a set (`check/formation.rs`).
         let array = self.array(&def.count);
-        let gpu = self.placement(&def.gpu, &def.name);
+        let gpu = self.placement(&def.gpu, &def.name, kind == BufferKind::Device);
         let id = self.plan.buffers.len();
         self.plan.buffers.push(Buffer {
             name: def.name.clone(),

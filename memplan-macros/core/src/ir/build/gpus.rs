@@ -112,12 +112,26 @@ impl Builder<'_> {
     /// not; a set is placed element by element, one buffer on one GPU;
     /// within the plan's GPUs) and whether it must be (in a plan on
     /// several GPUs) are rules of the checks (`check/gpu_placement.rs`).
+    /// Memory that is on no GPU (`on_gpu` false: host and stream-ordered
+    /// memory) keeps its placement unread: that it is placed at all is its
+    /// one error, whatever GPUs it names and whatever the plan declares.
     pub(super) fn placement(
         &mut self,
         def: &Option<syntax::PlacementDef>,
         name: &Ident,
+        on_gpu: bool,
     ) -> Option<Placement> {
         let def = def.as_ref()?;
+        if !on_gpu {
+            return Some(match &def.index {
+                None => Placement::Each(def.span()),
+                Some(index) => Placement::One {
+                    index: index.clone(),
+                    value: Sym::constant(0),
+                    span: def.span(),
+                },
+            });
+        }
         let Some(gpus) = self.plan.gpus.as_ref().map(|gpus| gpus.name.clone()) else {
             self.errors.at(
                 def.span(),

@@ -89,6 +89,7 @@ impl Builder<'_> {
         self.plan.atoms.set_loop(Some(&var));
         self.current_var = Some(var.clone());
         self.in_loop = true;
+        self.indexed_in_loop.clear();
         self.loop_facts = facts.clone();
         let first = self.plan.ops.len();
         for block in &def.blocks {
@@ -118,16 +119,17 @@ impl Builder<'_> {
         self.current_var = None;
         self.plan.atoms.set_loop(None);
         let later = self.plan.ops.split_off(end);
-        if later.len() != end - first {
-            // The first reading had errors, and the checks do not run; were
-            // there none, the checks must not run without the loop either.
-            if self.errors.is_empty() {
-                self.errors.at(
-                    def.span(),
-                    "memplan could not read this loop's body for a second iteration (a bug in memplan; please report it)",
-                    "write the loop's ops another way meanwhile",
-                );
-            }
+        // The first reading had errors (a set indexed two ways is an error
+        // of the first reading only), and the checks that compare the two
+        // do not run; were there none, the checks must not run without the
+        // loop either. The loop is kept for the rules of its ops
+        // (`check/formation.rs`): an `alloc` in it is still an error.
+        if later.len() != end - first && self.errors.is_empty() {
+            self.errors.at(
+                def.span(),
+                "memplan could not read this loop's body for a second iteration (a bug in memplan; please report it)",
+                "write the loop's ops another way meanwhile",
+            );
             return;
         }
         if first == end {
@@ -204,7 +206,15 @@ impl Builder<'_> {
             }
             (Some(array), Some(index)) => {
                 let reading = self.read(index);
-                match &array.index {
+                // A second loop is an error of its own (`check/formation.rs`):
+                // it indexes a set by its own variable, not "elsewhere in
+                // this loop" than the first.
+                let first_in_loop = self.indexed_in_loop.insert(format!("{} {name}", of.one()));
+                let earlier = match first_in_loop && !self.reading_later {
+                    true => None,
+                    false => array.index.as_ref(),
+                };
+                match earlier {
                     None => {
                         array.index = Some((index.clone(), reading.value));
                         array.index_text = Some(text(index));

@@ -7,7 +7,10 @@
 //! `Enforced::Formation`, look at nothing else. What it reports itself is
 //! what leaves no IR to check: a name undeclared, declared twice or of the
 //! wrong kind, a set used without its index or indexed two ways, a size it
-//! cannot read. A plan with such errors is not checked further.
+//! cannot read; and an op written where it cannot run whose names do not
+//! resolve besides, which leaves no op for the rule, in the rule's words
+//! (`check::cannot_run_there`). A plan with such errors is not checked
+//! further.
 
 use super::extent;
 use super::*;
@@ -17,7 +20,7 @@ use crate::syntax::{
     self, BufferSpace, ItemDef, KernelParamTy, LoopDef, OpDef, PlanDef, PriorityDef,
 };
 use crate::text::text;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::{Expr, RangeLimits};
 
@@ -33,6 +36,7 @@ pub fn build(def: &PlanDef, errors: &Errors) -> Plan {
         in_loop: false,
         current_var: None,
         reading_later: false,
+        indexed_in_loop: HashSet::new(),
         loop_facts: Vec::new(),
         ranges: HashMap::new(),
         group: 0,
@@ -98,6 +102,10 @@ struct Builder<'a> {
     current_var: Option<String>,
     /// Whether the loop's body is being read again, for iteration `c′`.
     reading_later: bool,
+    /// The sets the loop being read indexes (`stream lanes`, `event
+    /// done`): a set an earlier loop indexed is that loop's business, and
+    /// a second loop is an error of its own (`check/formation.rs`).
+    indexed_in_loop: HashSet<String>,
     /// What holds of the iteration being read (`c + 1 <= k`), a fact of
     /// every range in it.
     loop_facts: Vec<Sym>,

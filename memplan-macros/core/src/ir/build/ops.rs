@@ -5,6 +5,7 @@
 //! (`check/formation.rs`).
 
 use super::*;
+use crate::check::{OpWord, cannot_run_there};
 
 impl Builder<'_> {
     /// `on s { ... }`, or `on lanes[c % s] { ... }` in a loop.
@@ -29,7 +30,31 @@ impl Builder<'_> {
     }
 
     pub(super) fn op(&mut self, def: &OpDef, lane: Lane) {
-        if let Some(mut kind) = self.op_kind(def) {
+        // An op written where it cannot run is kept for the rule that
+        // refuses it (`check/formation.rs`). Its names are not its mistake:
+        // one whose names do not resolve is refused here, in that rule's
+        // words, and theirs are not said (they would be, once it is moved).
+        let label = def.label();
+        let word = match def {
+            OpDef::Record { event, .. } => OpWord::Record(event.to_string()),
+            OpDef::Wait { event, .. } => OpWord::Wait(event.to_string()),
+            OpDef::Sync { .. } => OpWord::Sync,
+            OpDef::Alloc { .. } => OpWord::Alloc,
+            OpDef::Free { .. } => OpWord::Free,
+            OpDef::Collective(_) => OpWord::Collective(&label),
+            OpDef::Host(_) => OpWord::Host,
+            OpDef::Copy { .. } | OpDef::Fill { .. } | OpDef::Launch(_) => OpWord::Other,
+        };
+        let in_stream = matches!(lane, Lane::Stream(_));
+        let cannot_run = cannot_run_there(&word, in_stream, self.in_loop);
+        let muted = self.errors.muted();
+        self.errors.mute(muted || cannot_run.is_some());
+        let kind = self.op_kind(def);
+        self.errors.mute(muted);
+        if let (None, Some((message, help))) = (&kind, cannot_run) {
+            self.errors.at(def.span(), message, help);
+        }
+        if let Some(mut kind) = kind {
             match &mut kind {
                 // Only sends and receives share a group (a send and the
                 // receive it meets would otherwise wait for each other):
@@ -52,7 +77,7 @@ impl Builder<'_> {
                 kind,
                 lane,
                 span: def.span(),
-                label: def.label(),
+                label,
             });
         }
     }
@@ -299,12 +324,17 @@ impl Builder<'_> {
             named: None,
         };
         let mut array = self.plan.buffers[buffer].array.take();
-        let used = self.element(
-            &mut array,
-            &place.name,
-            place.index.as_ref(),
-            SetOf::Buffers,
-        );
+        // A set of other memory than `device` is one error, at its
+        // declaration (`check/formation.rs`), however the plan uses it.
+        let used = match (&array, self.plan.buffers[buffer].kind) {
+            (Some(_), kind) if kind != BufferKind::Device => true,
+            _ => self.element(
+                &mut array,
+                &place.name,
+                place.index.as_ref(),
+                SetOf::Buffers,
+            ),
+        };
         self.plan.buffers[buffer].array = array;
         if !used {
             return None;
