@@ -19,6 +19,7 @@ pub mod lower;
 pub mod sym;
 pub mod syntax;
 pub mod text;
+mod where_ops_run;
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -32,7 +32,6 @@ mod reach;
 pub mod rules;
 mod unused;
 
-pub(crate) use formation::{OpWord, cannot_run_there};
 pub use order::Order;
 pub use unused::Warning;
 

@@ -9,7 +9,7 @@
 //! wrong kind, a set used without its index or indexed two ways, a size it
 //! cannot read; and an op written where it cannot run whose names do not
 //! resolve besides, which leaves no op for the rule, in the rule's words
-//! (`check::cannot_run_there`). A plan with such errors is not checked
+//! (`where_ops_run::cannot_run_there`). A plan with such errors is not checked
 //! further.
 
 use super::extent;

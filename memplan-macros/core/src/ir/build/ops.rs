@@ -5,7 +5,7 @@
 //! (`check/formation.rs`).
 
 use super::*;
-use crate::check::{OpWord, cannot_run_there};
+use crate::where_ops_run::{OpWord, cannot_run_there};
 
 impl Builder<'_> {
     /// `on s { ... }`, or `on lanes[c % s] { ... }` in a loop.
