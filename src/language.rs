@@ -168,7 +168,14 @@
 //! | `MEMPLAN_READS(e)` | reads elements `[0, e)`, writes none | `&[T; e]` |
 //! | `MEMPLAN_WRITES(e)` | writes every element of `[0, e)` if its grid has a block, reads none before writing it | `&out [T; e]` |
 //! | `MEMPLAN_UPDATES(e)` | reads and writes elements of `[0, e)` | `&mut [T; e]` |
-//! | `MEMPLAN_ATOMIC(e)` | reads and writes elements of `[0, e)`, atomically | `&mut [T; e]` |
+//! | `MEMPLAN_ATOMIC(e)` | reads and writes elements of `[0, e)` with atomic operations only | `&atomic [T; e]` (or `&mut`) |
+//!
+//! `&atomic` updates do not conflict with each other: two kernels on two
+//! streams may `atomicAdd` into one histogram or sum without an order
+//! between them. They conflict with every other access, as `&mut` does, so
+//! the fill before them and the read after them need their orders. Only a
+//! source that says `MEMPLAN_ATOMIC` (or an `unsafe kernel`, your promise)
+//! may be declared `&atomic`; `&mut` of one says less, and is accepted.
 //!
 //! An extent `e` is written with integers, the kernel's integer
 //! parameters, `+ - * / %` and parentheses; the values it names are never

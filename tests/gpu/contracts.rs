@@ -6,7 +6,8 @@
 //! an extent a run's size makes longer than its range, a short range at
 //! `new`, a write whose extent the checks cannot follow given more
 //! than it writes, and a count computed at each iteration that does not
-//! fit its parameter's own type (read from the type, never a spelling).
+//! fit its parameter's own type (read from the type, never a spelling);
+//! and atomic updates (`&atomic`) from two unordered streams add up.
 
 use crate::data::same;
 use crate::harness::{GpuTest, context};
@@ -14,6 +15,10 @@ use libtest_mimic::Failed;
 use memplan::{Error, Fault, Float4, KernelValue, memplan};
 
 pub const TESTS: &[(&str, GpuTest)] = &[
+    (
+        "contracts::atomic_updates_from_two_streams_add_up",
+        atomic_updates_from_two_streams_add_up,
+    ),
     (
         "contracts::classes_run_as_their_cpp",
         classes_run_as_their_cpp,
@@ -393,6 +398,47 @@ fn counts_reach_the_kernel_in_each_parameters_own_type() -> Result<(), Failed> {
             "expected the launch to be refused for its count, got: {error}"
         );
         println!("{error}");
+    }
+    Ok(())
+}
+
+memplan! {
+    /// Two kernels on two streams add their halves into one total with
+    /// `atomicAdd`, with no order between them.
+    plan Total(n: usize) {
+        kernel sum_u32(data: &[u32; n], sum: &atomic [u64; 1], n: i32) from memplan_kernels::CHECKS;
+        host   input: [u32; 2 * n] pinned, total: [u64; 1] pinned;
+        device data: [u32; 2 * n], sum: [u64; 1];
+        stream left, right;
+        event  ready;
+        on left {
+            copy input -> data;
+            fill sum with 0;
+            record ready;
+            launch sum_u32<<<blocks(n, 256), 256>>>(data[..n], sum, n as i32);
+        }
+        on right {
+            wait ready;
+            launch sum_u32<<<blocks(n, 256), 256>>>(data[n..], sum, n as i32);
+        }
+        sync all;
+        copy sum -> total;
+    }
+}
+
+fn atomic_updates_from_two_streams_add_up() -> Result<(), Failed> {
+    let ctx = context()?;
+    let n = 1 << 20;
+    let mut plan = Total::new(&ctx, n)?;
+    let input: Vec<u32> = (0..2 * n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    plan.host_mut().input.copy_from_slice(&input);
+    let expected: u64 = input.iter().map(|&x| u64::from(x)).sum();
+    for run in 0..3 {
+        plan.run()?;
+        let total = plan.host().total[0];
+        ensure!(total == expected, "run {run}: {total}, expected {expected}");
     }
     Ok(())
 }

@@ -52,6 +52,9 @@ pub enum Access {
     ReadWrite,
     /// `&out [T]`.
     Write,
+    /// `&atomic [T]`: updated with atomic operations only, which its
+    /// source states (`MEMPLAN_ATOMIC`), or an `unsafe kernel` promises.
+    Atomic,
 }
 
 /// A declared parameter.
@@ -372,12 +375,19 @@ const fn compare_contract(
         (contract.access, access),
         (ContractAccess::Reads, Access::Read)
             | (ContractAccess::Writes, Access::Write)
+            | (ContractAccess::Atomic, Access::Atomic)
+            // `&mut` of atomic updates says less than the source: safe.
             | (
                 ContractAccess::Updates | ContractAccess::Atomic,
                 Access::ReadWrite
             )
     );
     if !agrees {
+        if matches!(access, Access::Atomic) {
+            return Some(
+                "is `&atomic` in the declaration, and its source does not say the kernel updates it with atomic operations only (`MEMPLAN_ATOMIC`)",
+            );
+        }
         return Some(match contract.access {
             ContractAccess::Reads => {
                 "is written (`&mut`/`&out`) in the declaration, and its source says the kernel only reads it"
@@ -389,7 +399,7 @@ const fn compare_contract(
                 "is not `&mut` in the declaration, and its source says the kernel reads and writes it"
             }
             ContractAccess::Atomic => {
-                "is not `&mut` in the declaration, and its source says the kernel updates it atomically"
+                "is not `&atomic` (or `&mut`) in the declaration, and its source says the kernel updates it atomically"
             }
         });
     }
@@ -537,7 +547,8 @@ const fn mismatch(
                 message = message.push(match access {
                     ContractAccess::Reads => "&[",
                     ContractAccess::Writes => "&out [",
-                    ContractAccess::Updates | ContractAccess::Atomic => "&mut [",
+                    ContractAccess::Updates => "&mut [",
+                    ContractAccess::Atomic => "&atomic [",
                 });
                 // The element as declared where its type is right.
                 message = match mine {

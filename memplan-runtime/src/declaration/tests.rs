@@ -209,6 +209,17 @@ fn the_declaration_restates_each_contract() {
 }
 
 #[test]
+fn atomic_is_declared_only_of_what_its_source_updates_atomically() {
+    const ATOMIC: DeclaredParam = buffer("c", Access::Atomic, Some(N_EXTENT), "&atomic [f32; n]");
+    let message = error(&[A, ATOMIC, N]);
+    assert!(
+        message.contains("is `&atomic` in the declaration, and its source does not say"),
+        "{message}"
+    );
+    assert!(message.contains("c: &out [f32; n]"), "{message}");
+}
+
+#[test]
 fn a_pointer_without_a_contract_needs_unsafe() {
     const DATA: DeclaredParam = buffer(
         "data",

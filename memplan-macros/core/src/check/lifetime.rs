@@ -95,7 +95,9 @@ fn initialized_before_read(
                 );
             }
             match access.mode {
-                Mode::Write | Mode::ReadWrite => written.push((op, Cow::Borrowed(access))),
+                Mode::Write | Mode::ReadWrite | Mode::Atomic => {
+                    written.push((op, Cow::Borrowed(access)))
+                }
                 // Uses after a free are `used_while_allocated`'s to report.
                 Mode::Free => return,
                 Mode::Read | Mode::Alloc => {}

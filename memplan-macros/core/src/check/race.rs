@@ -78,7 +78,7 @@ pub fn check_pairs(
                 if earlier == later
                     || !compared(earlier, later, later_access.buffer)
                     || plan.ops[earlier].lane == plan.ops[later].lane
-                    || !(earlier_access.mode.writes() || later_access.mode.writes())
+                    || !earlier_access.mode.conflicts_with(later_access.mode)
                     || ordered(earlier, later)
                     || !plan.atoms.may_overlap(
                         &earlier_access.range,
@@ -346,6 +346,7 @@ fn infinitive(mode: Mode) -> &'static str {
         Mode::Read => "read",
         Mode::Write => "write",
         Mode::ReadWrite => "read and write",
+        Mode::Atomic => "atomically update",
         Mode::Alloc => "allocate",
         Mode::Free => "free",
     }

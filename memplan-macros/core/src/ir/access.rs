@@ -24,6 +24,10 @@ pub enum Mode {
     Write,
     /// Reads, then writes (a kernel's `&mut [T]`, a host step's `&mut`).
     ReadWrite,
+    /// Reads and writes with atomic operations only (a kernel's `&atomic
+    /// [T]`, whose source says so): conflicts with every other access but
+    /// another atomic update.
+    Atomic,
     /// A stream-ordered allocation: the memory comes into being.
     Alloc,
     /// A stream-ordered free: the memory goes away.
@@ -32,7 +36,13 @@ pub enum Mode {
 
 impl Mode {
     pub fn reads(self) -> bool {
-        matches!(self, Mode::Read | Mode::ReadWrite)
+        matches!(self, Mode::Read | Mode::ReadWrite | Mode::Atomic)
+    }
+
+    /// Whether two accesses to one element conflict unless ordered: one
+    /// changes the memory, and they are not both atomic updates.
+    pub fn conflicts_with(self, other: Mode) -> bool {
+        (self.writes() || other.writes()) && !(self == Mode::Atomic && other == Mode::Atomic)
     }
 
     /// Whether it changes the memory (or its existence): conflicts with any
@@ -46,6 +56,7 @@ impl Mode {
             Mode::Read => "reads",
             Mode::Write => "writes",
             Mode::ReadWrite => "reads and writes",
+            Mode::Atomic => "atomically updates",
             Mode::Alloc => "allocates",
             Mode::Free => "frees",
         }
@@ -100,6 +111,10 @@ impl Plan {
                                     access: SliceAccess::Write,
                                     ..
                                 }) => Mode::Write,
+                                Some(KernelParamKind::Slice {
+                                    access: SliceAccess::Atomic,
+                                    ..
+                                }) => Mode::Atomic,
                                 Some(_) => Mode::ReadWrite,
                                 None => Mode::Write,
                             };
@@ -119,9 +134,10 @@ impl Plan {
             OpKind::Host { params, .. } => params
                 .iter()
                 .map(|p| {
+                    // A host step is never `&atomic` (the parser refuses it).
                     let mode = match p.access {
                         SliceAccess::Read => Mode::Read,
-                        SliceAccess::ReadWrite => Mode::ReadWrite,
+                        SliceAccess::ReadWrite | SliceAccess::Atomic => Mode::ReadWrite,
                         SliceAccess::Write => Mode::Write,
                     };
                     whole(p.buffer, mode, p.name.span())

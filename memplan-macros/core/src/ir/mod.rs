@@ -271,11 +271,7 @@ impl KernelParam {
                 elem,
                 extent,
             } => {
-                let access = match access {
-                    SliceAccess::Read => "",
-                    SliceAccess::ReadWrite => "mut ",
-                    SliceAccess::Write => "out ",
-                };
+                let access = access.spelled();
                 let extent = extent
                     .as_ref()
                     .map(|extent| format!("; {}", crate::text::text(extent)))

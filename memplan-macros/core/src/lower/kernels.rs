@@ -121,6 +121,7 @@ fn declaration(plan: &Plan, kernel: &Kernel) -> TokenStream {
                     SliceAccess::Read => quote!(Read),
                     SliceAccess::ReadWrite => quote!(ReadWrite),
                     SliceAccess::Write => quote!(Write),
+                    SliceAccess::Atomic => quote!(Atomic),
                 };
                 let elem_spelled = text(elem);
                 let elem = rust_type(elem);

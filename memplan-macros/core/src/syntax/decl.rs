@@ -89,18 +89,38 @@ pub enum SliceAccess {
     Read,
     ReadWrite,
     Write,
+    /// `&atomic`: reads and writes with atomic operations only, which
+    /// do not conflict with each other (a kernel's contract says so).
+    Atomic,
 }
 
 impl SliceAccess {
-    /// What follows a `&`: `mut`, `out` or nothing.
+    /// What follows a `&`: `mut`, `out`, `atomic` or nothing.
     pub(crate) fn parse_after_ampersand(input: ParseStream) -> syn::Result<SliceAccess> {
         Ok(if input.parse::<Option<Token![mut]>>()?.is_some() {
             SliceAccess::ReadWrite
         } else if input.parse::<Option<kw::out>>()?.is_some() {
             SliceAccess::Write
+        } else if input.peek(kw::atomic)
+            && (input.peek2(syn::token::Bracket) || input.peek2(syn::Ident))
+        {
+            // `atomic` then a type or a name: a buffer called `atomic`
+            // is borrowed `&atomic` alone.
+            input.parse::<kw::atomic>()?;
+            SliceAccess::Atomic
         } else {
             SliceAccess::Read
         })
+    }
+
+    /// `mut `, `out `, `atomic ` or nothing: what follows a `&` as written.
+    pub fn spelled(self) -> &'static str {
+        match self {
+            SliceAccess::Read => "",
+            SliceAccess::ReadWrite => "mut ",
+            SliceAccess::Write => "out ",
+            SliceAccess::Atomic => "atomic ",
+        }
     }
 }
 

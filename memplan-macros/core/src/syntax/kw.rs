@@ -5,6 +5,7 @@ syn::custom_keyword!(plan);
 syn::custom_keyword!(kernel);
 syn::custom_keyword!(from);
 syn::custom_keyword!(out);
+syn::custom_keyword!(atomic);
 syn::custom_keyword!(host);
 syn::custom_keyword!(device);
 syn::custom_keyword!(stream);

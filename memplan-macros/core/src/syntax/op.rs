@@ -410,8 +410,15 @@ impl Parse for HostParamDef {
                  (`&mut b`) and only writes (`&out c`)",
             ));
         }
-        input.parse::<Token![&]>()?;
+        let ampersand = input.parse::<Token![&]>()?;
         let access = SliceAccess::parse_after_ampersand(input)?;
+        if access == SliceAccess::Atomic {
+            return Err(syn::Error::new(
+                ampersand.span,
+                "a host step borrows a buffer `&`, `&mut` or `&out`\n\n\
+                 help: `&atomic` is for a kernel's parameters, whose source updates them atomically",
+            ));
+        }
         let name = input.parse()?;
         Ok(HostParamDef { access, name })
     }
@@ -583,14 +590,7 @@ fn label(op: &OpDef) -> String {
             let params: Vec<String> = step
                 .params
                 .iter()
-                .map(|p| {
-                    let access = match p.access {
-                        SliceAccess::Read => "",
-                        SliceAccess::ReadWrite => "mut ",
-                        SliceAccess::Write => "out ",
-                    };
-                    format!("&{access}{}", p.name)
-                })
+                .map(|p| format!("&{}{}", p.access.spelled(), p.name))
                 .collect();
             format!("host({})", params.join(", "))
         }
