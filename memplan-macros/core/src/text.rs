@@ -63,8 +63,41 @@ fn parenthesized(tokens: TokenStream) -> TokenStream {
         .collect()
 }
 
+/// `text` with every whole word `from` (not part of a longer name) made
+/// `to`: `c * m..(c + 1) * m` with `c` as `c′` is `c′ * m..(c′ + 1) * m`.
+pub fn rename_word(text: &str, from: &str, to: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '′';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        // The character before, which may be one already written out.
+        let before = rest[..at].chars().next_back().or(out.chars().next_back());
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(word) || after.is_some_and(word) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn renames_whole_words_only() {
+        assert_eq!(
+            rename_word("c * m..(c + 1) * m", "c", "c′"),
+            "c′ * m..(c′ + 1) * m"
+        );
+        assert_eq!(rename_word("cap - c..chunk", "c", "c′"), "cap - c′..chunk");
+        assert_eq!(rename_word("c_1 + c", "c", "d"), "c_1 + d");
+        assert_eq!(rename_word("cc + c", "c", "c′"), "cc + c′");
+    }
+
     use super::*;
     use quote::quote;
 

@@ -133,7 +133,7 @@ fn inside_every_iteration(plan: &Plan, repeat: &Loop, place: &Place, errors: &Er
         place.span,
         format!(
             "in the loop, the range {} may reach past the end of `{}` ({len} elements) for some `{var}` below `{}`",
-            place.range.display(atoms),
+            place.shown(atoms),
             buffer.name,
             crate::text::text(&repeat.count)
         ),
@@ -156,7 +156,7 @@ fn inside(plan: &Plan, place: &Place, errors: &Errors) {
             place.span,
             format!(
                 "the range {} reaches past the end of `{}`, which has {} elements",
-                range.display(atoms),
+                place.shown(atoms),
                 buffer.name,
                 buffer.len.display(atoms)
             ),
@@ -165,7 +165,7 @@ fn inside(plan: &Plan, place: &Place, errors: &Errors) {
     } else if past(&range.start, &range.end) {
         errors.at(
             place.span,
-            format!("the range {} starts after it ends", range.display(atoms)),
+            format!("the range {} starts after it ends", place.shown(atoms)),
             "write the smaller bound first",
         );
     }

@@ -91,8 +91,8 @@ fn overlap(plan: &Plan, src: &Place, dst: &Place, errors: &Errors) {
             format!(
                 "the source and destination of this copy may overlap: both are `{}`, at {} and {}",
                 plan.buffers[src.buffer].name,
-                src.range.display(&plan.atoms),
-                dst.range.display(&plan.atoms)
+                src.shown(&plan.atoms),
+                dst.shown(&plan.atoms)
             ),
             "copy between ranges that cannot overlap, or through a second buffer",
         );

@@ -89,7 +89,7 @@ fn initialized_before_read(
                     format!(
                         "`{}` reads `{name}` at {}, and memplan cannot find earlier operations that write all of that",
                         plan.ops[op].label,
-                        access.range.display(&plan.atoms)
+                        access.shown(&plan.atoms)
                     ),
                     help,
                 );
@@ -251,6 +251,7 @@ mod tests {
             range,
             facts,
             mode: Mode::Write,
+            written: None,
             span: proc_macro2::Span::call_site(),
         }
     }

@@ -224,19 +224,19 @@ fn report(
                 "`{}` on {a_lane} {} `{buffer}` at {}, and `{}` on {b_lane} (line {b_line}) {} it at {}, with nothing ordering the two",
                 a.label,
                 first.mode.verb(),
-                first.range.display(&plan.atoms),
+                first.shown(&plan.atoms),
                 b.label,
                 second.mode.verb(),
-                second.range.display(&plan.atoms)
+                second.shown(&plan.atoms)
             ),
             format!(
                 "`{}` on {b_lane} {} `{buffer}` at {} while `{}` on {a_lane} (line {a_line}) may {} it at {}",
                 b.label,
                 second.mode.verb(),
-                second.range.display(&plan.atoms),
+                second.shown(&plan.atoms),
                 a.label,
                 infinitive(first.mode),
-                first.range.display(&plan.atoms)
+                first.shown(&plan.atoms)
             ),
         ),
     };

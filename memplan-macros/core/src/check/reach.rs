@@ -117,6 +117,7 @@ pub fn check_write_combined_memory_is_not_read(facts: &Facts, errors: &Errors) {
                         facts: buffer.len_facts.clone(),
                         computed: buffer.len_facts.len(),
                         range_expr: None,
+                        written: None,
                         span: param.name.span(),
                     };
                     if param.writes() {

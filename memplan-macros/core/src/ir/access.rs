@@ -14,8 +14,21 @@ pub struct Access {
     /// What the run time guarantees of the range (see `Place::facts`).
     pub facts: Vec<Sym>,
     pub mode: Mode,
+    /// The range as the plan writes it, where it is the place's (see
+    /// `Place::written`), for people.
+    pub written: Option<String>,
     /// The buffer's name where the op writes it.
     pub span: Span,
+}
+
+impl Access {
+    /// The range for messages: as written where it is, else its sizes.
+    pub fn shown(&self, atoms: &crate::sym::Atoms) -> String {
+        match &self.written {
+            Some(written) => written.clone(),
+            None => self.range.display(atoms).to_string(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +87,7 @@ impl Plan {
             },
             facts: self.buffers[buffer].len_facts.clone(),
             mode,
+            written: None,
             span,
         };
         let place = |place: &super::Place, mode| Access {
@@ -81,6 +95,7 @@ impl Plan {
             range: place.range.clone(),
             facts: place.facts.clone(),
             mode,
+            written: place.written.clone(),
             span: place.span,
         };
         match &self.ops[op].kind {
@@ -229,6 +244,8 @@ impl Plan {
         Some(Access {
             range,
             facts,
+            // Every iteration's range: not the one written.
+            written: None,
             ..access.clone()
         })
     }
@@ -244,4 +261,6 @@ fn narrow(access: &mut Access, extent: &Sym, facts: &[Sym]) {
     access.facts.extend(facts.iter().cloned());
     access.facts.extend(end.sub(&access.range.end));
     access.range.end = end;
+    // Not the range as written any more: the part the extent reaches.
+    access.written = None;
 }

@@ -551,7 +551,21 @@ pub struct Place {
     pub computed: usize,
     /// The range as written, if any.
     pub range_expr: Option<ExprRange>,
+    /// The range as the plan writes it, for people: `c * m..min(c * m +
+    /// m, len)`, or a named range's name; in a loop's later iteration with
+    /// its variable `c′`. `None` for a whole buffer.
+    pub written: Option<String>,
     pub span: Span,
+}
+
+impl Place {
+    /// The range for messages: as written where it is, else its sizes.
+    pub fn shown(&self, atoms: &crate::sym::Atoms) -> String {
+        match &self.written {
+            Some(written) => written.clone(),
+            None => self.range.display(atoms).to_string(),
+        }
+    }
 }
 
 #[derive(Clone)]

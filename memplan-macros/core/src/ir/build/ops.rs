@@ -310,6 +310,7 @@ impl Builder<'_> {
 
     pub(super) fn place(&mut self, place: &syntax::Place) -> Option<Place> {
         let buffer = self.buffer_named(&place.name)?;
+        let written = self.written(place, buffer);
         let (index, mut range) = self.named_range(place, buffer)?;
         // `r.len()` of a named range, in a range's bounds too.
         if let Some(range) = &mut range {
@@ -379,7 +380,46 @@ impl Builder<'_> {
             facts,
             computed,
             range_expr: place.range.clone(),
+            written,
             span: place.name.span(),
+        })
+    }
+
+    /// The range of `place` (of `buffer`) as written, for people: its
+    /// named range's name or its range's text (an open start 0, an open
+    /// end the buffer's length), with the loop's variable `c′` in the
+    /// later iteration.
+    fn written(&self, place: &syntax::Place, buffer: BufferId) -> Option<String> {
+        let written = match (&place.named, &place.range) {
+            (Some(name), _) => name.to_string(),
+            // Open ends as the buffer's: `n / 2..` is `n / 2..n`.
+            (None, Some(range)) => {
+                let buffer = &self.plan.buffers[buffer];
+                let start = if range.start.is_none() { "0" } else { "" };
+                let end = match (&range.end, &buffer.len_expr) {
+                    (Some(_), _) => String::new(),
+                    (None, Some(len)) => text(len),
+                    (None, None) => buffer.len.display(&self.plan.atoms).to_string(),
+                };
+                format!("{start}{}{end}", text(range))
+            }
+            // `a[r]` of a buffer that is not a set: the named range `r`.
+            (None, None) => match &place.index {
+                Some(Expr::Path(path))
+                    if self.plan.buffers[buffer].array.is_none()
+                        && path
+                            .path
+                            .get_ident()
+                            .is_some_and(|name| self.ranges.contains_key(&name.to_string())) =>
+                {
+                    text(path)
+                }
+                _ => return None,
+            },
+        };
+        Some(match (&self.current_var, self.reading_later) {
+            (Some(var), true) => crate::text::rename_word(&written, var, &format!("{var}′")),
+            _ => written,
         })
     }
 }
