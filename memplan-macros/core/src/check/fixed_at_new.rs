@@ -15,11 +15,11 @@ use syn::{Expr, Ident};
 pub fn check_sizes_fixed_at_new(plan: &Plan, errors: &Errors) {
     let fixed = |size: &Expr, what: FixedAtNew| {
         if let Some(slice) = plan.measured_slice_in(size) {
-            let (message, help) = what.measured_at_each_run(&text(&slice));
+            let (message, help) = what.message(Changes::Measured(&text(&slice)));
             errors.over(&slice, message, help);
         }
         if let Some(path) = plan.run_param_in(size) {
-            let (message, help) = what.given_to_each_run(&text(&path));
+            let (message, help) = what.message(Changes::Given(&text(&path)));
             errors.at(syn::spanned::Spanned::span(&path), message, help);
         }
     };
@@ -75,68 +75,60 @@ enum FixedAtNew<'a> {
     Placement { name: &'a Ident },
 }
 
+/// What changes from run to run in a size: a `run` parameter, or the
+/// length of a caller's slice declared without one (`xs.len()`).
+#[derive(Clone, Copy)]
+enum Changes<'a> {
+    Given(&'a str),
+    Measured(&'a str),
+}
+
 impl FixedAtNew<'_> {
-    /// The message and help for `run` parameter `param` in the size.
-    fn given_to_each_run(&self, param: &str) -> (String, String) {
+    /// Why `new` cannot fix the size (the part of the message after what
+    /// changes), for each kind of size alike.
+    fn fixed_once(&self) -> String {
         match self {
-            FixedAtNew::Length { buffer } => (
-                format!("`{param}` is given to each run, and `new` allocates `{buffer}` once"),
-                format!(
-                    "size the buffer by a capacity that `new` takes, and use a range of it, `{buffer}[..{param}]`"
-                ),
-            ),
-            FixedAtNew::SetCount => (
-                format!("`{param}` is given to each run, and `new` makes a set once"),
-                "count a set with sizes that `new` takes".to_owned(),
-            ),
-            FixedAtNew::GpuCount { gpus } => (
-                format!(
-                    "`{param}` is given to each run, and the plan's GPUs are fixed when `new` makes its buffers and streams on them"
-                ),
-                format!(
-                    "count `{gpus}` with sizes of the plan's parameters, which `new` takes with as many contexts: declare `{param}: usize` without `run`"
-                ),
-            ),
-            FixedAtNew::Placement { name } => (
-                format!(
-                    "`{param}` is given to each run, and `new` places `{name}` on its GPU once, when it makes it"
-                ),
-                format!(
-                    "place `{name}` by sizes of the plan's parameters, which `new` takes: declare `{param}: usize` without `run`, or place it by another size"
-                ),
-            ),
+            FixedAtNew::Length { buffer } => format!("`new` allocates `{buffer}` once"),
+            FixedAtNew::SetCount => "`new` makes a set once".to_owned(),
+            FixedAtNew::GpuCount { .. } => {
+                "the plan's GPUs are fixed when `new` makes its buffers and streams on them"
+                    .to_owned()
+            }
+            FixedAtNew::Placement { name } => {
+                format!("`new` places `{name}` on its GPU once, when it makes it")
+            }
         }
     }
 
-    /// The message and help for `slice` (`xs.len()`, the length of a
-    /// caller's slice declared without one) in the size.
-    fn measured_at_each_run(&self, slice: &str) -> (String, String) {
-        match self {
-            FixedAtNew::Length { buffer } => (
-                format!("`{slice}` is measured at each run, and `new` allocates `{buffer}` once"),
+    /// The message and help for what `changes` in the size.
+    fn message(&self, changes: Changes) -> (String, String) {
+        let (what, verb) = match changes {
+            Changes::Given(param) => (param, "is given to each run"),
+            Changes::Measured(slice) => (slice, "is measured at each run"),
+        };
+        let message = format!("`{what}` {verb}, and {}", self.fixed_once());
+        let help = match (self, changes) {
+            (FixedAtNew::Length { buffer }, Changes::Given(param)) => format!(
+                "size the buffer by a capacity that `new` takes, and use a range of it, `{buffer}[..{param}]`"
+            ),
+            (FixedAtNew::Length { .. }, Changes::Measured(_)) => {
                 "give the slice a length in the plan's sizes, `xs: &[f32; n]`, or size the buffer by one"
-                    .to_owned(),
+                    .to_owned()
+            }
+            (FixedAtNew::SetCount, _) => "count a set with sizes that `new` takes".to_owned(),
+            (FixedAtNew::GpuCount { gpus }, Changes::Given(param)) => format!(
+                "count `{gpus}` with sizes of the plan's parameters, which `new` takes with as many contexts: declare `{param}: usize` without `run`"
             ),
-            FixedAtNew::SetCount => (
-                format!("`{slice}` is measured at each run, and `new` makes a set once"),
-                "count a set with sizes that `new` takes".to_owned(),
+            (FixedAtNew::GpuCount { gpus }, Changes::Measured(_)) => format!(
+                "count `{gpus}` with sizes of the plan's parameters, which `new` takes with as many contexts: `gpus {gpus}[g];`"
             ),
-            FixedAtNew::GpuCount { gpus } => (
-                format!(
-                    "`{slice}` is measured at each run, and the plan's GPUs are fixed when `new` makes its buffers and streams on them"
-                ),
-                format!(
-                    "count `{gpus}` with sizes of the plan's parameters, which `new` takes with as many contexts: `gpus {gpus}[g];`"
-                ),
+            (FixedAtNew::Placement { name }, Changes::Given(param)) => format!(
+                "place `{name}` by sizes of the plan's parameters, which `new` takes: declare `{param}: usize` without `run`, or place it by another size"
             ),
-            FixedAtNew::Placement { name } => (
-                format!(
-                    "`{slice}` is measured at each run, and `new` places `{name}` on its GPU once, when it makes it"
-                ),
-                format!(
-                    "place `{name}` by sizes of the plan's parameters, which `new` takes; a slice without a declared length is measured only when a run is given it"
-                ),
+            (FixedAtNew::Placement { name }, Changes::Measured(_)) => format!(
+                "place `{name}` by sizes of the plan's parameters, which `new` takes; a slice without a declared length is measured only when a run is given it"
             ),
-        }
+        };
+        (message, help)
     }
 }
