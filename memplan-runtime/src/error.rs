@@ -74,10 +74,11 @@ pub enum Fault {
     /// A size parameter given a value above the bound the plan states for
     /// it (`run len: usize <= cap`), which the compile-time checks took
     /// as true.
-    /// `bound` is the bound as written, `len <= cap`.
+    /// `size` is the parameter and `bound` its bound, as written.
     AboveBound {
-        bound: &'static str,
+        size: &'static memplan_model::Size<'static>,
         value: usize,
+        bound: &'static memplan_model::Size<'static>,
         limit: usize,
     },
     /// A launch configuration this GPU or kernel cannot run, and why.
@@ -208,15 +209,16 @@ impl fmt::Display for Fault {
                 write!(f, "the size `{size}` cannot be computed: {problem}")
             }
             Fault::AboveBound {
-                bound,
+                size,
                 value,
+                bound,
                 limit,
             } => {
-                let (size, of) = bound.split_once(" <= ").unwrap_or((bound, "?"));
+                let (size, bound) = (size.0, bound.0);
                 write!(
                     f,
-                    "`{size}` is {value}, above its bound `{of}`, {limit}: the plan's checks took \
-                     `{bound}` as true"
+                    "`{size}` is {value}, above its bound `{bound}`, {limit}: the plan's checks took \
+                     `{size} <= {bound}` as true"
                 )
             }
             Fault::Launch(why) => write!(f, "{why}"),

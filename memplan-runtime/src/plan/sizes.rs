@@ -125,10 +125,15 @@ impl Sizes {
             }
             let value = self.get(bound.size).map_err(|f| (bound.site, f))?;
             let limit = self.get(bound.limit).map_err(|f| (bound.site, f))?;
-            if value > limit {
+            let info = self.info;
+            let size = |index: u16| info.sizes.get(usize::from(index));
+            if value > limit
+                && let (Some(size), Some(limit_size)) = (size(bound.size), size(bound.limit))
+            {
                 let fault = Fault::AboveBound {
-                    bound: bound.site.0,
+                    size,
                     value,
+                    bound: limit_size,
                     limit,
                 };
                 return Err((bound.site, fault));
