@@ -24,10 +24,7 @@ pub struct Access {
 impl Access {
     /// The range for messages: as written where it is, else its sizes.
     pub fn shown(&self, atoms: &crate::sym::Atoms) -> String {
-        match &self.written {
-            Some(written) => written.clone(),
-            None => self.range.display(atoms).to_string(),
-        }
+        super::shown(&self.written, &self.range, atoms)
     }
 }
 

@@ -561,10 +561,20 @@ pub struct Place {
 impl Place {
     /// The range for messages: as written where it is, else its sizes.
     pub fn shown(&self, atoms: &crate::sym::Atoms) -> String {
-        match &self.written {
-            Some(written) => written.clone(),
-            None => self.range.display(atoms).to_string(),
-        }
+        shown(&self.written, &self.range, atoms)
+    }
+}
+
+/// `range` for messages: `written` where the plan writes it, else its
+/// sizes (a whole buffer, a launch's extent).
+pub(crate) fn shown(
+    written: &Option<String>,
+    range: &SymRange,
+    atoms: &crate::sym::Atoms,
+) -> String {
+    match written {
+        Some(written) => written.clone(),
+        None => range.display(atoms).to_string(),
     }
 }
 
