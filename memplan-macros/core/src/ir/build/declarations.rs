@@ -93,14 +93,14 @@ impl Builder<'_> {
     /// assumed by every proof, as `len - cap <= 0`. (A bound on another
     /// parameter is refused by `check/formation.rs`.)
     pub(super) fn bounds(&mut self) {
-        let params = self.plan.params.clone();
-        for param in params {
-            let (Some(bound), ParamKind::Size) = (&param.bound, &param.kind) else {
-                continue;
-            };
-            let Reading { value, facts } = self.read(&bound.limit);
-            let size = Sym::atom(self.plan.atoms.intern(&param.name.to_string()));
-            if let Some(fact) = size.sub(&value) {
+        let bounds: Vec<Bound> = self.plan.bounds().cloned().collect();
+        for bound in bounds {
+            let size = self.read(&bound.size).value;
+            let Reading {
+                value: limit,
+                facts,
+            } = self.read(&bound.limit);
+            if let Some(fact) = size.sub(&limit) {
                 self.plan.atoms.assume(fact);
                 for fact in facts {
                     self.plan.atoms.assume(fact);
