@@ -3,7 +3,8 @@
 //! length past the capacity is an error naming the op, loops that read a
 //! run's size are unrolled for it, two plans submitted in turns give
 //! every batch's result, and a bound a plan states of a size (`run len:
-//! usize <= cap`) holds at every run that goes ahead.
+//! usize <= cap`) holds at every run that goes ahead, also where chunks
+//! clamped by it are empty.
 
 use crate::data::{floats, same};
 use crate::harness::{GpuTest, context};
@@ -38,6 +39,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
     (
         "batches::one_result_per_chunk_of_a_bounded_run",
         one_result_per_chunk_of_a_bounded_run,
+    ),
+    (
+        "batches::chunks_clamped_at_both_ends_are_empty_past_the_run",
+        chunks_clamped_at_both_ends_are_empty_past_the_run,
     ),
 ];
 
@@ -113,6 +118,30 @@ memplan! {
                 launch sum_u32<<<1, 256>>>(
                     work[c * m..min(c * m + m, len)], slot, (min(c * m + m, len) - c * m) as i32);
                 copy slot -> sums[c..c + 1];
+            }
+        }
+    }
+}
+
+memplan! {
+    /// y = a * x + y over the first `len` elements, in `k` chunks of `m`
+    /// (fixed at `new`) through a ring of two pairs of `m`-element slots:
+    /// each chunk is clamped at both ends by `len`, so those past it are
+    /// empty.
+    plan Clamped(cap: usize, m: usize, k: usize, run len: usize <= cap, run a: f32) {
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
+        host   x: [f32; cap] pinned, y: [f32; cap] pinned;
+        device dx[2]: [f32; m], dy[2]: [f32; m];
+        stream lanes[2];
+        for c in 0..k {
+            let chunk = min(c * m, len)..min(c * m + m, len);
+            let used = 0..chunk.len();
+            on lanes[c % 2] {
+                copy x[chunk] -> dx[c % 2][used];
+                copy y[chunk] -> dy[c % 2][used];
+                launch saxpy<<<blocks(chunk.len(), 256), 256>>>(
+                    chunk.len() as i32, a, dx[c % 2][used], dy[c % 2][used]);
+                copy dy[c % 2][used] -> y[chunk];
             }
         }
     }
@@ -311,6 +340,31 @@ fn one_result_per_chunk_of_a_bounded_run() -> Result<(), Failed> {
                 sum == expected,
                 "len {len}, chunk {c}: {sum}, expected {expected}"
             );
+        }
+    }
+    Ok(())
+}
+
+fn chunks_clamped_at_both_ends_are_empty_past_the_run() -> Result<(), Failed> {
+    let ctx = context()?;
+    let m = 1000;
+    // Enough chunks for the capacity, and more than enough.
+    for k in [CAP.div_ceil(m), CAP.div_ceil(m) + 3] {
+        let mut plan = Clamped::new(&ctx, CAP, m, k)?;
+        let (x, mut y) = (floats(CAP), floats(CAP));
+        plan.host_mut().x.copy_from_slice(&x);
+        plan.host_mut().y.copy_from_slice(&y);
+        for (len, a) in [
+            (CAP, 0.5),
+            (CAP - 1234, -1.5),
+            (0, 2.0),
+            (1, 0.25),
+            (m, 3.0),
+            (m + 1, 1.0),
+        ] {
+            plan.run(len, a)?;
+            saxpy(a, &x, &mut y, len);
+            same(&format!("{k} chunks, len {len}, a {a}"), plan.host().y, &y)?;
         }
     }
     Ok(())

@@ -1,5 +1,5 @@
 //! Syntax as compact text, for messages, labels and names: `0 .. n / 2`
-//! (as tokens print) becomes `0..n / 2`.
+//! (as tokens print) becomes `0..n / 2`, `r . len ()` becomes `r.len()`.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -27,6 +27,8 @@ pub fn text(node: &impl ToTokens) -> String {
         (" ]", "]"),
         (" :: ", "::"),
         (":: ", "::"),
+        // A method call or a field, `r . len ()`: ranges are done above.
+        (" . ", "."),
     ] {
         compact = compact.replace(spaced, tight);
     }
@@ -117,5 +119,9 @@ mod tests {
         assert_eq!(text(&path), "memplan_kernels::ADD_ONE");
         let range: syn::Expr = syn::parse_str("d [0 .. n / 2]").unwrap();
         assert_eq!(text(&range), "d[0..n / 2]");
+        let call: syn::Expr = syn::parse_str("slot [.. halo . len ()]").unwrap();
+        assert_eq!(text(&call), "slot[..halo.len()]");
+        let float: syn::Expr = syn::parse_str("2.0 * a").unwrap();
+        assert_eq!(text(&float), "2.0 * a");
     }
 }

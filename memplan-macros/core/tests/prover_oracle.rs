@@ -160,3 +160,56 @@ fn chunk_counts_follow_the_bound() {
     ));
     assert!(counterexample(&ceil(&Expr::Size(1)), &ceil(&a)).is_some());
 }
+
+/// The family the case splits on `min` are for: exact. With `a` as a
+/// chunk's number and `b` as the run's length, a chunk clamped at both
+/// ends, `min(a * m, b)..min(a * m + m, b)`, is at most `m` long and never
+/// ends before it starts; `min` follows its arguments.
+#[test]
+fn chunks_clamped_at_both_ends_fit_their_slot() {
+    let text = |text: &str| syn::parse_str::<syn::Expr>(text).map(|e| from_syn(&e)).unwrap();
+    for (x, y, holds) in [
+        ("min(a * m + m, b) - min(a * m, b)", "m", true),
+        ("min(a * m, b)", "min(a * m + m, b)", true),
+        ("a", "min(a, b)", true),
+        ("min(b, m) - min(a, m)", "b - a", true),
+        ("min(a * m + m, b) - min(a * m, b)", "m - 1", false),
+        ("min(a * m + m, b)", "min(a * m, b)", false),
+        ("min(b, m)", "min(a, m)", false),
+    ] {
+        let (x, y) = (text(x), text(y));
+        assert_eq!(proves(&x, &y), holds, "{} <= {}", x.text(), y.text());
+        assert_eq!(counterexample(&x, &y).is_none(), holds, "{} <= {}", x.text(), y.text());
+    }
+}
+
+/// The oracle's expression for source text of sums, differences,
+/// products, quotients, `min`, literals and the three sizes.
+fn from_syn(expr: &syn::Expr) -> Expr {
+    let both = |x: &syn::Expr, y: &syn::Expr| (Box::new(from_syn(x)), Box::new(from_syn(y)));
+    match expr {
+        syn::Expr::Paren(inner) => from_syn(&inner.expr),
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(int), .. }) => {
+            Expr::Lit(int.base10_parse().unwrap())
+        }
+        syn::Expr::Path(path) => {
+            let name = path.path.get_ident().unwrap().to_string();
+            Expr::Size(NAMES.iter().position(|n| *n == name).unwrap())
+        }
+        syn::Expr::Call(call) => {
+            let (x, y) = both(&call.args[0], &call.args[1]);
+            Expr::Min(x, y)
+        }
+        syn::Expr::Binary(binary) => {
+            let (x, y) = both(&binary.left, &binary.right);
+            match binary.op {
+                syn::BinOp::Add(_) => Expr::Add(x, y),
+                syn::BinOp::Sub(_) => Expr::Sub(x, y),
+                syn::BinOp::Mul(_) => Expr::Mul(x, y),
+                syn::BinOp::Div(_) => Expr::Div(x, y),
+                _ => unreachable!("the oracle's operators"),
+            }
+        }
+        _ => unreachable!("the oracle's expressions"),
+    }
+}

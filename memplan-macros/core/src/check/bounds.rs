@@ -124,6 +124,12 @@ fn inside_every_iteration(plan: &Plan, repeat: &Loop, place: &Place, errors: &Er
         _ if plan.run_param_in(&repeat.count).is_some() => {
             format!("end the range at `min(..., {len})`")
         }
+        // A slot every iteration reuses, not a part that moves with `c`:
+        // the loop's reach says nothing of its length.
+        _ if !atoms.reads_var(&place.range.start, repeat.counter) => format!(
+            "make `{}` as long as the longest range an iteration uses, or end the range at `min(..., {len})`",
+            buffer.name
+        ),
         _ => format!(
             "make the buffer as long as the loop reaches (`{} * m` for chunks of `m`), or end the range at `min(..., {len})`",
             crate::text::text(&repeat.count),

@@ -15,6 +15,9 @@ pub(crate) enum AtomDef {
     /// stops the plan at `new`): `divisor · q <= numerator <= divisor · q +
     /// divisor - 1`.
     Quotient { numerator: Sym, divisor: Sym },
+    /// `min(a, b)`: at most each, and equal to one of them, which a proof
+    /// finds by trying both.
+    Min { a: Sym, b: Sym },
 }
 
 /// The atoms of one plan, by name, and what each is known to be.
@@ -131,6 +134,12 @@ impl Atoms {
         self.intern_defined(&name, AtomDef::Quotient { numerator, divisor })
     }
 
+    /// The atom `min(a, b)`, named by the normal forms of its parts.
+    pub(crate) fn min(&mut self, a: Sym, b: Sym) -> Atom {
+        let name = self.min_text(&a, &b);
+        self.intern_defined(&name, AtomDef::Min { a, b })
+    }
+
     fn intern_defined(&mut self, name: &str, def: AtomDef) -> Atom {
         if let Some(&atom) = self.index.get(name) {
             return atom;
@@ -230,8 +239,8 @@ impl Atoms {
         Some(result)
     }
 
-    /// Whether `atom` is `var`, a quotient whose terms read it, or an
-    /// opaque term whose text names it (`min(c, 1)`). Words are split
+    /// Whether `atom` is `var`, a quotient or `min` whose terms read it,
+    /// or an opaque term whose text names it. Words are split
     /// only at ASCII punctuation and spaces, so that every character an
     /// identifier may hold (`c‿i`, `c′`) stays in its word, and a raw
     /// identifier is its name (`r#c` is `c`): a name the split cannot
@@ -245,7 +254,11 @@ impl Atoms {
                     .name(atom)
                     .split(|ch: char| ch.is_ascii() && !(ch.is_ascii_alphanumeric() || ch == '_'))
                     .any(|word| word == var_name),
-                AtomDef::Quotient { numerator, divisor } => [numerator, divisor]
+                AtomDef::Quotient {
+                    numerator: first,
+                    divisor: second,
+                }
+                | AtomDef::Min { a: first, b: second } => [first, second]
                     .into_iter()
                     .flat_map(|sym| sym.atoms())
                     .any(|inner| self.reads(inner, var)),

@@ -54,6 +54,9 @@ pub const MAX_ROWS: usize = 64;
 pub const MAX_COLUMNS: usize = 256;
 /// Pairs of quotients whose numerators a thorough proof compares.
 pub const MAX_PAIRS: usize = 8;
+/// `min`s a proof splits on, each into two cases: at most 8 systems where
+/// the first fails.
+pub const MAX_SPLITS: usize = 3;
 
 impl Atoms {
     /// Whether `left <= right` whatever the atoms are, given `facts`
@@ -155,6 +158,26 @@ impl Atoms {
         for fact in self.relevant(reach, facts) {
             system.add(fact.clone());
         }
+        if self.refuted(system.clone(), facts, again) {
+            return true;
+        }
+        // Where a `min` is what the linear system cannot see past, each
+        // value it may take is a case of its own.
+        let cases = self.min_cases(&system);
+        cases.len() > 1
+            && cases.into_iter().all(|case| {
+                let mut system = system.clone();
+                for row in case {
+                    system.add(row);
+                }
+                self.refuted(system, facts, again)
+            })
+    }
+
+    /// Whether `system`, with the bounds of its quotients and `min`s and
+    /// the products that link its rows, has no solution; `again`: with a
+    /// second round where the first is not enough.
+    fn refuted(&self, mut system: System, facts: &[&[Sym]], again: bool) -> bool {
         self.add_quotient_bounds(&mut system);
         add_products(&mut system);
         if system.feasible() == Some(false) {
@@ -166,6 +189,52 @@ impl Atoms {
             self.add_monotonic_quotients(&mut system, facts);
         }
         system.rows.len() > rows && system.feasible() == Some(false)
+    }
+
+    /// The cases of the `min`s in `system` (at most [`MAX_SPLITS`] of
+    /// them, first met first): each `min(a, b)` is `a` with `a <= b`, or
+    /// `b` with `b <= a`. A proof holds when it holds in every case; one
+    /// case (no rows) where there is no `min`.
+    fn min_cases(&self, system: &System) -> Vec<Vec<Sym>> {
+        let mut mins: Vec<Atom> = Vec::new();
+        for monomial in &system.monomials {
+            for &atom in monomial.atoms() {
+                // A `min` in a quotient's numerator (`(min(n, k) + 1) / 2`)
+                // bounds the quotient through it.
+                let inner: Vec<Atom> = match self.def(atom) {
+                    AtomDef::Quotient { numerator, .. } => numerator.atoms().collect(),
+                    _ => Vec::new(),
+                };
+                for atom in std::iter::once(atom).chain(inner) {
+                    if matches!(self.def(atom), AtomDef::Min { .. })
+                        && mins.len() < MAX_SPLITS
+                        && !mins.contains(&atom)
+                    {
+                        mins.push(atom);
+                    }
+                }
+            }
+        }
+        let mut cases: Vec<Vec<Sym>> = vec![Vec::new()];
+        for atom in mins {
+            let AtomDef::Min { a, b } = self.def(atom) else {
+                continue;
+            };
+            let min = Sym::atom(atom);
+            // `value <= min` (the bounds give `min <= value`) and `value
+            // <= other`.
+            let equal_to = |value: &Sym, other: &Sym| Some([value.sub(&min)?, value.sub(other)?]);
+            let (Some(is_a), Some(is_b)) = (equal_to(a, b), equal_to(b, a)) else {
+                continue;
+            };
+            cases = cases
+                .into_iter()
+                .flat_map(|case| {
+                    [&is_a, &is_b].map(|rows| case.iter().chain(rows).cloned().collect())
+                })
+                .collect();
+        }
+        cases
     }
 
     /// The facts that can bear on the atoms in `reach`: those sharing an
@@ -194,18 +263,26 @@ impl Atoms {
     fn extend_reach(&self, value: &Sym, reach: &mut HashSet<Atom>) {
         let mut pending: Vec<Atom> = value.atoms().collect();
         while let Some(atom) = pending.pop() {
-            if reach.insert(atom)
-                && let AtomDef::Quotient { numerator, divisor } = self.def(atom)
-            {
-                pending.extend(numerator.atoms());
-                pending.extend(divisor.atoms());
+            if !reach.insert(atom) {
+                continue;
+            }
+            match self.def(atom) {
+                AtomDef::Quotient { numerator, divisor } => {
+                    pending.extend(numerator.atoms());
+                    pending.extend(divisor.atoms());
+                }
+                AtomDef::Min { a, b } => {
+                    pending.extend(a.atoms());
+                    pending.extend(b.atoms());
+                }
+                AtomDef::Opaque => {}
             }
         }
     }
 
     /// Adds the floor-division bounds of every quotient in a monomial of
-    /// the system, for the monomials those bounds bring in too, while
-    /// there is room.
+    /// the system, and `min(a, b) <= a, b` of every `min`, for the
+    /// monomials those bounds bring in too, while there is room.
     fn add_quotient_bounds(&self, system: &mut System) {
         let mut done: HashSet<(Monomial, Atom)> = HashSet::new();
         let mut divisors_done: HashSet<Atom> = HashSet::new();
@@ -216,12 +293,21 @@ impl Atoms {
             let monomial = system.monomials[next].clone();
             next += 1;
             for &atom in monomial.atoms() {
-                let AtomDef::Quotient { numerator, divisor } = self.def(atom) else {
-                    continue;
-                };
                 if !done.insert((monomial.clone(), atom)) {
                     continue;
                 }
+                let (numerator, divisor) = match self.def(atom) {
+                    AtomDef::Quotient { numerator, divisor } => (numerator, divisor),
+                    AtomDef::Min { a, b } => {
+                        for bound in [a, b] {
+                            if let Some(at_most) = at_most(&monomial, atom, bound) {
+                                system.add(at_most);
+                            }
+                        }
+                        continue;
+                    }
+                    AtomDef::Opaque => continue,
+                };
                 if divisor.as_constant().is_none() {
                     // A division by zero stops the plan at `new`: `D >= 1`,
                     // so `q <= N`, times the rest of the monomial.
@@ -230,7 +316,7 @@ impl Atoms {
                     {
                         system.add(at_least_one);
                     }
-                    if let Some(at_most) = at_most_numerator(&monomial, atom, numerator) {
+                    if let Some(at_most) = at_most(&monomial, atom, numerator) {
                         system.add(at_most);
                     }
                 }
@@ -295,7 +381,7 @@ impl Atoms {
     fn nested_bounds(&self, monomial: &Monomial, q: Atom, other: Atom) -> Vec<Sym> {
         let literal = |atom| match self.def(atom) {
             AtomDef::Quotient { numerator, divisor } => Some((numerator, divisor.as_constant()?)),
-            AtomDef::Opaque => None,
+            AtomDef::Opaque | AtomDef::Min { .. } => None,
         };
         let (Some((numerator, d)), Some((other_numerator, other_d))) = (literal(q), literal(other))
         else {
@@ -386,14 +472,15 @@ fn quotient_bounds(
     bounds().unwrap_or_default()
 }
 
-/// For `monomial = r · q` with `q = ⌊N / D⌋` and `D >= 1`: `r·(q - N) <= 0`.
-fn at_most_numerator(monomial: &Monomial, quotient: Atom, numerator: &Sym) -> Option<Sym> {
-    let rest = Sym::monomial(monomial.without(&[quotient])?, 1);
-    rest.mul(&Sym::atom(quotient).sub(numerator)?)
+/// For `monomial = r · x` with `x <= bound` (a quotient by `D >= 1` and its
+/// numerator, a `min` and either argument): `r·(x - bound) <= 0`.
+fn at_most(monomial: &Monomial, atom: Atom, bound: &Sym) -> Option<Sym> {
+    let rest = Sym::monomial(monomial.without(&[atom])?, 1);
+    rest.mul(&Sym::atom(atom).sub(bound)?)
 }
 
 /// Inequalities `fact <= 0` over the monomials they mention.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct System {
     rows: Vec<Sym>,
     monomials: Vec<Monomial>,

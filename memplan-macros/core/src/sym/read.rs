@@ -86,7 +86,7 @@ fn value(
         Expr::Call(call) if is_min(call) => {
             let a = value(&call.args[0], atoms, facts, depth)?;
             let b = value(&call.args[1], atoms, facts, depth)?;
-            let min = Sym::atom(atoms.intern(&atoms.min_text(&a, &b)));
+            let min = Sym::atom(atoms.min(a.clone(), b.clone()));
             for bound in [&a, &b] {
                 facts.extend(min.sub(bound));
             }

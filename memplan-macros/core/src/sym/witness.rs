@@ -85,6 +85,10 @@ impl Atoms {
                 );
                 (n >= 0 && d > 0).then(|| n / d)
             }
+            AtomDef::Min { a, b } => Some(
+                self.evaluate(a, assignment, values)?
+                    .min(self.evaluate(b, assignment, values)?),
+            ),
         };
         values.insert(atom, computed);
         computed
