@@ -1001,7 +1001,12 @@
 //! ## The checks
 //!
 //! Each is a compile error at your tokens with a `help:` line; all errors
-//! of a plan come at once, and one mistake gives one error: after any
+//! of a plan come at once, and one mistake gives one error: a race is
+//! reported once, at the earlier of its two ops, and the races that one
+//! `wait` orders (a forgotten `wait` leaves every later stage of a
+//! pipeline unordered) are one error, with that `wait` as its help and the
+//! other pairs as notes; the `wait` is offered only where the checks, run
+//! again on the plan with it, find those races gone. After any
 //! error the plan type still has `new`, `SUMMARY` and `DIAGRAM`, so the
 //! code that uses it adds none, and a syntax error in one plan of a
 //! `memplan!` does not hide the checks of the others. The help uses what

@@ -39,7 +39,12 @@ use crate::text::text;
 /// Two iterations of a loop touching overlapping ranges of one buffer,
 /// one writing, not ordered (a ring's slot reused before its previous
 /// chunk is done).
-pub fn check_iterations_apart(facts: &Facts, errors: &Errors) {
+pub fn check_iterations_apart(facts: &Facts, _: &Errors) {
+    find_iterations_apart(facts);
+}
+
+/// The races of [`check_iterations_apart`], into `facts.races`.
+pub(super) fn find_iterations_apart(facts: &Facts) {
     let (plan, order) = (facts.plan, &facts.order);
     for repeat in &plan.loops {
         let mut indexes: Vec<(Sym, String)> = Vec::new();
@@ -81,9 +86,13 @@ pub fn check_iterations_apart(facts: &Facts, errors: &Errors) {
                 .collect();
             let order = Order::compute(&view.plan);
             let var = repeat.var.to_string();
+            let (start, split) = (repeat.ops.start, view.split);
+            let in_plan = |op: OpId| start + if op < split { op } else { op - split };
             let between = Between::Iterations {
                 var: &var,
                 index: hypothesis.map(|(_, written)| written.as_str()),
+                in_plan: &in_plan,
+                events: plan.events.len(),
             };
             // Buffers whose two iterations' parts are provably apart as a
             // whole need no pair compared: one proof instead of N².
@@ -94,7 +103,7 @@ pub fn check_iterations_apart(facts: &Facts, errors: &Errors) {
                 (a < view.split) != (b < view.split) && view.compares(buffer) && !apart[buffer]
             };
             let ordered = |a, b| order.happens_before(a, b);
-            check_pairs(&view.plan, &accesses, &ordered, errors, &compared, &between);
+            check_pairs(&view.plan, &accesses, &ordered, &facts.races, &compared, &between);
         }
     }
 }

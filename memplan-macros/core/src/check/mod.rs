@@ -53,6 +53,9 @@ pub struct Facts<'p> {
     pub order: Order,
     /// The order as if every loop that may run no iterations ran none.
     pub without_empty_loops: Order,
+    /// The races the race checks found, reported together after every
+    /// rule has run ([`race::report`]).
+    pub races: race::Races,
 }
 
 impl<'p> Facts<'p> {
@@ -75,6 +78,7 @@ impl<'p> Facts<'p> {
             accesses,
             order: Order::compute(plan),
             without_empty_loops: Order::compute_skipping(plan, &may_be_empty),
+            races: race::Races::default(),
         }
     }
 }
@@ -99,6 +103,7 @@ pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
             check(&facts, errors);
         }
     }
+    race::report(&facts, errors);
     Analysis {
         warnings: unused::find(plan, &facts.accesses),
     }

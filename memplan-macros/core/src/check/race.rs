@@ -1,7 +1,11 @@
 //! Races: two ops on different lanes (streams, or a stream and the host)
 //! touch overlapping ranges of one buffer, at least one of them writes (or
-//! allocates, or frees), and nothing orders them. Each race is reported at
-//! both ops, with the `record`/`wait` or `sync` that would order them.
+//! allocates, or frees), and nothing orders them. Each race is reported
+//! once, at the earlier op, with the `record`/`wait` or `sync` that would
+//! order them; races that one `wait` orders (one forgotten `wait` in a
+//! pipeline leaves several pairs of ops unordered) are one error, the
+//! `wait` its help, the other pairs its notes. A `wait` is offered only
+//! where the checks, run again on the plan with it, find those races gone.
 //!
 //! Cost: the happens-before test is O(1) per pair (see `order.rs`), and
 //! every pair of accesses to one buffer is tested once, cheapest test
@@ -10,10 +14,42 @@
 //! streams in 11 ms (16 buffers) to 19 ms (one buffer, every access against
 //! every other), well inside the 100 ms a build can spare.
 
-use super::{Facts, line};
+use super::{Facts, iterations, line};
 use crate::errors::Errors;
-use crate::ir::{Access, BufferId, Lane, Mode, OpId, OpKind, Plan, StreamId};
+use crate::ir::{Access, BufferId, EventId, Lane, Mode, Op, OpId, OpKind, Plan, StreamId};
+use proc_macro2::Span;
+use std::cell::RefCell;
 use std::collections::HashSet;
+
+/// The `wait`s whose effect a plan's races are rerun for, at most: each
+/// costs the race checks once more, on a plan with errors.
+const MAX_WAITS_TRIED: usize = 6;
+
+/// A race found, held until every race check has run (see [`report`]).
+pub struct Race {
+    span: Span,
+    message: String,
+    help: String,
+    /// The two ops and the buffer, for a note: "`a` (line 3) and `b`
+    /// (line 5), on `d`".
+    pair: String,
+    /// The `wait` that may order the two, where an event is recorded on
+    /// the earlier op's stream after it.
+    wait: Option<WaitFix>,
+}
+
+/// `wait event` on the stream of op `before`, just before it, where
+/// `event` is recorded after op `after` on that op's stream (ids of the
+/// plan, not of a loop's two iterations).
+#[derive(Clone, Copy, PartialEq)]
+struct WaitFix {
+    event: EventId,
+    before: OpId,
+    after: OpId,
+}
+
+/// The races the checks found, by the order they found them.
+pub type Races = RefCell<Vec<Race>>;
 
 /// What a race is between, for its help.
 pub enum Between<'a> {
@@ -28,13 +64,23 @@ pub enum Between<'a> {
     Iterations {
         var: &'a str,
         index: Option<&'a str>,
+        /// The plan's op for each op of the two iterations.
+        in_plan: &'a dyn Fn(OpId) -> OpId,
+        /// The plan's events: those past them are the later iteration's
+        /// own copies.
+        events: usize,
     },
 }
 
 /// Two ops on different lanes (two streams, or a stream and the host)
 /// touching overlapping ranges of one buffer, one writing (or allocating,
 /// or freeing), that nothing orders.
-pub fn check_unordered_accesses(facts: &Facts, errors: &Errors) {
+pub fn check_unordered_accesses(facts: &Facts, _: &Errors) {
+    find_unordered_accesses(facts);
+}
+
+/// The races of [`check_unordered_accesses`], into `facts.races`.
+fn find_unordered_accesses(facts: &Facts) {
     let (plan, order) = (facts.plan, &facts.order);
     // A loop may run no iterations: two ops outside it are ordered only if
     // they are without its body too (a `record` in the body orders nothing
@@ -51,7 +97,7 @@ pub fn check_unordered_accesses(facts: &Facts, errors: &Errors) {
         through_loop: &through_loop,
     };
     let all = |_, _, _| true;
-    check_pairs(plan, &facts.accesses, &ordered, errors, &all, &between);
+    check_pairs(plan, &facts.accesses, &ordered, &facts.races, &all, &between);
 }
 
 /// The race check for the pairs of ops `compared` selects, by buffer.
@@ -59,7 +105,7 @@ pub fn check_pairs(
     plan: &Plan,
     accesses: &[Vec<Access>],
     ordered: &dyn Fn(OpId, OpId) -> bool,
-    errors: &Errors,
+    races: &Races,
     compared: &dyn Fn(OpId, OpId, BufferId) -> bool,
     between: &Between,
 ) {
@@ -89,13 +135,13 @@ pub fn check_pairs(
                 {
                     continue;
                 }
-                report(
+                let race = found(
                     plan,
                     (earlier, earlier_access),
                     (later, later_access),
                     between,
-                    errors,
                 );
+                races.borrow_mut().push(race);
             }
         }
     }
@@ -103,14 +149,8 @@ pub fn check_pairs(
 
 type Use<'a> = (OpId, &'a Access);
 
-/// One error at each of the two ops.
-fn report(
-    plan: &Plan,
-    (earlier, first): Use,
-    (later, second): Use,
-    between: &Between,
-    errors: &Errors,
-) {
+/// The race between two ops, with its help.
+fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Between) -> Race {
     let buffer = &plan.buffers[first.buffer].name;
     let (a, b) = (&plan.ops[earlier], &plan.ops[later]);
     let (a_lane, b_lane) = (plan.lane_name(a.lane), plan.lane_name(b.lane));
@@ -121,6 +161,7 @@ fn report(
             Between::Iterations {
                 var,
                 index: Some(index),
+                ..
             },
             _,
             _,
@@ -143,7 +184,7 @@ fn report(
                  stream of a set indexed the same way{one_stream}"
             )
         }
-        (Between::Iterations { var, index: None }, _, _) => format!(
+        (Between::Iterations { var, index: None, .. }, _, _) => format!(
             "give each iteration its own part of `{buffer}`, a range that moves with `{var}` (`[{var} * m..({var} + 1) * m]`), \
              or a set of buffers, one per element (`device {buffer}[k]: ...;` used as `{buffer}[{var} % k]`)"
         ),
@@ -156,10 +197,7 @@ fn report(
             }
             (Lane::Stream(from), Lane::Stream(to)) => {
                 match recorded_between(plan, earlier, later) {
-                    Some(event) => format!(
-                        "add `wait {event};` on `{}` before `{}`: `{event}` is recorded on `{}` after `{}`",
-                        plan.streams[to].name, b.label, plan.streams[from].name, a.label
-                    ),
+                    Some(event) => wait_help(plan, event, later, earlier),
                     None => match misplaced_record(plan, earlier, later) {
                         Some(help) => help,
                         // A loop's events are its own: order what follows
@@ -182,62 +220,30 @@ fn report(
         },
     };
 
-    let (first_message, second_message) = match (first.mode, second.mode) {
-        (Mode::Alloc, _) => (
-            format!(
-                "`{buffer}` is allocated here on {a_lane}, and `{}` on {b_lane} (line {b_line}) may use it before the allocation is done",
-                b.label
-            ),
-            format!(
-                "`{}` on {b_lane} uses `{buffer}`, which `{}` on {a_lane} (line {a_line}) may not have allocated yet",
-                b.label, a.label
-            ),
+    let message = match (first.mode, second.mode) {
+        (Mode::Alloc, _) => format!(
+            "`{buffer}` is allocated here on {a_lane}, and `{}` on {b_lane} (line {b_line}) may use it before the allocation is done",
+            b.label
         ),
-        (_, Mode::Free) => (
-            format!(
-                "`{}` on {a_lane} uses `{buffer}`, and `{}` on {b_lane} (line {b_line}) may free it meanwhile",
-                a.label, b.label
-            ),
-            format!(
-                "`{}` on {b_lane} may free `{buffer}` while `{}` on {a_lane} (line {a_line}) still uses it",
-                b.label, a.label
-            ),
+        (_, Mode::Free) => format!(
+            "`{}` on {a_lane} uses `{buffer}`, and `{}` on {b_lane} (line {b_line}) may free it meanwhile",
+            a.label, b.label
         ),
-        _ if b.lane == Lane::Host => (
-            format!(
-                "`{}` on {a_lane} {} `{buffer}`, and `{}` (line {b_line}) {} it on the host without waiting for the stream",
-                a.label,
-                first.mode.verb(),
-                b.label,
-                second.mode.verb()
-            ),
-            format!(
-                "`{}` {} `{buffer}` while {a_lane} may still be running `{}` (line {a_line}), which {} it",
-                b.label,
-                second.mode.verb(),
-                a.label,
-                first.mode.verb()
-            ),
+        _ if b.lane == Lane::Host => format!(
+            "`{}` on {a_lane} {} `{buffer}`, and `{}` (line {b_line}) {} it on the host without waiting for the stream",
+            a.label,
+            first.mode.verb(),
+            b.label,
+            second.mode.verb()
         ),
-        _ => (
-            format!(
-                "`{}` on {a_lane} {} `{buffer}` at {}, and `{}` on {b_lane} (line {b_line}) {} it at {}, with nothing ordering the two",
-                a.label,
-                first.mode.verb(),
-                first.shown(&plan.atoms),
-                b.label,
-                second.mode.verb(),
-                second.shown(&plan.atoms)
-            ),
-            format!(
-                "`{}` on {b_lane} {} `{buffer}` at {} while `{}` on {a_lane} (line {a_line}) may {} it at {}",
-                b.label,
-                second.mode.verb(),
-                second.shown(&plan.atoms),
-                a.label,
-                infinitive(first.mode),
-                first.shown(&plan.atoms)
-            ),
+        _ => format!(
+            "`{}` on {a_lane} {} `{buffer}` at {}, and `{}` on {b_lane} (line {b_line}) {} it at {}, with nothing ordering the two",
+            a.label,
+            first.mode.verb(),
+            first.shown(&plan.atoms),
+            b.label,
+            second.mode.verb(),
+            second.shown(&plan.atoms)
         ),
     };
     // Ordered only through a loop's body, which may never run.
@@ -251,8 +257,119 @@ fn report(
         ),
         false => fix,
     };
-    errors.at(first.span, first_message, &fix);
-    errors.at(second.span, second_message, &fix);
+    // The plan's ids of the two ops, and a `wait` that may order them.
+    let (in_plan, events) = match between {
+        Between::Iterations { in_plan, events, .. } => (*in_plan, *events),
+        Between::Ops { .. } => (&(|op| op) as &dyn Fn(OpId) -> OpId, plan.events.len()),
+    };
+    let wait = match (a.lane, b.lane) {
+        (Lane::Stream(_), Lane::Stream(_)) => recorded_between(plan, earlier, later)
+            // An event of the later iteration's own is not the plan's.
+            .filter(|&event| event < events && !through_loop)
+            .map(|event| WaitFix {
+                event,
+                before: in_plan(later),
+                after: in_plan(earlier),
+            }),
+        _ => None,
+    };
+    Race {
+        span: first.span,
+        message,
+        help: fix,
+        pair: format!("`{}` (line {a_line}) and `{}` (line {b_line}), on `{buffer}`", a.label, b.label),
+        wait,
+    }
+}
+
+/// Reports the races the checks found: those one `wait` orders as one
+/// error, at the first of them, with that `wait` as its help and the
+/// others as notes; the rest each on its own. A `wait` counts as
+/// ordering a race only where the race checks, run again on the plan
+/// with it, no longer find the race; the `wait` that orders most goes
+/// first.
+pub fn report(facts: &Facts, errors: &Errors) {
+    let races = facts.races.take();
+    if races.is_empty() {
+        return;
+    }
+    let plan = facts.plan;
+    let mut waits: Vec<WaitFix> = Vec::new();
+    for wait in races.iter().filter_map(|race| race.wait) {
+        if !waits.contains(&wait) && waits.len() < MAX_WAITS_TRIED {
+            waits.push(wait);
+        }
+    }
+    let key = |race: &Race| (race.span.start().line, race.span.start().column, race.message.clone());
+    let ordered_by: Vec<(WaitFix, Vec<usize>)> = waits
+        .into_iter()
+        .map(|wait| {
+            let left: HashSet<_> = races_of(&with_wait(plan, wait)).iter().map(key).collect();
+            let ordered = (0..races.len()).filter(|&i| !left.contains(&key(&races[i]))).collect();
+            (wait, ordered)
+        })
+        .collect();
+    let mut reported = vec![false; races.len()];
+    loop {
+        let unreported = |ordered: &Vec<usize>| ordered.iter().filter(|&&i| !reported[i]).count();
+        let best = ordered_by
+            .iter()
+            .filter(|(_, ordered)| unreported(ordered) > 0)
+            .max_by_key(|(_, ordered)| (unreported(ordered), std::cmp::Reverse(ordered[0])));
+        let Some((wait, ordered)) = best else {
+            break;
+        };
+        let group: Vec<usize> = ordered.iter().copied().filter(|&i| !reported[i]).collect();
+        for &i in &group {
+            reported[i] = true;
+        }
+        // First the race the `wait` orders directly, if it is one.
+        let direct = |&&i: &&usize| {
+            races[i]
+                .wait
+                .is_some_and(|w| (w.after, w.before) == (wait.after, wait.before))
+        };
+        let first = group.iter().find(direct).copied().unwrap_or(group[0]);
+        let first = &races[first];
+        let help = wait_help(plan, wait.event, wait.before, wait.after);
+        let mut text = format!("{}\n\nhelp: {help}", first.message);
+        let others: Vec<&str> = (group.iter())
+            .map(|&i| &races[i])
+            .filter(|race| !std::ptr::eq(*race, first))
+            .map(|race| race.pair.as_str())
+            .collect();
+        if !others.is_empty() {
+            text.push_str("\n\nnote: the same `wait` orders these too:");
+            for pair in others {
+                text.push_str("\n      - ");
+                text.push_str(pair);
+            }
+        }
+        errors.push(syn::Error::new(first.span, text));
+    }
+    for (race, _) in races.iter().zip(&reported).filter(|(_, reported)| !**reported) {
+        errors.at(race.span, &race.message, &race.help);
+    }
+}
+
+/// The races the checks find in `plan`.
+fn races_of(plan: &Plan) -> Vec<Race> {
+    let facts = Facts::of(plan);
+    find_unordered_accesses(&facts);
+    iterations::find_iterations_apart(&facts);
+    facts.races.take()
+}
+
+/// `plan` with `wait`.
+fn with_wait(plan: &Plan, wait: WaitFix) -> Plan {
+    let before = &plan.ops[wait.before];
+    let op = Op {
+        kind: OpKind::Wait(wait.event),
+        lane: before.lane,
+        span: before.span,
+        label: format!("wait {}", plan.events[wait.event]),
+    };
+    plan.with_op_before(op, wait.before)
 }
 
 /// The fix for an op after a loop that must wait for stream `from`'s part
@@ -278,7 +395,7 @@ fn after_the_loop(plan: &Plan, from: StreamId, to: StreamId, later: &str) -> Str
 ///
 /// Not one recorded in a loop for an op outside it: a loop's events are
 /// its own, and its body may never run.
-fn recorded_between(plan: &Plan, earlier: OpId, later: OpId) -> Option<&syn::Ident> {
+fn recorded_between(plan: &Plan, earlier: OpId, later: OpId) -> Option<EventId> {
     let outside = plan.loop_of(later).is_none();
     (earlier + 1..later).find_map(|id| {
         let op = &plan.ops[id];
@@ -287,11 +404,30 @@ fn recorded_between(plan: &Plan, earlier: OpId, later: OpId) -> Option<&syn::Ide
                 if op.lane == plan.ops[earlier].lane
                     && !(outside && plan.loop_of(id).is_some()) =>
             {
-                Some(&plan.events[event])
+                Some(event)
             }
             _ => None,
         }
     })
+}
+
+/// `add wait e[i];` on `before`'s stream before it, `e` recorded after
+/// `after` on its stream: the event as the plan writes it, a set's element
+/// by the loop's index.
+fn wait_help(plan: &Plan, event: EventId, before: OpId, after: OpId) -> String {
+    let name = &plan.events[event];
+    let written = match plan.event_arrays[event].as_ref().and_then(|set| set.index_text.as_ref()) {
+        Some(index) => format!("{name}[{index}]"),
+        None => name.to_string(),
+    };
+    let (before, after) = (&plan.ops[before], &plan.ops[after]);
+    format!(
+        "add `wait {written};` on {} before `{}`: `{name}` is recorded on {} after `{}`",
+        plan.lane_name(before.lane),
+        before.label,
+        plan.lane_name(after.lane),
+        after.label
+    )
 }
 
 /// Where `later`'s stream already waits for an event between `earlier`
@@ -339,17 +475,6 @@ fn misplaced_record(plan: &Plan, earlier: OpId, later: OpId) -> Option<String> {
              recorded before it, it does not mark that work done"
         )
     })
-}
-
-fn infinitive(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Read => "read",
-        Mode::Write => "write",
-        Mode::ReadWrite => "read and write",
-        Mode::Atomic => "atomically update",
-        Mode::Alloc => "allocate",
-        Mode::Free => "free",
-    }
 }
 
 /// `name`, or `name_2`, `name_3`... : the first the plan does not use.

@@ -257,7 +257,10 @@ fn narrow(access: &mut Access, extent: &Sym, facts: &[Sym]) {
     };
     access.facts.extend(facts.iter().cloned());
     access.facts.extend(end.sub(&access.range.end));
+    // The range as written, unless the extent reaches less of it (an
+    // extent of `chunk.len()` over `used = 0..chunk.len()` is all of it).
+    if end != access.range.end {
+        access.written = None;
+    }
     access.range.end = end;
-    // Not the range as written any more: the part the extent reaches.
-    access.written = None;
 }

@@ -668,6 +668,29 @@ impl Plan {
             .any(|op| matches!(op.kind, OpKind::Host { .. }))
     }
 
+    /// The plan with `op` issued just before op `before` (in its loop's
+    /// body, for both iterations the checks compare, when `before` is in
+    /// one): what a fix would make of it, for the checks to judge.
+    pub fn with_op_before(&self, op: Op, before: OpId) -> Plan {
+        let mut plan = self.clone();
+        let shifted = |id: OpId| if id >= before { id + 1 } else { id };
+        for repeat in &mut plan.loops {
+            if repeat.ops.contains(&before) {
+                repeat.later.insert(before - repeat.ops.start, op.clone());
+                repeat.ops.end += 1;
+            } else if repeat.ops.start >= before {
+                repeat.ops = repeat.ops.start + 1..repeat.ops.end + 1;
+            }
+        }
+        for buffer in &mut plan.buffers {
+            if let BufferKind::StreamOrdered { alloc } = &mut buffer.kind {
+                *alloc = shifted(*alloc);
+            }
+        }
+        plan.ops.insert(before, op);
+        plan
+    }
+
     /// The loop op `op` is in, if any.
     pub fn loop_of(&self, op: OpId) -> Option<&Loop> {
         self.loops.iter().find(|l| l.contains(op))
