@@ -53,7 +53,16 @@ fn applied(plan: &str, help: &str) -> String {
         .position(|line| line.trim() == format!("on {stream} {{"))
         .expect("the stream's block");
     let at = (block..lines.len())
-        .find(|&i| op.starts_with(lines[i].trim().trim_end_matches(';').split('<').next().unwrap()))
+        .find(|&i| {
+            op.starts_with(
+                lines[i]
+                    .trim()
+                    .trim_end_matches(';')
+                    .split('<')
+                    .next()
+                    .unwrap(),
+            )
+        })
         .expect("the op in the block");
     let mut fixed: Vec<String> = lines.iter().map(|line| line.to_string()).collect();
     fixed.insert(at, wait.to_owned());
@@ -63,13 +72,20 @@ fn applied(plan: &str, help: &str) -> String {
 #[test]
 fn each_forgotten_wait_is_one_error_and_its_help_puts_it_back() {
     assert!(errors(PIPELINE).is_empty(), "{:?}", errors(PIPELINE));
-    for wait in ["wait freed[c % r];", "wait loaded[c % r];", "wait done[c % r];"] {
+    for wait in [
+        "wait freed[c % r];",
+        "wait loaded[c % r];",
+        "wait done[c % r];",
+    ] {
         let forgotten = PIPELINE.replace(wait, "");
         let found = errors(&forgotten);
         assert_eq!(found.len(), 1, "without `{wait}`: {found:#?}");
         let help = &found[0][found[0].find("help: ").expect("a help") + 6..];
         let help = help.lines().next().unwrap();
-        assert!(help.starts_with(&format!("add `{wait}` on stream")), "without `{wait}`: {help}");
+        assert!(
+            help.starts_with(&format!("add `{wait}` on stream")),
+            "without `{wait}`: {help}"
+        );
         let fixed = applied(&forgotten, help);
         assert!(errors(&fixed).is_empty(), "{fixed}\n{:#?}", errors(&fixed));
     }

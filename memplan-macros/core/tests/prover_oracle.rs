@@ -167,7 +167,11 @@ fn chunk_counts_follow_the_bound() {
 /// ends before it starts; `min` follows its arguments.
 #[test]
 fn chunks_clamped_at_both_ends_fit_their_slot() {
-    let text = |text: &str| syn::parse_str::<syn::Expr>(text).map(|e| from_syn(&e)).unwrap();
+    let text = |text: &str| {
+        syn::parse_str::<syn::Expr>(text)
+            .map(|e| from_syn(&e))
+            .unwrap()
+    };
     for (x, y, holds) in [
         ("min(a * m + m, b) - min(a * m, b)", "m", true),
         ("min(a * m, b)", "min(a * m + m, b)", true),
@@ -179,7 +183,13 @@ fn chunks_clamped_at_both_ends_fit_their_slot() {
     ] {
         let (x, y) = (text(x), text(y));
         assert_eq!(proves(&x, &y), holds, "{} <= {}", x.text(), y.text());
-        assert_eq!(counterexample(&x, &y).is_none(), holds, "{} <= {}", x.text(), y.text());
+        assert_eq!(
+            counterexample(&x, &y).is_none(),
+            holds,
+            "{} <= {}",
+            x.text(),
+            y.text()
+        );
     }
 }
 
@@ -189,9 +199,10 @@ fn from_syn(expr: &syn::Expr) -> Expr {
     let both = |x: &syn::Expr, y: &syn::Expr| (Box::new(from_syn(x)), Box::new(from_syn(y)));
     match expr {
         syn::Expr::Paren(inner) => from_syn(&inner.expr),
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(int), .. }) => {
-            Expr::Lit(int.base10_parse().unwrap())
-        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => Expr::Lit(int.base10_parse().unwrap()),
         syn::Expr::Path(path) => {
             let name = path.path.get_ident().unwrap().to_string();
             Expr::Size(NAMES.iter().position(|n| *n == name).unwrap())

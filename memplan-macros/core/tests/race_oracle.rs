@@ -776,9 +776,12 @@ fn spellings_of_a_unit_agree() {
 // symbolic `k`, `m`, `s` and `r`; the loop runs `k` iterations (maybe
 // none), `k + 1`, 2 (at least one, so what its body orders holds after it)
 // or `r`. The ring is indexed `c % r`, `(c + 1) % r` (over `0..r`, a
-// permutation) or `c % (2 * s)` (whose equal slots fall on equal lanes). The oracle unrolls each plan for every
-// small assignment of the four and asks the oracle above about each
-// unrolled plan; the loop races if any of them does.
+// permutation) or `c % (2 * s)` (whose equal slots fall on equal lanes).
+// Chunks may also be clamped at both ends by a run length bounded by the
+// plan, `min(c * m, len)..min(c * m + m, len)` with `run len: usize <= k *
+// m`: empty past `len`. The oracle unrolls each plan for every small
+// assignment of the five and asks the oracle above about each unrolled
+// plan; the loop races if any of them does.
 
 /// Where a loop op's range is, as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -791,6 +794,9 @@ enum LoopPlace {
     Shared(usize, usize),
     /// `ring[c % r]`, or as the plan's [`RingIndex`] says.
     Ring,
+    /// `d{b}[min(c * m, len)..min(c * m + m, len)]`: iteration `c`'s chunk
+    /// of the run's `len <= k * m` elements, empty past them.
+    Clamped(usize),
 }
 
 /// How the loop indexes its ring.
@@ -919,6 +925,7 @@ fn loop_place() -> impl Strategy<Value = LoopPlace> {
         3 => (0..2usize).prop_map(LoopPlace::Chunk),
         2 => (0..2usize, 0..2usize).prop_map(|(b, j)| LoopPlace::Shared(b, j)),
         3 => Just(LoopPlace::Ring),
+        2 => (0..2usize).prop_map(LoopPlace::Clamped),
     ]
 }
 
@@ -980,6 +987,11 @@ fn loop_plan() -> impl Strategy<Value = LoopPlan> {
                                 true
                             }
                             LoopOp::Copy(from, to) if from == to => false,
+                            // A clamped chunk's length is its own.
+                            LoopOp::Copy(LoopPlace::Clamped(_), to) => {
+                                matches!(to, LoopPlace::Clamped(_))
+                            }
+                            LoopOp::Copy(_, LoopPlace::Clamped(_)) => false,
                             LoopOp::Copy(LoopPlace::Ring, _) => written,
                             LoopOp::Copy(_, LoopPlace::Ring) => {
                                 written = true;
@@ -1008,6 +1020,7 @@ fn loop_place_text(place: LoopPlace, ring: RingIndex) -> String {
             format!("d{b}[(k + r + {}) * m..(k + r + {}) * m]", j + 2, j + 3)
         }
         LoopPlace::Ring => format!("ring[{}]", ring.text()),
+        LoopPlace::Clamped(b) => format!("d{b}[min(c * m, len)..min(c * m + m, len)]"),
     }
 }
 
@@ -1020,7 +1033,7 @@ fn loop_event_text(event: LoopEvent) -> String {
 
 fn loop_source(plan: &LoopPlan) -> String {
     let mut text = format!(
-        "plan L(k: usize, m: usize, s: usize, r: usize) {{\n\
+        "plan L(k: usize, m: usize, s: usize, r: usize, run len: usize <= k * m) {{\n\
         device d0: [f32; (k + r + 4) * m], d1: [f32; (k + r + 4) * m], ring[{}]: [f32; m];\n\
         stream s0, s1, lanes[s];\n\
         event e0, e1, freed[r];\n\
@@ -1076,13 +1089,14 @@ fn outside_text(op: &AfterOp) -> String {
 }
 
 /// The loop unrolled for its count of iterations given `k` (`k`, `k + 1`
-/// or 2), with `s` lanes and `r` ring
-/// buffers (`m` is 1: it only scales every range), as a plan the oracle
+/// or 2), with `s` lanes, `r` ring buffers and a run of `len`
+/// (`m` is 1: it only scales every range), as a plan the oracle
 /// above judges: streams `s0, s1, lanes...`, events `e0, e1, freed...`,
 /// buffers `d0, d1, ring...`.
-fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize) -> GeneratedPlan {
+fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize, len: usize) -> GeneratedPlan {
     let place = |place: LoopPlace, c: usize| match place {
         LoopPlace::Chunk(b) => (b, Range::literal(c, c + 1)),
+        LoopPlace::Clamped(b) => (b, Range::literal(c.min(len), (c + 1).min(len))),
         LoopPlace::Shared(b, j) => (b, Range::literal(k + r + 2 + j, k + r + 3 + j)),
         LoopPlace::Ring => (2 + plan.ring.of(c, s, r), Range::literal(0, 1)),
     };
@@ -1172,9 +1186,26 @@ fn unrolled(plan: &LoopPlan, k: usize, s: usize, r: usize) -> GeneratedPlan {
     }
 }
 
-/// Whether some small `k`, `s` and `r` make the loop race.
+/// Whether some small `k`, `s`, `r` and `len <= k` make the loop race
+/// (`len` only where the loop reads it).
 fn oracle_finds_loop_race(plan: &LoopPlan) -> bool {
-    (0..=4).any(|k| (1..=3).any(|s| (1..=3).any(|r| oracle_finds_race(&unrolled(plan, k, s, r)))))
+    let clamped = plan
+        .blocks
+        .iter()
+        .flat_map(|(_, ops)| ops)
+        .any(|op| match op {
+            LoopOp::Fill(place) => matches!(place, LoopPlace::Clamped(_)),
+            LoopOp::Copy(from, to) => {
+                matches!(from, LoopPlace::Clamped(_)) || matches!(to, LoopPlace::Clamped(_))
+            }
+            _ => false,
+        });
+    (0..=4).any(|k| {
+        let lens = if clamped { 0..=k } else { k..=k };
+        lens.into_iter().any(|len| {
+            (1..=3).any(|s| (1..=3).any(|r| oracle_finds_race(&unrolled(plan, k, s, r, len))))
+        })
+    })
 }
 
 fn checker_finds_loop_race(plan: &LoopPlan) -> Result<bool, TestCaseError> {
@@ -1294,6 +1325,54 @@ proptest! {
         let exact = waits_follow_records(&plan);
         prop_assert!(
             found == expected || (found && !exact),
+            "checker ({found}) and oracle ({expected}) disagree on\n{}",
+            loop_source(&plan)
+        );
+    }
+}
+
+/// Loops of chunks alone, clamped by the run's length or not, on plain
+/// streams and on a set of lanes, with no events: whether two iterations
+/// (or two streams in one) meet turns on the chunks' arithmetic alone,
+/// `min` included.
+fn chunk_loop_plan() -> impl Strategy<Value = LoopPlan> {
+    let place = prop_oneof![
+        (0..2usize).prop_map(LoopPlace::Chunk),
+        (0..2usize).prop_map(LoopPlace::Clamped),
+    ];
+    let op = prop_oneof![
+        place.prop_map(LoopOp::Fill),
+        Just(LoopOp::Copy(LoopPlace::Clamped(0), LoopPlace::Clamped(1))),
+        Just(LoopOp::Copy(LoopPlace::Clamped(1), LoopPlace::Clamped(0))),
+    ];
+    let stream = prop_oneof![
+        (0..2usize).prop_map(LoopStream::Plain),
+        Just(LoopStream::Lane)
+    ];
+    let count = prop_oneof![Just(LoopCount::K), Just(LoopCount::KPlusOne)];
+    (
+        count,
+        prop::collection::vec((stream, prop::collection::vec(op, 1..3)), 1..3),
+    )
+        .prop_map(|(count, blocks)| LoopPlan {
+            count,
+            ring: RingIndex::Mod,
+            before: Vec::new(),
+            blocks,
+            after: Vec::new(),
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1_000, ..ProptestConfig::default() })]
+
+    /// Exact on chunks: the checker refuses such a loop when, and only
+    /// when, some sizes make it race.
+    #[test]
+    fn checker_agrees_with_the_oracle_on_clamped_chunks(plan in chunk_loop_plan()) {
+        let (expected, found) = (oracle_finds_loop_race(&plan), checker_finds_loop_race(&plan)?);
+        prop_assert!(
+            found == expected,
             "checker ({found}) and oracle ({expected}) disagree on\n{}",
             loop_source(&plan)
         );

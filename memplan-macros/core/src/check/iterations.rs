@@ -103,7 +103,14 @@ pub(super) fn find_iterations_apart(facts: &Facts) {
                 (a < view.split) != (b < view.split) && view.compares(buffer) && !apart[buffer]
             };
             let ordered = |a, b| order.happens_before(a, b);
-            check_pairs(&view.plan, &accesses, &ordered, &facts.races, &compared, &between);
+            check_pairs(
+                &view.plan,
+                &accesses,
+                &ordered,
+                &facts.races,
+                &compared,
+                &between,
+            );
         }
     }
 }

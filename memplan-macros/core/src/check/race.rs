@@ -97,7 +97,14 @@ fn find_unordered_accesses(facts: &Facts) {
         through_loop: &through_loop,
     };
     let all = |_, _, _| true;
-    check_pairs(plan, &facts.accesses, &ordered, &facts.races, &all, &between);
+    check_pairs(
+        plan,
+        &facts.accesses,
+        &ordered,
+        &facts.races,
+        &all,
+        &between,
+    );
 }
 
 /// The race check for the pairs of ops `compared` selects, by buffer.
@@ -184,7 +191,13 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
                  stream of a set indexed the same way{one_stream}"
             )
         }
-        (Between::Iterations { var, index: None, .. }, _, _) => format!(
+        (
+            Between::Iterations {
+                var, index: None, ..
+            },
+            _,
+            _,
+        ) => format!(
             "give each iteration its own part of `{buffer}`, a range that moves with `{var}` (`[{var} * m..({var} + 1) * m]`), \
              or a set of buffers, one per element (`device {buffer}[k]: ...;` used as `{buffer}[{var} % k]`)"
         ),
@@ -259,7 +272,9 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
     };
     // The plan's ids of the two ops, and a `wait` that may order them.
     let (in_plan, events) = match between {
-        Between::Iterations { in_plan, events, .. } => (*in_plan, *events),
+        Between::Iterations {
+            in_plan, events, ..
+        } => (*in_plan, *events),
         Between::Ops { .. } => (&(|op| op) as &dyn Fn(OpId) -> OpId, plan.events.len()),
     };
     let wait = match (a.lane, b.lane) {
@@ -277,7 +292,10 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
         span: first.span,
         message,
         help: fix,
-        pair: format!("`{}` (line {a_line}) and `{}` (line {b_line}), on `{buffer}`", a.label, b.label),
+        pair: format!(
+            "`{}` (line {a_line}) and `{}` (line {b_line}), on `{buffer}`",
+            a.label, b.label
+        ),
         wait,
     }
 }
@@ -300,12 +318,20 @@ pub fn report(facts: &Facts, errors: &Errors) {
             waits.push(wait);
         }
     }
-    let key = |race: &Race| (race.span.start().line, race.span.start().column, race.message.clone());
+    let key = |race: &Race| {
+        (
+            race.span.start().line,
+            race.span.start().column,
+            race.message.clone(),
+        )
+    };
     let ordered_by: Vec<(WaitFix, Vec<usize>)> = waits
         .into_iter()
         .map(|wait| {
             let left: HashSet<_> = races_of(&with_wait(plan, wait)).iter().map(key).collect();
-            let ordered = (0..races.len()).filter(|&i| !left.contains(&key(&races[i]))).collect();
+            let ordered = (0..races.len())
+                .filter(|&i| !left.contains(&key(&races[i])))
+                .collect();
             (wait, ordered)
         })
         .collect();
@@ -347,7 +373,11 @@ pub fn report(facts: &Facts, errors: &Errors) {
         }
         errors.push(syn::Error::new(first.span, text));
     }
-    for (race, _) in races.iter().zip(&reported).filter(|(_, reported)| !**reported) {
+    for (race, _) in races
+        .iter()
+        .zip(&reported)
+        .filter(|(_, reported)| !**reported)
+    {
         errors.at(race.span, &race.message, &race.help);
     }
 }
@@ -416,7 +446,10 @@ fn recorded_between(plan: &Plan, earlier: OpId, later: OpId) -> Option<EventId> 
 /// by the loop's index.
 fn wait_help(plan: &Plan, event: EventId, before: OpId, after: OpId) -> String {
     let name = &plan.events[event];
-    let written = match plan.event_arrays[event].as_ref().and_then(|set| set.index_text.as_ref()) {
+    let written = match plan.event_arrays[event]
+        .as_ref()
+        .and_then(|set| set.index_text.as_ref())
+    {
         Some(index) => format!("{name}[{index}]"),
         None => name.to_string(),
     };

@@ -258,7 +258,10 @@ impl Atoms {
                     numerator: first,
                     divisor: second,
                 }
-                | AtomDef::Min { a: first, b: second } => [first, second]
+                | AtomDef::Min {
+                    a: first,
+                    b: second,
+                } => [first, second]
                     .into_iter()
                     .flat_map(|sym| sym.atoms())
                     .any(|inner| self.reads(inner, var)),
