@@ -814,7 +814,14 @@
 //! not `n / 2`.
 //!
 //! **`min(a, b)`** is a size of its own, at most `a` and at most `b`:
-//! `min(c * m + m, n)` ends a chunk at the buffer's end.
+//! `min(c * m + m, n)` ends a chunk at the buffer's end. It is also one of
+//! the two: where a comparison does not follow without it, it is tried in
+//! each case, `min(a, b)` as `a` where `a <= b` and as `b` where `b <= a`
+//! (for the first three `min`s of the comparison, so at most 8 cases), and
+//! holds when it holds in every case. So a chunk clamped at both ends,
+//! `min(c * m, len)..min(c * m + m, len)`, is at most `m` long: where `c *
+//! m <= len` it starts at `c * m` and ends by `c * m + m`, and elsewhere it
+//! is empty.
 //!
 //! **Terms it does not look into.** A call (`f(n)`, `n.pow(2)`), the
 //! length of a caller's slice measured at each run (`xs.len()`), and `x as
@@ -835,13 +842,17 @@
 //!   b` written in it goes below zero;
 //! - the bounds the plan states, `run len: usize <= cap`, which `new` and
 //!   each run check;
+//! - for a range in a loop, inside its buffer: quotients by one divisor
+//!   in the order of their numerators, where that order follows from the
+//!   rest (`c < (len + m - 1) / m` with `len <= cap` gives `c < (cap + m -
+//!   1) / m`, so `sums[c..c + 1]` fits `(cap + m - 1) / m` elements);
 //! - each of those times a product of sizes (`1 <= a` gives `b <= a * b`);
 //! - sizes are whole numbers (`2 * a >= 1` means `a >= 1`).
 //!
 //! So `2 * (n / 4) <= n / 2`, `k * (n / k) <= n`, `(c + 1) * x <= d * x`
 //! for literals `c < d`, `d[n - 1..n]` lies after `d[0..n / 2]`, and chunk
 //! `2 * c * w * h..3 * c * w * h` is apart from `0..c * w * h`. What it
-//! does not do is reason about divisibility or cases: whether `2 * a * b`
+//! does not do is reason about divisibility: whether `2 * a * b`
 //! can lie between `3 * b` and `4 * b` (only for `a = 1.5`) turns on `a`
 //! being whole, and a check that needs it reports the two ranges as
 //! possibly overlapping. Writing ranges in one unit (all in `n / k`, or all

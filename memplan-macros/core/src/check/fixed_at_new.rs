@@ -7,8 +7,9 @@
 //! about a placement.
 
 use crate::errors::Errors;
-use crate::ir::{BufferKind, Placement, Plan};
-use crate::text::text;
+use crate::ir::{Buffer, BufferKind, Placement, Plan};
+use crate::sym::read;
+use crate::text::{rename_word, text};
 use syn::{Expr, Ident};
 
 /// A size `new` fixes that a `run` parameter gives or a run measures.
@@ -36,6 +37,14 @@ pub fn check_sizes_fixed_at_new(plan: &Plan, errors: &Errors) {
                 len,
                 FixedAtNew::Length {
                     buffer: &buffer.name,
+                    written: text(len),
+                    capacity: capacity(plan, buffer, len),
+                    bounded: plan
+                        .params
+                        .iter()
+                        .filter(|p| crate::sym::mentions(len, &p.name.to_string()).is_some())
+                        .all(|p| !p.per_run() || p.bound.is_some()),
+                    each_run: matches!(buffer.kind, BufferKind::StreamOrdered { .. }),
                 },
             );
         }
@@ -63,10 +72,52 @@ pub fn check_sizes_fixed_at_new(plan: &Plan, errors: &Errors) {
     }
 }
 
+/// `len`, the length of `buffer`, with every `run` parameter in it
+/// replaced by the bound the plan states of it, where that length is
+/// provably at least `len` for every run: the capacity to size the buffer
+/// by (`(cap + m - 1) / m` for `(len + m - 1) / m` with `len <= cap`).
+fn capacity(plan: &Plan, buffer: &Buffer, len: &Expr) -> Option<String> {
+    let mut capacity = text(len);
+    for param in plan.params.iter().filter(|p| p.per_run()) {
+        let name = param.name.to_string();
+        if crate::sym::mentions(len, &name).is_none() {
+            continue;
+        }
+        let limit = &param.bound.as_ref()?.limit;
+        let limit = match limit {
+            Expr::Path(_) | Expr::Lit(_) | Expr::Paren(_) | Expr::Call(_) => text(limit),
+            other => format!("({})", text(other)),
+        };
+        capacity = rename_word(&capacity, &name, &limit);
+    }
+    let expr: Expr = syn::parse_str(&capacity).ok()?;
+    if plan.run_param_in(&expr).is_some() {
+        return None;
+    }
+    let mut atoms = plan.atoms.clone();
+    let reading = read(&expr, &mut atoms).ok()?;
+    atoms
+        .provably_le_thoroughly(
+            &buffer.len,
+            &reading.value,
+            &[&buffer.len_facts, &reading.facts],
+        )
+        .then_some(capacity)
+}
+
 /// What a size `new` fixes is for.
 enum FixedAtNew<'a> {
-    /// The length of the buffer `buffer`, which `new` allocates.
-    Length { buffer: &'a Ident },
+    /// The length of the buffer `buffer`, written `written`, which `new`
+    /// allocates (or fixes for each run's `alloc`, `each_run`); the
+    /// capacity that holds it for every run, where the plan's bounds give
+    /// one; whether every `run` parameter in it has a bound.
+    Length {
+        buffer: &'a Ident,
+        written: String,
+        capacity: Option<String>,
+        bounded: bool,
+        each_run: bool,
+    },
     /// The count of a set of buffers, streams or events (`part[g]`).
     SetCount,
     /// `g` in `gpus gpu[g];`.
@@ -88,7 +139,14 @@ impl FixedAtNew<'_> {
     /// changes), for each kind of size alike.
     fn fixed_once(&self) -> String {
         match self {
-            FixedAtNew::Length { buffer } => format!("`new` allocates `{buffer}` once"),
+            FixedAtNew::Length {
+                buffer,
+                each_run: false,
+                ..
+            } => format!("`new` allocates `{buffer}` once"),
+            FixedAtNew::Length { buffer, .. } => {
+                format!("each run's `alloc` allocates `{buffer}` with the length `new` fixes")
+            }
             FixedAtNew::SetCount => "`new` makes a set once".to_owned(),
             FixedAtNew::GpuCount { .. } => {
                 "the plan's GPUs are fixed when `new` makes its buffers and streams on them"
@@ -108,8 +166,36 @@ impl FixedAtNew<'_> {
         };
         let message = format!("`{what}` {verb}, and {}", self.fixed_once());
         let help = match (self, changes) {
-            (FixedAtNew::Length { buffer }, Changes::Given(param)) => format!(
-                "size the buffer by a capacity that `new` takes, and use a range of it, `{buffer}[..{param}]`"
+            (
+                FixedAtNew::Length {
+                    buffer,
+                    written,
+                    capacity: Some(capacity),
+                    ..
+                },
+                Changes::Given(param),
+            ) => format!(
+                "size `{buffer}` by what it is for the largest `{param}`, `{capacity}`, and use a range of it, `{buffer}[..{written}]`"
+            ),
+            (
+                FixedAtNew::Length {
+                    buffer,
+                    written,
+                    bounded: true,
+                    ..
+                },
+                Changes::Given(_),
+            ) => format!(
+                "size `{buffer}` by a capacity that `new` takes, and use a range of it, `{buffer}[..{written}]`"
+            ),
+            (
+                FixedAtNew::Length {
+                    buffer, written, ..
+                },
+                Changes::Given(param),
+            ) => format!(
+                "size `{buffer}` by a capacity that `new` takes, and use a range of it, `{buffer}[..{written}]`; \
+                 `run {param}: usize <= cap` says each run's `{param}` is at most `cap`"
             ),
             (FixedAtNew::Length { .. }, Changes::Measured(_)) => {
                 "give the slice a length in the plan's sizes, `xs: &[f32; n]`, or size the buffer by one"

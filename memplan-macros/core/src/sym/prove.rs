@@ -488,8 +488,12 @@ struct System {
 }
 
 impl System {
-    /// Adds `fact <= 0`, unless it would pass the limits.
+    /// Adds `fact <= 0`, unless it is there already or would pass the
+    /// limits.
     fn add(&mut self, fact: Sym) {
+        if self.rows.contains(&fact) {
+            return;
+        }
         let new = fact
             .terms()
             .iter()

@@ -164,6 +164,22 @@ impl Builder<'_> {
         let var = self.current_var.clone().unwrap_or_else(|| "c".to_owned());
         match (array.as_mut(), index) {
             (None, None) => true,
+            // `a[chunk]` with no range `chunk`: the range is what is missing.
+            (None, Some(Expr::Path(path)))
+                if matches!(of, SetOf::Buffers) && path.path.get_ident().is_some() =>
+            {
+                let range = text(path);
+                let example = format!("let {range} = {var} * m..({var} + 1) * m;");
+                self.errors.at(
+                    path.span(),
+                    format!("`{range}` names no range, and `{name}` is one buffer, not a set of them"),
+                    match self.current_var {
+                        Some(_) => format!("name the range in the loop before its use, `{example}`, or write it, `{name}[0..n]`"),
+                        None => format!("write the range, `{name}[0..n]`; a loop names ranges, `{example}`"),
+                    },
+                );
+                false
+            }
             (None, Some(index)) => {
                 let help = match of {
                     SetOf::Buffers => {
