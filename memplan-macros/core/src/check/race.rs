@@ -463,6 +463,16 @@ fn wait_help(plan: &Plan, event: EventId, before: OpId, after: OpId) -> String {
     )
 }
 
+/// Event `event` as a `record` or `wait` names it: a set's element by the
+/// loop's index, `freed[c % r]`.
+fn event_written(plan: &Plan, event: EventId) -> String {
+    let name = &plan.events[event];
+    match (plan.event_arrays[event].as_ref()).and_then(|set| set.index_text.as_ref()) {
+        Some(index) => format!("{name}[{index}]"),
+        None => name.to_string(),
+    }
+}
+
 /// Where `later`'s stream already waits for an event between `earlier`
 /// and `later`, but the `record` it waits for does not follow `earlier` on
 /// `earlier`'s stream: the help to move that record, rather than to declare
@@ -493,7 +503,7 @@ fn misplaced_record(plan: &Plan, earlier: OpId, later: OpId) -> Option<String> {
         .enumerate()
         .rev()
         .find(|(_, op)| matches!(op.kind, OpKind::Record(e) if e == event))?;
-    let (name, record_line) = (&plan.events[event], line(record.1.span));
+    let (name, record_line) = (event_written(plan, event), line(record.1.span));
     let after = &plan.ops[earlier].label;
     if record.1.lane != write_lane {
         return Some(format!(
