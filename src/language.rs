@@ -1014,10 +1014,14 @@
 //! Each is a compile error at your tokens with a `help:` line; all errors
 //! of a plan come at once, and one mistake gives one error: a race is
 //! reported once, at the earlier of its two ops, and the races that one
-//! `wait` orders (a forgotten `wait` leaves every later stage of a
-//! pipeline unordered) are one error, with that `wait` as its help and the
-//! other pairs as notes; the `wait` is offered only where the checks, run
-//! again on the plan with it, find those races gone. After any
+//! fix orders (a forgotten `wait` leaves every later stage of a pipeline
+//! unordered) are one error, with that fix as its help and the other
+//! pairs as notes. The fix is a `wait` for an event the plan records
+//! (put back where it was forgotten) or, for a ring's slot that no event
+//! hands from one iteration to the next, a new set of events recorded
+//! after the slot's last use and waited for before its first; it is
+//! offered only where the checks, run again on the plan with it, find
+//! those races gone. After any
 //! error the plan type still has `new`, `SUMMARY` and `DIAGRAM`, so the
 //! code that uses it adds none, and a syntax error in one plan of a
 //! `memplan!` does not hide the checks of the others. The help uses what

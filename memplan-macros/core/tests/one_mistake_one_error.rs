@@ -2,7 +2,9 @@
 //! forgotten: each `wait` of a three-stream pipeline is left out in turn,
 //! and the plan must give exactly one error, offering a `wait`, and the
 //! plan with that `wait` put back where the help says must pass every
-//! check.
+//! check. A ring whose slots no event hands from one iteration to the
+//! next is one error too, whose help declares the events, and the plan
+//! with the help applied passes.
 
 use memplan_macros_core::{analyze, syntax::Input};
 
@@ -42,31 +44,114 @@ fn errors(plan: &str) -> Vec<String> {
     }
 }
 
-/// The plan with the help's `wait` put back: "add `wait e[i];` on stream
-/// `s` before `op`" puts it on the line before `op`'s, in `s`'s block.
+/// The plan with the help applied, as a user would: "declare `event
+/// e[r];`" adds the declaration before the loop; "add `wait e[i];` on
+/// stream `s` before `op`" puts the `wait` on the line before `op`'s in
+/// `s`'s block, and "`record e[i];` on stream `s` after `op`" the `record`
+/// on the line after it.
 fn applied(plan: &str, help: &str) -> String {
-    let quoted: Vec<&str> = help.split('`').skip(1).step_by(2).collect();
-    let (wait, stream, op) = (quoted[0], quoted[1], quoted[2]);
-    let lines: Vec<&str> = plan.lines().collect();
-    let block = lines
-        .iter()
-        .position(|line| line.trim() == format!("on {stream} {{"))
-        .expect("the stream's block");
-    let at = (block..lines.len())
-        .find(|&i| {
-            op.starts_with(
-                lines[i]
-                    .trim()
-                    .trim_end_matches(';')
-                    .split('<')
-                    .next()
-                    .unwrap(),
-            )
-        })
-        .expect("the op in the block");
-    let mut fixed: Vec<String> = lines.iter().map(|line| line.to_string()).collect();
-    fixed.insert(at, wait.to_owned());
-    fixed.join("\n")
+    let mut lines: Vec<String> = plan.lines().map(str::to_owned).collect();
+    // The help's instructions, each "add `what` on stream `s` before/after
+    // `op`"; what follows a colon explains.
+    let instructions = (help.split(": ").flat_map(|piece| piece.split(", "))).filter(|part| {
+        ["add `", "and `", "declare `event"]
+            .iter()
+            .any(|start| part.starts_with(start))
+    });
+    for part in instructions {
+        let quoted: Vec<&str> = part.split('`').skip(1).step_by(2).collect();
+        if part.contains("declare `event") {
+            let declaration = quoted[0];
+            let at = lines
+                .iter()
+                .position(|l| l.trim_start().starts_with("for "))
+                .unwrap();
+            lines.insert(at, declaration.to_owned());
+            continue;
+        }
+        let (Some(what), Some(stream), Some(op)) = (quoted.first(), quoted.get(1), quoted.get(2))
+        else {
+            continue;
+        };
+        let block = lines
+            .iter()
+            .position(|l| {
+                let l = l.trim();
+                l.starts_with(&format!("on {stream} ")) || l.starts_with(&format!("on {stream}["))
+            })
+            .expect("the stream's block");
+        let at = (block..lines.len())
+            .find(|&i| {
+                let line = lines[i].trim().trim_end_matches(';');
+                !line.is_empty() && op.starts_with(line.split('<').next().unwrap())
+            })
+            .expect("the op in the block");
+        let at = if part.contains(" after `") {
+            at + 1
+        } else {
+            at
+        };
+        lines.insert(at, (*what).to_owned());
+    }
+    lines.join("\n")
+}
+
+/// The one error `plan` gives, and its help's first line.
+fn one_error(plan: &str) -> (String, String) {
+    let found = errors(plan);
+    assert_eq!(found.len(), 1, "{plan}\n{found:#?}");
+    let help = &found[0][found[0].find("help: ").expect("a help") + 6..];
+    (found[0].clone(), help.lines().next().unwrap().to_owned())
+}
+
+const RING: &str = "
+plan OutOfCore(n: usize, m: usize, k: usize, q: usize) {
+    kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+    host   input: [f32; n] pinned, output: [f32; n] pinned;
+    device ring[q]: [f32; m];
+    stream up, lanes[q];
+    event  loaded[q], freed[q];
+    for c in 0..k {
+        let chunk = c * m..min(c * m + m, n);
+        let used = 0..chunk.len();
+        on up {
+            wait freed[c % q];
+            copy input[chunk] -> ring[c % q][used];
+            record loaded[c % q];
+        }
+        on lanes[c % q] {
+            wait loaded[c % q];
+            launch process_data<<<blocks(chunk.len(), 256), 256>>>(ring[c % q][used], chunk.len() as i32);
+            copy ring[c % q][used] -> output[chunk];
+            record freed[c % q];
+        }
+    }
+}";
+
+#[test]
+fn a_ring_without_its_freed_events_is_handed_on_by_new_ones() {
+    assert!(errors(RING).is_empty(), "{:?}", errors(RING));
+    // The `wait` forgotten: put back.
+    let forgotten = RING.replace("wait freed[c % q];", "");
+    let (_, help) = one_error(&forgotten);
+    assert!(
+        help.starts_with("add `wait freed[c % q];` on stream `up`"),
+        "{help}"
+    );
+    assert!(errors(&applied(&forgotten, &help)).is_empty());
+    // No `freed` at all: a new set of events, recorded after the slot's
+    // last use and waited for before its first.
+    let without = RING
+        .replace("wait freed[c % q];", "")
+        .replace("record freed[c % q];", "")
+        .replace(", freed[q]", "");
+    let (_, help) = one_error(&without);
+    assert!(
+        help.starts_with("hand `ring[c % q]` from each iteration"),
+        "{help}"
+    );
+    let fixed = applied(&without, &help);
+    assert!(errors(&fixed).is_empty(), "{fixed}\n{:#?}", errors(&fixed));
 }
 
 #[test]
@@ -78,15 +163,12 @@ fn each_forgotten_wait_is_one_error_and_its_help_puts_it_back() {
         "wait done[c % r];",
     ] {
         let forgotten = PIPELINE.replace(wait, "");
-        let found = errors(&forgotten);
-        assert_eq!(found.len(), 1, "without `{wait}`: {found:#?}");
-        let help = &found[0][found[0].find("help: ").expect("a help") + 6..];
-        let help = help.lines().next().unwrap();
+        let (_, help) = one_error(&forgotten);
         assert!(
             help.starts_with(&format!("add `{wait}` on stream")),
             "without `{wait}`: {help}"
         );
-        let fixed = applied(&forgotten, help);
+        let fixed = applied(&forgotten, &help);
         assert!(errors(&fixed).is_empty(), "{fixed}\n{:#?}", errors(&fixed));
     }
 }

@@ -1210,7 +1210,11 @@ fn oracle_finds_loop_race(plan: &LoopPlan) -> bool {
 
 fn checker_finds_loop_race(plan: &LoopPlan) -> Result<bool, TestCaseError> {
     // Races between two iterations have fixes of their own.
-    let between_iterations = ["help: make iteration", "help: give each iteration"];
+    let between_iterations = [
+        "help: make iteration",
+        "help: give each iteration",
+        "help: hand `",
+    ];
     checker_verdict(&loop_source(plan), &between_iterations)
 }
 

@@ -93,6 +93,7 @@ pub(super) fn find_iterations_apart(facts: &Facts) {
                 index: hypothesis.map(|(_, written)| written.as_str()),
                 in_plan: &in_plan,
                 events: plan.events.len(),
+                split,
             };
             // Buffers whose two iterations' parts are provably apart as a
             // whole need no pair compared: one proof instead of N².

@@ -21,9 +21,9 @@ use proc_macro2::Span;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
-/// The `wait`s whose effect a plan's races are rerun for, at most: each
+/// The fixes whose effect a plan's races are rerun for, at most: each
 /// costs the race checks once more, on a plan with errors.
-const MAX_WAITS_TRIED: usize = 6;
+const MAX_FIXES_TRIED: usize = 6;
 
 /// A race found, held until every race check has run (see [`report`]).
 pub struct Race {
@@ -33,19 +33,42 @@ pub struct Race {
     /// The two ops and the buffer, for a note: "`a` (line 3) and `b`
     /// (line 5), on `d`".
     pair: String,
-    /// The `wait` that may order the two, where an event is recorded on
-    /// the earlier op's stream after it.
-    wait: Option<WaitFix>,
+    /// What may order the two: first a `wait` for an event the plan
+    /// records on the earlier op's stream after it, then, between two
+    /// iterations sharing an element of a set, a new set of events.
+    fixes: Vec<Fix>,
 }
 
-/// `wait event` on the stream of op `before`, just before it, where
-/// `event` is recorded after op `after` on that op's stream (ids of the
-/// plan, not of a loop's two iterations).
+/// A change of the plan that may order races, in the plan's op ids (not
+/// those of a loop's two iterations).
 #[derive(Clone, Copy, PartialEq)]
-struct WaitFix {
-    event: EventId,
-    before: OpId,
-    after: OpId,
+enum Fix {
+    /// `wait event` on op `before`'s stream, just before it, `event`
+    /// recorded after op `after` on that op's stream.
+    Wait {
+        event: EventId,
+        before: OpId,
+        after: OpId,
+    },
+    /// A new set of events, one per element of the set of buffers
+    /// `buffer`: recorded on op `after`'s stream after it (its stream's
+    /// last use of the element in the loop's body), and waited for on op
+    /// `before`'s stream before it (its first), so that an iteration
+    /// waits for the one before it that used the same element.
+    Handoff {
+        buffer: BufferId,
+        before: OpId,
+        after: OpId,
+    },
+}
+
+impl Fix {
+    /// The two ops it orders.
+    fn ops(self) -> (OpId, OpId) {
+        match self {
+            Fix::Wait { after, before, .. } | Fix::Handoff { after, before, .. } => (after, before),
+        }
+    }
 }
 
 /// The races the checks found, by the order they found them.
@@ -69,6 +92,8 @@ pub enum Between<'a> {
         /// The plan's events: those past them are the later iteration's
         /// own copies.
         events: usize,
+        /// How many ops iteration `c` has: the later iteration's follow.
+        split: usize,
     },
 }
 
@@ -277,17 +302,33 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
         } => (*in_plan, *events),
         Between::Ops { .. } => (&(|op| op) as &dyn Fn(OpId) -> OpId, plan.events.len()),
     };
-    let wait = match (a.lane, b.lane) {
-        (Lane::Stream(_), Lane::Stream(_)) => recorded_between(plan, earlier, later)
-            // An event of the later iteration's own is not the plan's.
-            .filter(|&event| event < events && !through_loop)
-            .map(|event| WaitFix {
+    let mut fixes = Vec::new();
+    if let (Lane::Stream(_), Lane::Stream(_)) = (a.lane, b.lane) {
+        // An event of the later iteration's own is not the plan's.
+        if let Some(event) =
+            recorded_between(plan, earlier, later).filter(|&event| event < events && !through_loop)
+        {
+            fixes.push(Fix::Wait {
                 event,
                 before: in_plan(later),
                 after: in_plan(earlier),
-            }),
-        _ => None,
-    };
+            });
+        }
+        if let Between::Iterations {
+            index: Some(_),
+            split,
+            ..
+        } = between
+        {
+            fixes.extend(handoff(
+                plan,
+                first.buffer,
+                (earlier, later),
+                *split,
+                in_plan,
+            ));
+        }
+    }
     Race {
         span: first.span,
         message,
@@ -296,26 +337,63 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
             "`{}` (line {a_line}) and `{}` (line {b_line}), on `{buffer}`",
             a.label, b.label
         ),
-        wait,
+        fixes,
     }
 }
 
-/// Reports the races the checks found: those one `wait` orders as one
-/// error, at the first of them, with that `wait` as its help and the
-/// others as notes; the rest each on its own. A `wait` counts as
+/// Between iteration `c`'s op `earlier` and iteration `c′`'s op `later`
+/// (ids of the two iterations side by side, `c`'s the first `split`;
+/// `in_plan` the plan's), which share an element of the set of buffers
+/// `buffer`: an event set recorded after the last use of the element on
+/// `earlier`'s stream in the body, and waited for before the first use on
+/// `later`'s.
+fn handoff(
+    view: &Plan,
+    buffer: BufferId,
+    (earlier, later): (OpId, OpId),
+    split: usize,
+    in_plan: &dyn Fn(OpId) -> OpId,
+) -> Option<Fix> {
+    view.buffers[buffer].array.as_ref()?;
+    let uses = |op: OpId| {
+        view.accesses(op)
+            .iter()
+            .any(|access| access.buffer == buffer)
+    };
+    let lane_of = |op: OpId| view.ops[op].lane;
+    // `later`'s own op in iteration `c`, on the stream it has there.
+    let later_lane = lane_of(later.checked_sub(split)?);
+    let after = (0..split)
+        .rev()
+        .find(|&op| lane_of(op) == lane_of(earlier) && uses(op))?;
+    let before = (0..split).find(|&op| lane_of(op) == later_lane && uses(op))?;
+    Some(Fix::Handoff {
+        buffer,
+        before: in_plan(before),
+        after: in_plan(after),
+    })
+}
+
+/// Reports the races the checks found: those one fix orders as one
+/// error, at the first of them, with that fix as its help and the others
+/// as notes; the rest each on its own, with its own help. A fix counts as
 /// ordering a race only where the race checks, run again on the plan
-/// with it, no longer find the race; the `wait` that orders most goes
-/// first.
+/// changed by it, no longer find the race; the fix that orders most goes
+/// first, and of two that order as many, a `wait` for an event the plan
+/// has before a new set of events.
 pub fn report(facts: &Facts, errors: &Errors) {
     let races = facts.races.take();
     if races.is_empty() {
         return;
     }
     let plan = facts.plan;
-    let mut waits: Vec<WaitFix> = Vec::new();
-    for wait in races.iter().filter_map(|race| race.wait) {
-        if !waits.contains(&wait) && waits.len() < MAX_WAITS_TRIED {
-            waits.push(wait);
+    let mut fixes: Vec<Fix> = Vec::new();
+    let waits_first = (races.iter().flat_map(|race| &race.fixes))
+        .filter(|fix| matches!(fix, Fix::Wait { .. }))
+        .chain(races.iter().flat_map(|race| &race.fixes));
+    for &fix in waits_first {
+        if !fixes.contains(&fix) && fixes.len() < MAX_FIXES_TRIED {
+            fixes.push(fix);
         }
     }
     let key = |race: &Race| {
@@ -325,47 +403,42 @@ pub fn report(facts: &Facts, errors: &Errors) {
             race.message.clone(),
         )
     };
-    let ordered_by: Vec<(WaitFix, Vec<usize>)> = waits
+    let ordered_by: Vec<(Fix, Vec<usize>)> = fixes
         .into_iter()
-        .map(|wait| {
-            let left: HashSet<_> = races_of(&with_wait(plan, wait)).iter().map(key).collect();
+        .map(|fix| {
+            let left: HashSet<_> = races_of(&fixed(plan, fix)).iter().map(key).collect();
             let ordered = (0..races.len())
                 .filter(|&i| !left.contains(&key(&races[i])))
                 .collect();
-            (wait, ordered)
+            (fix, ordered)
         })
         .collect();
     let mut reported = vec![false; races.len()];
     loop {
         let unreported = |ordered: &Vec<usize>| ordered.iter().filter(|&&i| !reported[i]).count();
-        let best = ordered_by
-            .iter()
-            .filter(|(_, ordered)| unreported(ordered) > 0)
-            .max_by_key(|(_, ordered)| (unreported(ordered), std::cmp::Reverse(ordered[0])));
-        let Some((wait, ordered)) = best else {
+        // The most, and of those the first tried.
+        let best = (ordered_by.iter().enumerate())
+            .filter(|(_, (_, ordered))| unreported(ordered) > 0)
+            .max_by_key(|(tried, (_, ordered))| (unreported(ordered), std::cmp::Reverse(*tried)));
+        let Some((_, (fix, ordered))) = best else {
             break;
         };
         let group: Vec<usize> = ordered.iter().copied().filter(|&i| !reported[i]).collect();
         for &i in &group {
             reported[i] = true;
         }
-        // First the race the `wait` orders directly, if it is one.
-        let direct = |&&i: &&usize| {
-            races[i]
-                .wait
-                .is_some_and(|w| (w.after, w.before) == (wait.after, wait.before))
-        };
+        // First the race the fix orders directly, if it is one.
+        let direct = |&&i: &&usize| races[i].fixes.iter().any(|f| f.ops() == fix.ops());
         let first = group.iter().find(direct).copied().unwrap_or(group[0]);
         let first = &races[first];
-        let help = wait_help(plan, wait.event, wait.before, wait.after);
-        let mut text = format!("{}\n\nhelp: {help}", first.message);
+        let mut text = format!("{}\n\nhelp: {}", first.message, fix_help(plan, *fix));
         let others: Vec<&str> = (group.iter())
             .map(|&i| &races[i])
             .filter(|race| !std::ptr::eq(*race, first))
             .map(|race| race.pair.as_str())
             .collect();
         if !others.is_empty() {
-            text.push_str("\n\nnote: the same `wait` orders these too:");
+            text.push_str("\n\nnote: the same change orders these too:");
             for pair in others {
                 text.push_str("\n      - ");
                 text.push_str(pair);
@@ -390,16 +463,73 @@ fn races_of(plan: &Plan) -> Vec<Race> {
     facts.races.take()
 }
 
-/// `plan` with `wait`.
-fn with_wait(plan: &Plan, wait: WaitFix) -> Plan {
-    let before = &plan.ops[wait.before];
-    let op = Op {
-        kind: OpKind::Wait(wait.event),
-        lane: before.lane,
-        span: before.span,
-        label: format!("wait {}", plan.events[wait.event]),
+/// `plan` changed by `fix`.
+fn fixed(plan: &Plan, fix: Fix) -> Plan {
+    let op = |plan: &Plan, kind: OpKind, at: OpId, event: EventId| Op {
+        label: match kind {
+            OpKind::Record(_) => format!("record {}", event_written(plan, event)),
+            _ => format!("wait {}", event_written(plan, event)),
+        },
+        kind,
+        lane: plan.ops[at].lane,
+        span: plan.ops[at].span,
     };
-    plan.with_op_before(op, wait.before)
+    match fix {
+        Fix::Wait { event, before, .. } => {
+            plan.with_op_before(op(plan, OpKind::Wait(event), before, event), before)
+        }
+        Fix::Handoff {
+            buffer,
+            before,
+            after,
+        } => {
+            let mut plan = plan.clone();
+            let event = plan.events.len();
+            plan.events.push(syn::Ident::new(
+                &unused_name(&plan, "done"),
+                proc_macro2::Span::call_site(),
+            ));
+            plan.event_arrays.push(plan.buffers[buffer].array.clone());
+            let record = op(&plan, OpKind::Record(event), after, event);
+            let plan = plan.with_op_after(record, after);
+            let before = if before > after { before + 1 } else { before };
+            plan.with_op_before(op(&plan, OpKind::Wait(event), before, event), before)
+        }
+    }
+}
+
+/// The help for `fix`, in the plan's words.
+fn fix_help(plan: &Plan, fix: Fix) -> String {
+    match fix {
+        Fix::Wait {
+            event,
+            before,
+            after,
+        } => wait_help(plan, event, before, after),
+        Fix::Handoff {
+            buffer,
+            before,
+            after,
+        } => {
+            let set = &plan.buffers[buffer];
+            let array = set.array.as_ref();
+            let count = array.map_or("k", |a| a.count_text.as_str());
+            let index = array
+                .and_then(|a| a.index_text.as_deref())
+                .unwrap_or("c % k");
+            let event = unused_name(plan, "done");
+            let (before, after) = (&plan.ops[before], &plan.ops[after]);
+            format!(
+                "hand `{name}[{index}]` from each iteration to the next that uses it: declare `event {event}[{count}];`, \
+                 add `record {event}[{index}];` on {} after `{}`, and `wait {event}[{index}];` on {} before `{}`",
+                plan.lane_name(after.lane),
+                after.label,
+                plan.lane_name(before.lane),
+                before.label,
+                name = set.name,
+            )
+        }
+    }
 }
 
 /// The fix for an op after a loop that must wait for stream `from`'s part

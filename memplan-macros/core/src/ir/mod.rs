@@ -672,22 +672,34 @@ impl Plan {
     /// body, for both iterations the checks compare, when `before` is in
     /// one): what a fix would make of it, for the checks to judge.
     pub fn with_op_before(&self, op: Op, before: OpId) -> Plan {
+        self.with_op_at(op, before, before)
+    }
+
+    /// The plan with `op` issued just after op `after`, in its loop's body
+    /// when `after` is in one (at the body's end too).
+    pub fn with_op_after(&self, op: Op, after: OpId) -> Plan {
+        self.with_op_at(op, after + 1, after)
+    }
+
+    /// `op` inserted at `at`, in the loop of op `beside`, if any.
+    fn with_op_at(&self, op: Op, at: OpId, beside: OpId) -> Plan {
         let mut plan = self.clone();
-        let shifted = |id: OpId| if id >= before { id + 1 } else { id };
         for repeat in &mut plan.loops {
-            if repeat.ops.contains(&before) {
-                repeat.later.insert(before - repeat.ops.start, op.clone());
+            if repeat.ops.contains(&beside) {
+                repeat.later.insert(at - repeat.ops.start, op.clone());
                 repeat.ops.end += 1;
-            } else if repeat.ops.start >= before {
+            } else if repeat.ops.start >= at {
                 repeat.ops = repeat.ops.start + 1..repeat.ops.end + 1;
             }
         }
         for buffer in &mut plan.buffers {
-            if let BufferKind::StreamOrdered { alloc } = &mut buffer.kind {
-                *alloc = shifted(*alloc);
+            if let BufferKind::StreamOrdered { alloc } = &mut buffer.kind
+                && *alloc >= at
+            {
+                *alloc += 1;
             }
         }
-        plan.ops.insert(before, op);
+        plan.ops.insert(at, op);
         plan
     }
 
