@@ -1016,12 +1016,13 @@
 //! reported once, at the earlier of its two ops, and the races that one
 //! fix orders (a forgotten `wait` leaves every later stage of a pipeline
 //! unordered) are one error, with that fix as its help and the other
-//! pairs as notes. The fix is a `wait` for an event the plan records
-//! (put back where it was forgotten) or, for a ring's slot that no event
-//! hands from one iteration to the next, a new set of events recorded
-//! after the slot's last use and waited for before its first; it is
-//! offered only where the checks, run again on the plan with it, find
-//! those races gone. After any
+//! pairs as notes. The fix is what the plan has first: a `wait` for an
+//! event it records (put back where it was forgotten), a `record` it has
+//! moved after the write it should mark; else a new event, or, for a
+//! ring's slot that no event hands from one iteration to the next, a new
+//! set of events recorded after the slot's last use and waited for before
+//! its first. It is offered only where every check, run again on the plan
+//! with it, finds those races gone and nothing new. After any
 //! error the plan type still has `new`, `SUMMARY` and `DIAGRAM`, so the
 //! code that uses it adds none, and a syntax error in one plan of a
 //! `memplan!` does not hide the checks of the others. The help uses what

@@ -8,6 +8,10 @@
 
 use memplan_macros_core::{analyze, syntax::Input};
 
+#[path = "common/help.rs"]
+mod help;
+use help::applied;
+
 const PIPELINE: &str = "
 plan Engines(n: usize, m: usize, k: usize, r: usize) {
     kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
@@ -42,58 +46,6 @@ fn errors(plan: &str) -> Vec<String> {
         Ok(_) => Vec::new(),
         Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
     }
-}
-
-/// The plan with the help applied, as a user would: "declare `event
-/// e[r];`" adds the declaration before the loop; "add `wait e[i];` on
-/// stream `s` before `op`" puts the `wait` on the line before `op`'s in
-/// `s`'s block, and "`record e[i];` on stream `s` after `op`" the `record`
-/// on the line after it.
-fn applied(plan: &str, help: &str) -> String {
-    let mut lines: Vec<String> = plan.lines().map(str::to_owned).collect();
-    // The help's instructions, each "add `what` on stream `s` before/after
-    // `op`"; what follows a colon explains.
-    let instructions = (help.split(": ").flat_map(|piece| piece.split(", "))).filter(|part| {
-        ["add `", "and `", "declare `event"]
-            .iter()
-            .any(|start| part.starts_with(start))
-    });
-    for part in instructions {
-        let quoted: Vec<&str> = part.split('`').skip(1).step_by(2).collect();
-        if part.contains("declare `event") {
-            let declaration = quoted[0];
-            let at = lines
-                .iter()
-                .position(|l| l.trim_start().starts_with("for "))
-                .unwrap();
-            lines.insert(at, declaration.to_owned());
-            continue;
-        }
-        let (Some(what), Some(stream), Some(op)) = (quoted.first(), quoted.get(1), quoted.get(2))
-        else {
-            continue;
-        };
-        let block = lines
-            .iter()
-            .position(|l| {
-                let l = l.trim();
-                l.starts_with(&format!("on {stream} ")) || l.starts_with(&format!("on {stream}["))
-            })
-            .expect("the stream's block");
-        let at = (block..lines.len())
-            .find(|&i| {
-                let line = lines[i].trim().trim_end_matches(';');
-                !line.is_empty() && op.starts_with(line.split('<').next().unwrap())
-            })
-            .expect("the op in the block");
-        let at = if part.contains(" after `") {
-            at + 1
-        } else {
-            at
-        };
-        lines.insert(at, (*what).to_owned());
-    }
-    lines.join("\n")
 }
 
 /// The one error `plan` gives, and its help's first line.

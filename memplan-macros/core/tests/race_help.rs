@@ -40,7 +40,7 @@ fn a_record_before_the_write_is_moved_after_it() {
     for help in helps {
         assert!(
             help.starts_with("move `record ready;` (line ")
-                && help.contains("after `fill d with 1.0` on `s1`"),
+                && help.contains("after `fill d with 1.0` on stream `s1`"),
             "{help}"
         );
     }
@@ -56,7 +56,7 @@ fn a_record_on_the_wrong_stream_is_recorded_on_the_writer() {
     assert!(!helps.is_empty());
     for help in helps {
         assert!(
-            help.contains("record it on `s1` after `fill d with 1.0`"),
+            help.contains("record it on stream `s1` after `fill d with 1.0`"),
             "{help}"
         );
     }

@@ -39,12 +39,8 @@ use crate::text::text;
 /// Two iterations of a loop touching overlapping ranges of one buffer,
 /// one writing, not ordered (a ring's slot reused before its previous
 /// chunk is done).
+/// (Into `facts.races`, which `race::report` reports.)
 pub fn check_iterations_apart(facts: &Facts, _: &Errors) {
-    find_iterations_apart(facts);
-}
-
-/// The races of [`check_iterations_apart`], into `facts.races`.
-pub(super) fn find_iterations_apart(facts: &Facts) {
     let (plan, order) = (facts.plan, &facts.order);
     for repeat in &plan.loops {
         let mut indexes: Vec<(Sym, String)> = Vec::new();

@@ -109,6 +109,33 @@ pub fn run(plan: &Plan, errors: &Errors) -> Analysis {
     }
 }
 
+/// Every rule's errors on `plan` but the races', as text, and the races:
+/// what a fix the race report offers is checked against (it must order
+/// races and add no error of another rule).
+fn rules_on(plan: &Plan) -> (Vec<String>, Vec<race::Race>) {
+    let errors = Errors::new();
+    for rule in rules::RULES {
+        if let rules::Enforced::Formation(check) = rule.enforced {
+            check(plan, &errors);
+        }
+    }
+    let mut races = Vec::new();
+    if errors.is_empty() {
+        let facts = Facts::of(plan);
+        for rule in rules::RULES {
+            if let rules::Enforced::Check(check) = rule.enforced {
+                check(&facts, &errors);
+            }
+        }
+        races = facts.races.take();
+    }
+    let messages = match errors.finish() {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
+    };
+    (messages, races)
+}
+
 /// The line a span starts on, for messages that point elsewhere.
 fn line(span: Span) -> usize {
     span.start().line

@@ -14,7 +14,7 @@
 //! streams in 11 ms (16 buffers) to 19 ms (one buffer, every access against
 //! every other), well inside the 100 ms a build can spare.
 
-use super::{Facts, iterations, line};
+use super::{Facts, line, rules_on};
 use crate::errors::Errors;
 use crate::ir::{Access, BufferId, EventId, Lane, Mode, Op, OpId, OpKind, Plan, StreamId};
 use proc_macro2::Span;
@@ -50,6 +50,16 @@ enum Fix {
         before: OpId,
         after: OpId,
     },
+    /// The `record` op `record`, which op `before`'s stream waits for,
+    /// moved to op `after`'s stream, just after it.
+    MoveRecord {
+        record: OpId,
+        before: OpId,
+        after: OpId,
+    },
+    /// A new event, recorded on op `after`'s stream after it and waited
+    /// for on op `before`'s stream before it.
+    Signal { before: OpId, after: OpId },
     /// A new set of events, one per element of the set of buffers
     /// `buffer`: recorded on op `after`'s stream after it (its stream's
     /// last use of the element in the loop's body), and waited for on op
@@ -66,7 +76,10 @@ impl Fix {
     /// The two ops it orders.
     fn ops(self) -> (OpId, OpId) {
         match self {
-            Fix::Wait { after, before, .. } | Fix::Handoff { after, before, .. } => (after, before),
+            Fix::Wait { after, before, .. }
+            | Fix::MoveRecord { after, before, .. }
+            | Fix::Signal { after, before }
+            | Fix::Handoff { after, before, .. } => (after, before),
         }
     }
 }
@@ -100,12 +113,8 @@ pub enum Between<'a> {
 /// Two ops on different lanes (two streams, or a stream and the host)
 /// touching overlapping ranges of one buffer, one writing (or allocating,
 /// or freeing), that nothing orders.
+/// (Into `facts.races`, which [`report`] reports.)
 pub fn check_unordered_accesses(facts: &Facts, _: &Errors) {
-    find_unordered_accesses(facts);
-}
-
-/// The races of [`check_unordered_accesses`], into `facts.races`.
-fn find_unordered_accesses(facts: &Facts) {
     let (plan, order) = (facts.plan, &facts.order);
     // A loop may run no iterations: two ops outside it are ordered only if
     // they are without its body too (a `record` in the body orders nothing
@@ -147,9 +156,10 @@ pub fn check_pairs(
             by_buffer[access.buffer].push((op, access));
         }
     }
-    // One report per op and other lane: the event that orders an op before
-    // the first conflicting op of a lane orders it before the later ones too.
-    let mut reported: HashSet<(OpId, Lane)> = HashSet::new();
+    // One report per op and other lane, with the first op of that lane
+    // (in program order) it conflicts with: what orders it before that one
+    // orders it before the later ones too.
+    let mut first_on_lane: Vec<((OpId, Lane), Use, Use)> = Vec::new();
     for uses in &by_buffer {
         for (later_index, &(later, later_access)) in uses.iter().enumerate() {
             for &(earlier, earlier_access) in &uses[..later_index] {
@@ -163,19 +173,23 @@ pub fn check_pairs(
                         &later_access.range,
                         &[&earlier_access.facts, &later_access.facts],
                     )
-                    || !reported.insert((earlier, plan.ops[later].lane))
                 {
                     continue;
                 }
-                let race = found(
-                    plan,
-                    (earlier, earlier_access),
-                    (later, later_access),
-                    between,
-                );
-                races.borrow_mut().push(race);
+                let key = (earlier, plan.ops[later].lane);
+                let pair = ((earlier, earlier_access), (later, later_access));
+                match first_on_lane.iter_mut().find(|(seen, ..)| *seen == key) {
+                    Some(kept) if later < (kept.2).0 => (kept.1, kept.2) = pair,
+                    Some(_) => {}
+                    None => first_on_lane.push((key, pair.0, pair.1)),
+                }
             }
         }
+    }
+    for (_, earlier, later) in first_on_lane {
+        races
+            .borrow_mut()
+            .push(found(plan, earlier, later, between));
     }
 }
 
@@ -233,23 +247,25 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
                     plan.streams[stream].name, b.label
                 )
             }
+            // A `wait` for an event the plan records, or a new event, is
+            // offered as a fix `report` checks first; this is the help
+            // where none orders the two.
             (Lane::Stream(from), Lane::Stream(to)) => {
-                match recorded_between(plan, earlier, later) {
-                    Some(event) => wait_help(plan, event, later, earlier),
-                    None => match misplaced_record(plan, earlier, later) {
-                        Some(help) => help,
-                        // A loop's events are its own: order what follows
-                        // the loop by its stream, after the loop.
-                        None if plan.loop_of(earlier).is_some()
-                            && plan.loop_of(later).is_none() =>
-                        {
-                            after_the_loop(plan, from, to, &b.label)
-                        }
-                        None => format!(
-                            "declare an event (`event done;`), `record done;` on `{}` after `{}`, and `wait done;` on `{}` before `{}`",
-                            plan.streams[from].name, a.label, plan.streams[to].name, b.label
-                        ),
-                    },
+                match misplaced_record(plan, earlier, later) {
+                    Some(record) => move_help(plan, record, earlier),
+                    // A loop's events are its own: order what follows the
+                    // loop by its stream, after the loop.
+                    None if plan.loop_of(earlier).is_some() && plan.loop_of(later).is_none() => {
+                        after_the_loop(plan, from, to, &b.label)
+                    }
+                    None => format!(
+                        "declare an event (`event {event};`), `record {event};` on `{}` after `{}`, and `wait {event};` on `{}` before `{}`",
+                        plan.streams[from].name,
+                        a.label,
+                        plan.streams[to].name,
+                        b.label,
+                        event = unused_name(plan, "done"),
+                    ),
                 }
             }
             // The host issues its ops in order, so a host op is ordered before
@@ -314,19 +330,32 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
                 after: in_plan(earlier),
             });
         }
-        if let Between::Iterations {
-            index: Some(_),
-            split,
-            ..
-        } = between
-        {
-            fixes.extend(handoff(
+        match between {
+            Between::Iterations {
+                index: Some(_),
+                split,
+                ..
+            } => fixes.extend(handoff(
                 plan,
                 first.buffer,
                 (earlier, later),
                 *split,
                 in_plan,
-            ));
+            )),
+            Between::Ops { .. } if !through_loop => {
+                if let Some(record) = misplaced_record(plan, earlier, later) {
+                    fixes.push(Fix::MoveRecord {
+                        record,
+                        before: later,
+                        after: earlier,
+                    });
+                }
+                fixes.push(Fix::Signal {
+                    before: later,
+                    after: earlier,
+                });
+            }
+            _ => {}
         }
     }
     Race {
@@ -388,10 +417,12 @@ pub fn report(facts: &Facts, errors: &Errors) {
     }
     let plan = facts.plan;
     let mut fixes: Vec<Fix> = Vec::new();
-    let waits_first = (races.iter().flat_map(|race| &race.fixes))
-        .filter(|fix| matches!(fix, Fix::Wait { .. }))
-        .chain(races.iter().flat_map(|race| &race.fixes));
-    for &fix in waits_first {
+    // What the plan has first: its events waited for, its records moved.
+    let all = || races.iter().flat_map(|race| &race.fixes);
+    let in_order = (all().filter(|fix| matches!(fix, Fix::Wait { .. })))
+        .chain(all().filter(|fix| matches!(fix, Fix::MoveRecord { .. })))
+        .chain(all());
+    for &fix in in_order {
         if !fixes.contains(&fix) && fixes.len() < MAX_FIXES_TRIED {
             fixes.push(fix);
         }
@@ -403,10 +434,18 @@ pub fn report(facts: &Facts, errors: &Errors) {
             race.message.clone(),
         )
     };
+    // What the plan's other rules say already: a fix may not add to it.
+    let (said, _) = rules_on(plan);
     let ordered_by: Vec<(Fix, Vec<usize>)> = fixes
         .into_iter()
         .map(|fix| {
-            let left: HashSet<_> = races_of(&fixed(plan, fix)).iter().map(key).collect();
+            let (other, left) = rules_on(&fixed(plan, fix));
+            let left: HashSet<_> = left.iter().map(key).collect();
+            let had: HashSet<_> = races.iter().map(key).collect();
+            // A moved `record` may leave what it marked unmarked.
+            if other.iter().any(|error| !said.contains(error)) || !left.is_subset(&had) {
+                return (fix, Vec::new());
+            }
             let ordered = (0..races.len())
                 .filter(|&i| !left.contains(&key(&races[i])))
                 .collect();
@@ -455,14 +494,6 @@ pub fn report(facts: &Facts, errors: &Errors) {
     }
 }
 
-/// The races the checks find in `plan`.
-fn races_of(plan: &Plan) -> Vec<Race> {
-    let facts = Facts::of(plan);
-    find_unordered_accesses(&facts);
-    iterations::find_iterations_apart(&facts);
-    facts.races.take()
-}
-
 /// `plan` changed by `fix`.
 fn fixed(plan: &Plan, fix: Fix) -> Plan {
     let op = |plan: &Plan, kind: OpKind, at: OpId, event: EventId| Op {
@@ -478,18 +509,24 @@ fn fixed(plan: &Plan, fix: Fix) -> Plan {
         Fix::Wait { event, before, .. } => {
             plan.with_op_before(op(plan, OpKind::Wait(event), before, event), before)
         }
-        Fix::Handoff {
-            buffer,
-            before,
-            after,
-        } => {
+        Fix::MoveRecord { record, after, .. } => {
+            let mut moved = plan.ops[record].clone();
+            moved.lane = plan.ops[after].lane;
+            let after = if after > record { after - 1 } else { after };
+            plan.without_op(record).with_op_after(moved, after)
+        }
+        Fix::Signal { before, after } | Fix::Handoff { before, after, .. } => {
             let mut plan = plan.clone();
             let event = plan.events.len();
             plan.events.push(syn::Ident::new(
                 &unused_name(&plan, "done"),
                 proc_macro2::Span::call_site(),
             ));
-            plan.event_arrays.push(plan.buffers[buffer].array.clone());
+            let set = match fix {
+                Fix::Handoff { buffer, .. } => plan.buffers[buffer].array.clone(),
+                _ => None,
+            };
+            plan.event_arrays.push(set);
             let record = op(&plan, OpKind::Record(event), after, event);
             let plan = plan.with_op_after(record, after);
             let before = if before > after { before + 1 } else { before };
@@ -506,6 +543,18 @@ fn fix_help(plan: &Plan, fix: Fix) -> String {
             before,
             after,
         } => wait_help(plan, event, before, after),
+        Fix::MoveRecord { record, after, .. } => move_help(plan, record, after),
+        Fix::Signal { before, after } => {
+            let event = unused_name(plan, "done");
+            let (before, after) = (&plan.ops[before], &plan.ops[after]);
+            format!(
+                "declare `event {event};`, add `record {event};` on {} after `{}`, and `wait {event};` on {} before `{}`",
+                plan.lane_name(after.lane),
+                after.label,
+                plan.lane_name(before.lane),
+                before.label,
+            )
+        }
         Fix::Handoff {
             buffer,
             before,
@@ -608,12 +657,11 @@ fn event_written(plan: &Plan, event: EventId) -> String {
 /// `earlier`'s stream: the help to move that record, rather than to declare
 /// a new event. (A wait issued before `earlier` could not wait for it
 /// wherever its record went.)
-fn misplaced_record(plan: &Plan, earlier: OpId, later: OpId) -> Option<String> {
+fn misplaced_record(plan: &Plan, earlier: OpId, later: OpId) -> Option<OpId> {
     let (write_lane, wait_lane) = (plan.ops[earlier].lane, plan.ops[later].lane);
-    let Lane::Stream(from) = write_lane else {
+    let Lane::Stream(_) = write_lane else {
         return None;
     };
-    let from = &plan.streams[from].name;
     // The last wait on the later op's stream before it, and the record it
     // waits for (the last one issued before the wait).
     let (wait, event) =
@@ -628,26 +676,34 @@ fn misplaced_record(plan: &Plan, earlier: OpId, later: OpId) -> Option<String> {
     if wait < earlier || (plan.loop_of(wait).is_some() && plan.loop_of(later).is_none()) {
         return None;
     }
-    let record = plan.ops[..wait]
+    let (record, op) = plan.ops[..wait]
         .iter()
         .enumerate()
         .rev()
         .find(|(_, op)| matches!(op.kind, OpKind::Record(e) if e == event))?;
-    let (name, record_line) = (event_written(plan, event), line(record.1.span));
-    let after = &plan.ops[earlier].label;
-    if record.1.lane != write_lane {
-        return Some(format!(
-            "`record {name};` is on {} (line {record_line}), so `wait {name};` does not wait for `{after}`: \
-             record it on `{from}` after `{after}`",
-            plan.lane_name(record.1.lane)
-        ));
-    }
-    (record.0 < earlier).then(|| {
+    (op.lane != write_lane || record < earlier).then_some(record)
+}
+
+/// The help to move `record` after op `after`, on its stream.
+fn move_help(plan: &Plan, record: OpId, after: OpId) -> String {
+    let OpKind::Record(event) = plan.ops[record].kind else {
+        return String::new();
+    };
+    let (name, record_line) = (event_written(plan, event), line(plan.ops[record].span));
+    let (write_lane, after) = (plan.ops[after].lane, &plan.ops[after].label);
+    let from = plan.lane_name(write_lane);
+    if plan.ops[record].lane != write_lane {
         format!(
-            "move `record {name};` (line {record_line}) after `{after}` on `{from}`: \
+            "`record {name};` is on {} (line {record_line}), so `wait {name};` does not wait for `{after}`: \
+             record it on {from} after `{after}`",
+            plan.lane_name(plan.ops[record].lane)
+        )
+    } else {
+        format!(
+            "move `record {name};` (line {record_line}) after `{after}` on {from}: \
              recorded before it, it does not mark that work done"
         )
-    })
+    }
 }
 
 /// `name`, or `name_2`, `name_3`... : the first the plan does not use.

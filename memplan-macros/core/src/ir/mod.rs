@@ -681,6 +681,28 @@ impl Plan {
         self.with_op_at(op, after + 1, after)
     }
 
+    /// The plan without op `at` (a `record` a fix moves elsewhere).
+    pub fn without_op(&self, at: OpId) -> Plan {
+        let mut plan = self.clone();
+        for repeat in &mut plan.loops {
+            if repeat.ops.contains(&at) {
+                repeat.later.remove(at - repeat.ops.start);
+                repeat.ops.end -= 1;
+            } else if repeat.ops.start > at {
+                repeat.ops = repeat.ops.start - 1..repeat.ops.end - 1;
+            }
+        }
+        for buffer in &mut plan.buffers {
+            if let BufferKind::StreamOrdered { alloc } = &mut buffer.kind
+                && *alloc > at
+            {
+                *alloc -= 1;
+            }
+        }
+        plan.ops.remove(at);
+        plan
+    }
+
     /// `op` inserted at `at`, in the loop of op `beside`, if any.
     fn with_op_at(&self, op: Op, at: OpId, beside: OpId) -> Plan {
         let mut plan = self.clone();
