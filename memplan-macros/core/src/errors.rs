@@ -91,6 +91,15 @@ impl Errors {
         self.muted.get()
     }
 
+    /// What each error so far says.
+    pub fn messages(&self) -> Vec<String> {
+        self.errors
+            .borrow()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.errors.borrow().is_empty()
     }
