@@ -54,7 +54,7 @@ pub struct Facts<'p> {
     /// The order as if every loop that may run no iterations ran none.
     pub without_empty_loops: Order,
     /// The races the race checks found, reported together after every
-    /// rule has run ([`race::report`]).
+    /// rule has run (`race::report`).
     pub races: race::Races,
 }
 
