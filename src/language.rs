@@ -738,11 +738,16 @@
 //! a [`nccl::Rank`](crate::nccl::Rank) after the context (the job's
 //! [`UniqueId`](crate::nccl::UniqueId), its rank count, this rank) and
 //! joins the job's communicator (`ncclCommInitRank`), returning once every
-//! rank has. A launcher starts the processes: rank 0 (or the launcher)
-//! makes the id and hands its text to the others (an environment variable,
-//! a file, a key-value store, MPI), with `NCCL_NVLS_ENABLE` set in each
-//! process's environment; `examples/data_parallel_ranks.rs` is such a
-//! launcher for one host. Each process makes its plan with its own sizes,
+//! rank has. A launcher starts the processes (srun, mpirun, mpiexec,
+//! torchrun), with `NCCL_NVLS_ENABLE` set in each process's environment;
+//! [`nccl::Job::from_env`](crate::nccl::Job::from_env) reads each one's
+//! rank, the rank count and its GPU from the launcher's variables, and
+//! [`Job::nccl_rank`](crate::nccl::Job::nccl_rank) makes the `Rank`, the
+//! ranks meeting through NCCL's own bootstrap at `NCCL_COMM_ID=host:port`
+//! ([`nccl::Meeting`](crate::nccl::Meeting)).
+//! `examples/data_parallel_ranks.rs` runs so, or as its own launcher for
+//! one host (it makes the id and hands its text to every rank in the
+//! environment). Each process makes its plan with its own sizes,
 //! and NCCL's behaviour when ranks give a collective different counts or
 //! roots is undefined (a hang at best): so `new`, once joined, exchanges a
 //! fingerprint of the plan and the sizes its collectives depend on among

@@ -153,6 +153,14 @@ pub enum Fault {
     NoDevice(String),
     /// NCCL could not be loaded or started, or a call of it failed: why.
     Nccl(String),
+    /// No launcher's variables are in the environment (the message lists
+    /// every one looked for): the process was not started as a rank of a
+    /// job ([`nccl::Job`](crate::nccl::Job)).
+    NoLauncher(String),
+    /// What the launcher's variables, `CUDA_VISIBLE_DEVICES`, `NCCL_COMM_ID`
+    /// or `MEMPLAN_NCCL_ID` say cannot place this process in its job, or
+    /// its ranks have nowhere to meet, and why.
+    Launcher(String),
     /// A plan's collective whose GPUs' parts could never meet (a GPU that
     /// takes no part, parts that differ, or that wait for each other), and
     /// why: refused by `new`, before NCCL would wait for ever.
@@ -329,6 +337,7 @@ impl fmt::Display for Fault {
             }
             Fault::NoDevice(why) => write!(f, "no CUDA device: {why}"),
             Fault::Nccl(why) => write!(f, "NCCL: {why}"),
+            Fault::NoLauncher(why) | Fault::Launcher(why) => write!(f, "{why}"),
             Fault::Collective(why) => write!(f, "{why}"),
             Fault::GpuCount { declared, given } => write!(
                 f,

@@ -8,6 +8,14 @@
 //! out of service when it goes wrong, so memplan starts NCCL only once the
 //! choice is explicit: `NCCL_NVLS_ENABLE` set, to `0` (off) or `1`.
 //!
+//! A job of one process per GPU, as the launchers sites run start it
+//! (`srun`, `mpirun`, `mpiexec`, `torchrun`), places each process with
+//! [`Job::from_env`]: its rank, the rank count, its GPU
+//! ([`Job::device`]). Its ranks meet through NCCL's own bootstrap, at
+//! `NCCL_COMM_ID=host:port` ([`Job::meeting`] says where the address comes
+//! from), and [`Job::nccl_rank`] is what a plan that declares `ranks`
+//! takes.
+//!
 //! A collective is made, checked, by a [`Communicator`] method, then
 //! queued (`unsafe`: the buffers must outlive the GPU's use of them, and
 //! every rank must take part), alone or with the parts of the other ranks
@@ -33,9 +41,15 @@
 //! ```
 
 mod comm;
+mod job;
+mod launcher;
+mod meeting;
 
 pub(crate) use comm::{Call, Kind};
 pub use comm::{Collective, Communicator, NcclElement, Rank, ReduceOp, UniqueId, queue_together};
+pub use job::Job;
+pub use launcher::{Launcher, Variables};
+pub use meeting::Meeting;
 
 use crate::error::Fault;
 use libloading::Library;
