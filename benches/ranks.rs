@@ -182,9 +182,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if rank.rank == 0 {
-        println!(
-            "worst memplan/raw bus bandwidth: {worst:.3} (memplan's run includes a fill of the buffer)"
-        );
+        println!("worst memplan/raw bus bandwidth: {worst:.3} (both fill the buffer first)");
     }
     // The raw communicator is left to the process's end: NCCL's destroy
     // is memplan's business only for its own.
