@@ -1,5 +1,5 @@
-//! `cargo xtask test`: what CI runs. Setup, then formatting, lints and every
-//! test of the workspace and of xtask itself.
+//! `cargo xtask test`: what CI runs. Setup, then formatting, lints, every
+//! test of the workspace, the docs, the packages, and xtask's own tests.
 //!
 //! GPU tests need no flag: their harness looks for a GPU and reports each one
 //! as ignored, with the reason, when there is none.
@@ -26,6 +26,10 @@ pub fn run() -> Result {
             .args(["doc", "--workspace", "--no-deps"])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
+    // Every crate packages for the registry (metadata, the files each
+    // ships). `--allow-dirty`: this runs before a commit as often as after.
+    // Not yet verified by building each package from its archive.
+    run_command(cargo().args(["package", "--workspace", "--no-verify", "--allow-dirty"]))?;
     run_command(cargo().args(["test", "--manifest-path", "xtask/Cargo.toml"]))?;
     // A crate outside the repository, set up and built by the README's
     // steps, and run (without a GPU it says so and exits 0).
