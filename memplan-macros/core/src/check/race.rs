@@ -428,9 +428,11 @@ pub fn report(facts: &Facts, errors: &Errors) {
     let in_order = (all().filter(|fix| matches!(fix, Fix::Wait { .. })))
         .chain(all().filter(|fix| matches!(fix, Fix::MoveRecord { .. })))
         .chain(all());
-    for &fix in in_order.filter(|_| races.len() <= MAX_RACES_GROUPED) {
-        if !fixes.contains(&fix) && fixes.len() < MAX_FIXES_TRIED {
-            fixes.push(fix);
+    if races.len() <= MAX_RACES_GROUPED {
+        for &fix in in_order {
+            if !fixes.contains(&fix) && fixes.len() < MAX_FIXES_TRIED {
+                fixes.push(fix);
+            }
         }
     }
     let key = |race: &Race| {
@@ -442,12 +444,12 @@ pub fn report(facts: &Facts, errors: &Errors) {
     };
     // What the plan's other rules say already: a fix may not add to it.
     let said = errors.messages();
+    let had: HashSet<_> = races.iter().map(key).collect();
     let ordered_by: Vec<(Fix, Vec<usize>)> = fixes
         .into_iter()
         .map(|fix| {
             let (other, left) = rules_on(&fixed(plan, fix));
             let left: HashSet<_> = left.iter().map(key).collect();
-            let had: HashSet<_> = races.iter().map(key).collect();
             // A moved `record` may leave what it marked unmarked.
             if other.iter().any(|error| !said.contains(error)) || !left.is_subset(&had) {
                 return (fix, Vec::new());
