@@ -1027,7 +1027,20 @@
 //! ring's slot that no event hands from one iteration to the next, a new
 //! set of events recorded after the slot's last use and waited for before
 //! its first. It is offered only where every check, run again on the plan
-//! with it, finds those races gone and nothing new. After any
+//! with it, finds those races gone and nothing new; the host's `sync`
+//! before a host step or a synchronous copy is checked the same way.
+//!
+//! A help is either edits or advice. Edits are written in a few fixed
+//! forms, so that a tool, or you, can apply them as written: ``declare
+//! `event done;` ``, ``add `wait done;` on stream `s` before `copy d -> b` ``
+//! (or `after`; `and` for the next), ``add `sync s;` before `host(&c)` ``,
+//! and ``move `record e;` (line 12) after `copy a -> d` on stream `s` ``.
+//! Every help in those forms is one the checks accepted on the plan
+//! changed by it. Any other help is advice: a choice between designs
+//! (`pinned` memory or a synchronous copy), or a change no edit of the
+//! plan's text says (the size of a buffer). `tests/ui/helps.txt` lists,
+//! for each compile-fail case, which errors carry edits, and the test
+//! beside it applies them and compiles the result. After any
 //! error the plan type still has `new`, `SUMMARY` and `DIAGRAM`, so the
 //! code that uses it adds none, and a syntax error in one plan of a
 //! `memplan!` does not hide the checks of the others. The help uses what
@@ -1076,7 +1089,11 @@
 //! | two operations on different streams, or on a stream and the host (a host step, a synchronous op), touching overlapping ranges of one buffer, one writing (or allocating, or freeing), that nothing orders | both are reported, with the `record`/`wait` or `sync` that orders them | `unordered_accesses` |
 //! | the same between two iterations of a loop, a ring buffer reused before its previous chunk is done included | both iterations are named, with the fix | `iterations_apart` |
 //!
-//! Declared and unused buffers, streams, events and kernels are warnings.
+//! Declared and unused buffers, streams and events are rustc's own
+//! warnings at their names, `unused variable`, and an unused kernel is an
+//! unused function: `#[allow(unused)]` silences them, `#![deny(warnings)]`
+//! makes them errors, and a name that begins with `_` (`stream _spare;`)
+//! is unused on purpose, as a Rust variable's is.
 //!
 //! ```compile_fail
 //! # use memplan::prelude::*;

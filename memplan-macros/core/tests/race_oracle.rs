@@ -686,14 +686,18 @@ fn checker_finds_race(plan: &GeneratedPlan) -> Result<bool, TestCaseError> {
     checker_verdict(&source(plan), &[])
 }
 
-/// Every race report's fix orders the two ops.
-const RACE_FIXES: [&str; 6] = [
+/// Every race report's fix orders the two ops: an edit the checks
+/// accepted, or, where none was tried or none orders them, advice.
+const RACE_FIXES: [&str; 9] = [
     "help: declare an event",
     "help: declare `event",
     "help: add `sync",
     "help: add `wait",
     "help: move `record",
     "record it on stream `",
+    "help: make the host wait for stream `",
+    "does not mark `",
+    "`sync all;` makes the host wait for every stream",
 ];
 
 /// Whether the checker refuses plan `text`, after checking that every

@@ -1,14 +1,20 @@
-// Declared and never used: warnings, here denied to make them visible.
-#![deny(deprecated)]
+// Declared and never used: rustc's own warnings at the declarations, here
+// denied to make them visible. A name written `_idle` is unused on purpose,
+// and a name of the prelude or of the module (`None`, `A`) is a
+// declaration's like any other.
+#![deny(unused)]
 
 use memplan::memplan;
+
+#[allow(dead_code)]
+const A: u32 = 1;
 
 memplan! {
     plan P(n: usize) {
         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         host a: [f32; n] pinned;
-        device d: [f32; n], spare: [f32; n];
-        stream used, idle;
+        device d: [f32; n], spare: [f32; n], A: [f32; n], None: [f32; n];
+        stream used, idle, _idle_on_purpose;
         event never;
         on used {
             fill d with 0.0;

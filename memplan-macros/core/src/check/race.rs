@@ -76,6 +76,13 @@ enum Fix {
         before: OpId,
         after: OpId,
     },
+    /// `sync stream` on the host just before op `before`, which uses what
+    /// op `after` on `stream` uses.
+    Sync {
+        stream: StreamId,
+        before: OpId,
+        after: OpId,
+    },
 }
 
 impl Fix {
@@ -85,7 +92,8 @@ impl Fix {
             Fix::Wait { after, before, .. }
             | Fix::MoveRecord { after, before, .. }
             | Fix::Signal { after, before }
-            | Fix::Handoff { after, before, .. } => (after, before),
+            | Fix::Handoff { after, before, .. }
+            | Fix::Sync { after, before, .. } => (after, before),
         }
     }
 }
@@ -247,18 +255,19 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
              or a set of buffers, one per element (`device {buffer}[k]: ...;` used as `{buffer}[{var} % k]`)"
         ),
         (Between::Ops { .. }, a_lane, b_lane) => match (a_lane, b_lane) {
-            (Lane::Stream(stream), Lane::Host) => {
-                format!(
-                    "add `sync {};` before `{}`",
-                    plan.streams[stream].name, b.label
-                )
-            }
+            // `sync` is offered as a fix `report` checks first; this is the
+            // help where it does not order the two.
+            (Lane::Stream(_), Lane::Host) => format!(
+                "make the host wait for {} before `{}`: `sync` waits for a stream's work",
+                plan.lane_name(a.lane),
+                b.label
+            ),
             // A `wait` for an event the plan records, or a new event, is
             // offered as a fix `report` checks first; this is the help
             // where none orders the two.
             (Lane::Stream(from), Lane::Stream(to)) => {
                 match misplaced_record(plan, earlier, later) {
-                    Some(record) => move_help(plan, record, earlier),
+                    Some(record) => misplaced_help(plan, record, earlier),
                     // A loop's events are its own: order what follows the
                     // loop by its stream, after the loop.
                     None if plan.loop_of(earlier).is_some() && plan.loop_of(later).is_none() => {
@@ -276,7 +285,10 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
             }
             // The host issues its ops in order, so a host op is ordered before
             // every op after it; were that ever not so, `sync all` orders all.
-            (Lane::Host, _) => format!("add `sync all;` before `{}`", b.label),
+            (Lane::Host, _) => format!(
+                "order `{}` after it: `sync all;` makes the host wait for every stream",
+                b.label
+            ),
         },
     };
 
@@ -325,6 +337,18 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
         Between::Ops { .. } => (&(|op| op) as &dyn Fn(OpId) -> OpId, plan.events.len()),
     };
     let mut fixes = Vec::new();
+    // The host waits for a stream, where the stream is one (not a set's,
+    // which a loop indexes) and no loop stands between.
+    if let (Lane::Stream(stream), Lane::Host, Between::Ops { .. }) = (a.lane, b.lane, between)
+        && plan.streams[stream].array.is_none()
+        && !through_loop
+    {
+        fixes.push(Fix::Sync {
+            stream,
+            before: later,
+            after: earlier,
+        });
+    }
     if let (Lane::Stream(_), Lane::Stream(_)) = (a.lane, b.lane) {
         // An event of the later iteration's own is not the plan's.
         if let Some(event) =
@@ -523,6 +547,15 @@ fn fixed(plan: &Plan, fix: Fix) -> Plan {
             let after = if after > record { after - 1 } else { after };
             plan.without_op(record).with_op_after(moved, after)
         }
+        Fix::Sync { stream, before, .. } => {
+            let sync = Op {
+                label: format!("sync {}", plan.streams[stream].name),
+                kind: OpKind::Sync(Some(stream)),
+                lane: Lane::Host,
+                span: plan.ops[before].span,
+            };
+            plan.with_op_before(sync, before)
+        }
         Fix::Signal { before, after } | Fix::Handoff { before, after, .. } => {
             let mut plan = plan.clone();
             let event = plan.events.len();
@@ -552,6 +585,10 @@ fn fix_help(plan: &Plan, fix: Fix) -> String {
             after,
         } => wait_help(plan, event, before, after),
         Fix::MoveRecord { record, after, .. } => move_help(plan, record, after),
+        Fix::Sync { stream, before, .. } => format!(
+            "add `sync {};` before `{}`",
+            plan.streams[stream].name, plan.ops[before].label
+        ),
         Fix::Signal { before, after } => {
             let event = unused_name(plan, "done");
             let (before, after) = (&plan.ops[before], &plan.ops[after]);
@@ -712,6 +749,26 @@ fn move_help(plan: &Plan, record: OpId, after: OpId) -> String {
              recorded before it, it does not mark that work done"
         )
     }
+}
+
+/// What is wrong with a `record` that a moved one would mend, where
+/// moving it is not a fix the checks confirmed: said, not offered as an
+/// edit.
+fn misplaced_help(plan: &Plan, record: OpId, after: OpId) -> String {
+    let OpKind::Record(event) = plan.ops[record].kind else {
+        return String::new();
+    };
+    // On another stream: said so, which is no edit either.
+    if plan.ops[record].lane != plan.ops[after].lane {
+        return move_help(plan, record, after);
+    }
+    format!(
+        "`record {};` (line {}) does not mark `{}` done: record the event after the work it marks, on {}",
+        event_written(plan, event),
+        line(plan.ops[record].span),
+        plan.ops[after].label,
+        plan.lane_name(plan.ops[after].lane),
+    )
 }
 
 /// `name`, or `name_2`, `name_3`... : the first the plan does not use.

@@ -2,12 +2,14 @@
 //! costs an allocation, an unused stream a driver object).
 
 use crate::ir::{Access, Lane, OpKind, Plan};
-use proc_macro2::Span;
 
-/// A warning at the user's declaration.
+/// A declaration nothing uses, warned of at its name.
 pub struct Warning {
-    pub span: Span,
-    pub message: String,
+    pub name: syn::Ident,
+    /// A kernel's: rustc's warning is an unused function's, not an unused
+    /// variable's, whose help (prefix it with `_`) would rename the C++
+    /// symbol.
+    pub is_kernel: bool,
 }
 
 pub fn find(plan: &Plan, accesses: &[Vec<Access>]) -> Vec<Warning> {
@@ -30,12 +32,13 @@ pub fn find(plan: &Plan, accesses: &[Vec<Access>]) -> Vec<Warning> {
     }
 
     let mut warnings = Vec::new();
-    let mut warn = |used: &[bool], names: &mut dyn Iterator<Item = &syn::Ident>, what: &str| {
+    let mut warn = |used: &[bool], names: &mut dyn Iterator<Item = &syn::Ident>, is_kernel| {
         for (name, &used) in names.zip(used) {
-            if !used {
+            // `_name`: unused on purpose, as with a Rust variable.
+            if !used && !name.to_string().starts_with('_') {
                 warnings.push(Warning {
-                    span: name.span(),
-                    message: format!("{what} `{name}` is declared but never used"),
+                    name: name.clone(),
+                    is_kernel,
                 });
             }
         }
@@ -43,18 +46,18 @@ pub fn find(plan: &Plan, accesses: &[Vec<Access>]) -> Vec<Warning> {
     warn(
         &buffer_used,
         &mut plan.buffers.iter().map(|b| &b.name),
-        "buffer",
+        false,
     );
     warn(
         &stream_used,
         &mut plan.streams.iter().map(|s| &s.name),
-        "stream",
+        false,
     );
-    warn(&event_used, &mut plan.events.iter(), "event");
+    warn(&event_used, &mut plan.events.iter(), false);
     warn(
         &kernel_used,
         &mut plan.kernels.iter().map(|k| &k.name),
-        "kernel",
+        true,
     );
     warnings
 }

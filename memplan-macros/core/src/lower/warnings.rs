@@ -1,34 +1,48 @@
-//! Warnings on stable Rust: a `#[deprecated]` item used at the user's span
-//! makes rustc print the note as a warning there (the trick of the
-//! `proc-macro-warning` crate). `#[allow(deprecated)]` silences them, and
-//! `#![deny(warnings)]` makes them errors, as with any warning.
+//! Warnings on stable Rust, as rustc's own: a buffer, stream or event
+//! nothing uses is an unused variable of its name, at its name (`unused
+//! variable: `spare``, with rustc's help to prefix it with `_`, which the
+//! plan honours), and a kernel nothing launches an unused function
+//! (`function `process_data` is never used`). `#[allow(unused)]` silences
+//! them, and `#![deny(warnings)]` makes them errors, as with any warning.
+//!
+//! They live in a module without the prelude, where no name is in scope:
+//! `let ref spare = ();` there binds `spare` even where the user's module
+//! has a constant of that name (or the plan a buffer named `None`). The
+//! bindings are in a module of their own inside it, so that no kernel's
+//! function can collide with the function that holds them.
 
 use crate::check::Warning;
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
 
 pub fn emit(warnings: &[Warning]) -> TokenStream {
     if warnings.is_empty() {
         return TokenStream::new();
     }
-    let items = warnings.iter().enumerate().map(|(index, warning)| {
-        let name = format!("__memplan_warning_{index}");
-        let item = Ident::new(&name, Span::call_site());
-        let note = &warning.message;
-        // The use carries the declaration's span: rustc reports it there.
-        let usage = Ident::new(&name, warning.span);
-        quote! {
-            #[deprecated(note = #note)]
-            #[allow(non_upper_case_globals)]
-            const #item: () = ();
-            let _ = #usage;
+    // Every token at the declaration's name: rustc does not lint an item
+    // that a macro of another crate made. `ref`: a binding, where for a
+    // name such as `A` rustc would suggest a constant.
+    let item = |warning: &Warning| {
+        let name = &warning.name;
+        match warning.is_kernel {
+            true => quote_spanned!(name.span()=> fn #name() {}),
+            false => quote_spanned!(name.span()=> let ref #name = ();),
         }
-    });
+    };
+    let kernels = warnings.iter().filter(|w| w.is_kernel).map(item);
+    let others = warnings.iter().filter(|w| !w.is_kernel).map(item);
     quote! {
         const _: () = {
-            #[allow(dead_code)]
-            fn __memplan_warnings() {
-                #(#items)*
+            #[allow(non_snake_case)]
+            mod __memplan_unused {
+                #![no_implicit_prelude]
+                #(#kernels)*
+                mod declared {
+                    #[allow(dead_code)]
+                    fn declared() {
+                        #(#others)*
+                    }
+                }
             }
         };
     }

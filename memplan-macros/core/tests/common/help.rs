@@ -1,62 +1,311 @@
 //! Helps applied to a plan's text as a user would apply them, for the
 //! tests that check a help before trusting it.
+//!
+//! A help is machine-applicable when one of its clauses (the parts between
+//! `: `) is a list of edits and nothing else, each edit one of
+//!
+//! - ``declare `D;` ``: the declaration first in the plan;
+//! - ``add `S;` on stream `s` before `op` `` (or `after`): the statement
+//!   next to the op in a block of stream `s` (`and` for `add` after the
+//!   first);
+//! - ``add `S;` before `op` ``: next to an op outside stream blocks;
+//! - ``move `S;` (line N) after `op` on stream `s` ``: the statement on
+//!   line N taken out and put after the op.
+//!
+//! The other clauses explain. A help with no such clause is advice (a
+//! choice to make, or a change no single edit says), and is not applied.
+//! Edits go on the lines they name, so an error's line still names the
+//! same line after another error's help is applied.
 
-/// The plan with the help applied, as a user would: "declare `event
-/// e[r];`" adds the declaration first in the plan; "add `wait e[i];` on
-/// stream `s` before `op`" puts the `wait` on the line before `op`'s in
-/// `s`'s block, and "`record e[i];` on stream `s` after `op`" the `record`
-/// on the line after it.
+#![allow(dead_code)]
+
+use std::ops::Range;
+
+/// One edit of a machine-applicable help.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// A declaration, first in the plan.
+    Declare(String),
+    /// A statement next to an op: in a block of `stream`, or outside
+    /// stream blocks where `stream` is `None`.
+    Add {
+        what: String,
+        stream: Option<String>,
+        before: bool,
+        op: String,
+    },
+    /// The statement on `line` taken out and put after `op` in `stream`.
+    Move {
+        what: String,
+        line: usize,
+        op: String,
+        stream: String,
+    },
+}
+
+/// The edits `help` is, or `None` where it is advice. `help` is the text
+/// after `help: `; only its first line counts (notes follow).
+pub fn edits(help: &str) -> Option<Vec<Edit>> {
+    let help = help.lines().next().unwrap_or("");
+    outside_code(help, ": ").into_iter().find_map(|clause| {
+        let parts = outside_code(&clause, ", ");
+        parts.iter().map(|part| edit(part)).collect()
+    })
+}
+
+/// One edit, from words and code alternating as backticks split them.
+fn edit(part: &str) -> Option<Edit> {
+    let part = match part.strip_prefix("and ") {
+        Some(rest) => format!("add {rest}"),
+        None => part.to_owned(),
+    };
+    let pieces: Vec<&str> = part.split('`').collect();
+    let code = |i: usize| pieces[i].to_owned();
+    let statement = |i: usize| pieces[i].ends_with(';');
+    match pieces.as_slice() {
+        ["declare ", _, ""] if statement(1) => Some(Edit::Declare(code(1))),
+        [
+            "add ",
+            _,
+            " on stream ",
+            _,
+            side @ (" before " | " after "),
+            _,
+            "",
+        ] if statement(1) => Some(Edit::Add {
+            what: code(1),
+            stream: Some(code(3)),
+            before: *side == " before ",
+            op: code(5),
+        }),
+        ["add ", _, side @ (" before " | " after "), _, ""] if statement(1) => Some(Edit::Add {
+            what: code(1),
+            stream: None,
+            before: *side == " before ",
+            op: code(3),
+        }),
+        ["move ", _, line, _, " on stream ", _, ""] if statement(1) => {
+            let line = line.strip_prefix(" (line ")?.strip_suffix(") after ")?;
+            Some(Edit::Move {
+                what: code(1),
+                line: line.parse().ok()?,
+                op: code(3),
+                stream: code(5),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The plan with the help applied: panics where the help is advice or
+/// names a place the plan does not have.
 pub fn applied(plan: &str, help: &str) -> String {
-    let mut lines: Vec<String> = plan.lines().map(str::to_owned).collect();
-    // The help's instructions, each "add `what` on stream `s` before/after
-    // `op`"; what follows a colon explains.
-    let instructions = (outside_code(help, ": ").into_iter())
-        .flat_map(|piece| outside_code(&piece, ", "))
-        .filter(|part| {
-            ["add `", "and `", "declare `event"]
-                .iter()
-                .any(|start| part.starts_with(start))
-        });
-    for part in instructions {
-        let part = part.as_str();
-        let quoted: Vec<&str> = part.split('`').skip(1).step_by(2).collect();
-        if part.contains("declare `event") {
-            let declaration = quoted[0];
-            let plan = (lines.iter())
-                .position(|l| l.trim_start().starts_with("plan "))
-                .unwrap();
-            lines.insert(plan + 1, declaration.to_owned());
+    apply(plan, help, None).unwrap_or_else(|why| panic!("{why}\n{help}\n{plan}"))
+}
+
+/// `text` (a plan, or a file of plans) with `help` applied, the help of an
+/// error on `line` (which picks the plan, and the op where one is written
+/// twice: the nearest); `Err` says why it cannot be.
+pub fn apply(text: &str, help: &str, line: Option<usize>) -> Result<String, String> {
+    let edits = edits(help).ok_or("the help is advice, not edits")?;
+    let mut text = text.to_owned();
+    for edit in edits {
+        text = apply_edit(&text, &edit, line)?;
+    }
+    Ok(text)
+}
+
+fn apply_edit(text: &str, edit: &Edit, line: Option<usize>) -> Result<String, String> {
+    let mut text = text.to_owned();
+    match edit {
+        Edit::Declare(declaration) => {
+            let open = plan_body(&text, line).ok_or("no plan to declare it in")?;
+            text.insert_str(open + 1, &format!(" {declaration}"));
+        }
+        Edit::Add {
+            what,
+            stream,
+            before,
+            op,
+        } => {
+            let at = find_op(&text, op, stream.as_deref(), line)?;
+            if *before {
+                text.insert_str(at.start, &format!("{what} "));
+            } else {
+                text.insert_str(at.end, &format!(" {what}"));
+            }
+        }
+        Edit::Move {
+            what,
+            line: from,
+            op,
+            stream,
+        } => {
+            let taken = (statements(&text).into_iter())
+                .find(|s| {
+                    line_of(&text, s.start) == *from && squeeze(&text[s.clone()]) == squeeze(what)
+                })
+                .ok_or_else(|| format!("no `{what}` on line {from}"))?;
+            // Blanked, not removed: every other line keeps its number.
+            text.replace_range(taken.clone(), &" ".repeat(taken.len()));
+            let at = find_op(&text, op, Some(stream), line)?;
+            text.insert_str(at.end, &format!(" {what}"));
+        }
+    }
+    Ok(text)
+}
+
+/// The statement that is `op` (its text, without spaces, begins with the
+/// op's label's and goes on with no more of a name), in a block of
+/// `stream` or outside stream blocks.
+fn find_op(
+    text: &str,
+    op: &str,
+    stream: Option<&str>,
+    line: Option<usize>,
+) -> Result<Range<usize>, String> {
+    let label = squeeze(op);
+    let blocks = stream_blocks(text);
+    let found: Vec<Range<usize>> = (statements(text).into_iter())
+        .filter(|s| {
+            let written = squeeze(&text[s.clone()]);
+            let next = written[label.len().min(written.len())..].chars().next();
+            written.starts_with(&label) && !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+        .filter(|s| {
+            let inner = (blocks.iter())
+                .filter(|(_, body)| body.start < s.start && s.end <= body.end)
+                .min_by_key(|(_, body)| body.len());
+            inner.map(|(name, _)| name.as_str()) == stream
+        })
+        .collect();
+    let nearest =
+        (found.into_iter()).min_by_key(|s| line.map_or(0, |l| line_of(text, s.start).abs_diff(l)));
+    nearest.ok_or_else(|| match stream {
+        Some(stream) => format!("no `{op}` on stream `{stream}`"),
+        None => format!("no `{op}` outside stream blocks"),
+    })
+}
+
+/// Each `on s { ... }` block of `text`: the stream's name and the block's
+/// inside.
+fn stream_blocks(text: &str) -> Vec<(String, Range<usize>)> {
+    (statements(text).into_iter())
+        .filter_map(|s| {
+            let written = &text[s.clone()];
+            let rest = written.strip_prefix("on")?;
+            if !rest.starts_with(char::is_whitespace) {
+                return None;
+            }
+            let rest = rest.trim_start();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let open = s.start + written.find('{')?;
+            (!name.is_empty()).then(|| (name, open + 1..s.end - 1))
+        })
+        .collect()
+}
+
+/// Where the body of the plan around `line` opens (its `{`): the last
+/// `plan Name(` at or before the line, or the first plan.
+fn plan_body(text: &str, line: Option<usize>) -> Option<usize> {
+    let code = code_mask(text);
+    let plans: Vec<usize> = (text.match_indices("plan "))
+        .map(|(at, _)| at)
+        .filter(|&at| code[at] && (at == 0 || !is_name(text[..at].chars().next_back().unwrap())))
+        .collect();
+    let at = match line {
+        Some(line) => (plans.iter().rev())
+            .find(|&&at| line_of(text, at) <= line)
+            .or(plans.first())?,
+        None => plans.first()?,
+    };
+    text[*at..].find('{').map(|open| at + open)
+}
+
+fn is_name(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Every statement of `text`, at every depth of braces: from its first
+/// character to its `;`, or to the `}` of the block it ends with.
+/// Comments are skipped.
+fn statements(text: &str) -> Vec<Range<usize>> {
+    let code = code_mask(text);
+    let chars: Vec<(usize, char)> = (text.char_indices()).filter(|&(at, _)| code[at]).collect();
+    let mut out = Vec::new();
+    // Whether the next character that is not space starts a statement:
+    // after a `{`, `;` or `}` outside parentheses and brackets.
+    let mut starts = true;
+    let mut brackets: Vec<char> = Vec::new();
+    for (i, &(at, c)) in chars.iter().enumerate() {
+        if c.is_whitespace() {
             continue;
         }
-        let (Some(what), Some(stream), Some(op)) = (quoted.first(), quoted.get(1), quoted.get(2))
-        else {
-            continue;
-        };
-        // The op in a block of the stream (up to the block's `}`).
-        let opens = |l: &str| {
-            let l = l.trim();
-            l.starts_with(&format!("on {stream} ")) || l.starts_with(&format!("on {stream}["))
-        };
-        let is_op = |l: &str| {
-            let line = l.trim().trim_end_matches(';');
-            !line.is_empty() && op.starts_with(line.split('<').next().unwrap())
-        };
-        let at = (0..lines.len())
-            .filter(|&block| opens(&lines[block]))
-            .find_map(|block| {
-                (block + 1..lines.len())
-                    .take_while(|&i| lines[i].trim() != "}")
-                    .find(|&i| is_op(&lines[i]))
-            })
-            .unwrap_or_else(|| panic!("the op in the block: {part}\n{}", lines.join("\n")));
-        let at = if part.contains(" after `") {
-            at + 1
-        } else {
-            at
-        };
-        lines.insert(at, (*what).to_owned());
+        if starts
+            && brackets.last().is_none_or(|&b| b == '{')
+            && !"{};".contains(c)
+            && let Some(end) = statement_end(&chars[i..])
+        {
+            out.push(at..end);
+        }
+        match c {
+            '(' | '[' | '{' => brackets.push(c),
+            ')' | ']' | '}' => {
+                brackets.pop();
+            }
+            _ => {}
+        }
+        starts = "{};".contains(c);
     }
-    lines.join("\n")
+    out
+}
+
+/// Where the statement that `chars` begins with ends: after its `;` or
+/// its last block's `}`, at its own depth.
+fn statement_end(chars: &[(usize, char)]) -> Option<usize> {
+    let mut depth = 0usize;
+    for &(at, c) in chars {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return None,
+            ')' | ']' => depth -= 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            ';' if depth == 0 => return Some(at + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// For each byte of `text`, whether it is code (not in a `//` comment).
+fn code_mask(text: &str) -> Vec<bool> {
+    let mut mask = vec![true; text.len() + 1];
+    let mut at = 0;
+    while let Some(found) = text[at..].find("//") {
+        let start = at + found;
+        let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+        mask[start..end].iter_mut().for_each(|b| *b = false);
+        at = end;
+    }
+    mask
+}
+
+/// The line (from 1) that byte `at` is on.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
+}
+
+/// `text` without white space, to compare a label with what is written.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// `text` split at each `separator` that is not inside backticks (an op's
