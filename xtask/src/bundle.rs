@@ -27,7 +27,7 @@ pub fn run() -> Result {
     crate::setup::run()?;
     let artifacts = build_all()?;
     let bundle = crate::root().join("target/gpu-bundle");
-    memplan_build::setup::toolkit::remove(&bundle)?;
+    memplan_build::setup::files::remove(&bundle)?;
     for artifact in &artifacts {
         let dir = bundle.join(artifact.kind);
         fs::create_dir_all(&dir).map_err(|e| e.to_string())?;

@@ -6,7 +6,7 @@
 
 use crate::Result;
 use crate::process::{cargo, run as run_command};
-use memplan_build::setup::toolkit::remove;
+use memplan_build::setup::files::remove;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -38,9 +38,9 @@ pub fn build() -> Result<PathBuf> {
     remove(&copy)?;
     copy_crate(&root.join("examples/own-kernel"), &copy, &root)?;
 
-    // The README's first step. The toolkit this repository set up stands in
-    // for one installed on the machine (`CUDA_PATH`), so that nothing is
-    // downloaded twice.
+    // The README's first step. It finds the toolkit this repository's setup
+    // put in memplan's per-user cache (or the installed one it linked to),
+    // as a second crate on a user's machine does.
     println!("own-kernel: memplan-setup {}", copy.display());
     run_command(
         cargo()
@@ -53,9 +53,9 @@ pub fn build() -> Result<PathBuf> {
                 "memplan-setup",
                 "--",
             ])
-            .arg(&copy)
-            .env("CUDA_PATH", root.join(".cuda/toolkit")),
+            .arg(&copy),
     )?;
+    same_toolkit(&root.join(".cuda/toolkit"), &copy.join(".cuda/toolkit"))?;
     // The second: a plain build.
     run_command(outside_cargo().args(["build", "--release", "--quiet"]))?;
     Ok(target_dir().join("release/own-kernel"))
@@ -67,6 +67,25 @@ pub fn build() -> Result<PathBuf> {
 pub fn run() -> Result {
     build()?;
     run_command(outside_cargo().args(["run", "--release", "--quiet"]))
+}
+
+/// Fails unless both links lead to one toolkit: one download per machine.
+fn same_toolkit(repository: &Path, copy: &Path) -> Result {
+    let resolve = |link: &Path| {
+        link.canonicalize()
+            .map_err(|e| format!("cannot follow {}: {e}", link.display()))
+    };
+    let (ours, theirs) = (resolve(repository)?, resolve(copy)?);
+    if ours == theirs {
+        Ok(())
+    } else {
+        Err(format!(
+            "the outside crate's toolkit is {}, not the repository's {}: \
+             memplan-setup should reuse the one toolkit of this machine",
+            theirs.display(),
+            ours.display()
+        ))
+    }
 }
 
 /// A cargo in the copy with none of this repository's environment.
@@ -82,7 +101,8 @@ fn outside_cargo() -> Command {
 }
 
 /// The crate at `from` without what a build leaves (`target/`, `.cuda/`,
-/// `.cargo/`), with `../..` in its manifest replaced by `repository`.
+/// `.cargo/`), with `../..` in its manifest replaced by `repository`. Its
+/// `.gitignore` goes too, as a user's crate has one.
 fn copy_crate(from: &Path, to: &Path, repository: &Path) -> Result {
     fs::create_dir_all(to.join("src")).map_err(|e| e.to_string())?;
     let manifest = fs::read_to_string(from.join("Cargo.toml")).map_err(|e| e.to_string())?;
@@ -92,7 +112,9 @@ fn copy_crate(from: &Path, to: &Path, repository: &Path) -> Result {
         manifest.replace("\"../..", &format!("\"{absolute}")),
     )
     .map_err(|e| e.to_string())?;
-    fs::copy(from.join("build.rs"), to.join("build.rs")).map_err(|e| e.to_string())?;
+    for file in ["build.rs", ".gitignore"] {
+        fs::copy(from.join(file), to.join(file)).map_err(|e| format!("cannot copy {file}: {e}"))?;
+    }
     for entry in fs::read_dir(from.join("src")).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.is_file() {

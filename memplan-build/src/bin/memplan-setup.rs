@@ -2,6 +2,11 @@
 //! CUDA compiler and, on a machine without an NVIDIA driver, a stand-in for
 //! the driver library, and points `.cargo/config.toml` at both. Run it once
 //! in the project (the folder with its `Cargo.toml`); again is harmless.
+//!
+//! The compiler is downloaded once per user and machine, into memplan's
+//! cache (`MEMPLAN_CACHE_DIR`, else `$XDG_CACHE_HOME/memplan`, else
+//! `~/.cache/memplan`), and `.cuda/toolkit` links to it; `.cuda/` is added
+//! to the project's `.gitignore`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,8 +35,12 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    match memplan_build::setup::run(&project) {
-        Ok(summary) => {
+    let set_up = memplan_build::setup::run(&project).and_then(|summary| {
+        let ignored = memplan_build::setup::gitignore::ensure(&project)?;
+        Ok((summary, ignored))
+    });
+    match set_up {
+        Ok((summary, ignored)) => {
             println!("memplan-setup: {}", summary.compiler);
             println!("memplan-setup: {}", summary.driver);
             let config = if summary.configured {
@@ -39,6 +48,12 @@ fn main() -> ExitCode {
             } else {
                 "already sets MEMPLAN_CUDA_HOME"
             };
+            let gitignore = if ignored {
+                format!("{} added", memplan_build::setup::gitignore::ENTRY)
+            } else {
+                "already ignores .cuda".to_owned()
+            };
+            println!("memplan-setup: .gitignore {gitignore}");
             println!("memplan-setup: .cargo/config.toml {config}; `cargo build` is ready");
             ExitCode::SUCCESS
         }

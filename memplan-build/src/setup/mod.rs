@@ -1,14 +1,20 @@
 //! What a project needs before its first build, on any machine: the CUDA
-//! compiler (`.cuda/toolkit`), a stand-in for the driver library where
+//! compiler (`.cuda/toolkit`, a link to an installed toolkit or to the one
+//! in memplan's per-user cache), a stand-in for the driver library where
 //! there is no driver (`.cuda/lib64`), and the two environment variables
 //! that point the build at them, in the project's `.cargo/config.toml`.
 //!
 //! `memplan-setup` (this crate's binary) does it for a user's project, and
-//! memplan's own `cargo xtask setup` for the repository. Each step is done
-//! once: a second run only checks.
+//! adds `.cuda/` to its `.gitignore`; memplan's own `cargo xtask setup`
+//! does it for the repository, whose `.gitignore` is written by hand. Each
+//! step is done once: a second run only checks, and a second project on
+//! the same machine reuses the first one's download.
 
+pub mod cache;
 pub mod command;
 pub mod config;
+pub mod files;
+pub mod gitignore;
 pub mod stub;
 pub mod toolkit;
 
@@ -31,12 +37,20 @@ pub struct Summary {
 /// `project/.cuda`, and `project/.cargo/config.toml` pointing at them.
 pub fn run(project: &Path) -> Result<Summary> {
     let cuda_dir = project.join(".cuda");
-    let origin = toolkit::ensure(&cuda_dir)?;
+    let toolkit = toolkit::ensure(&cuda_dir)?;
     let release = toolkit::nvcc_release(&cuda_dir.join("toolkit"))?;
-    let from = match origin {
-        toolkit::Origin::AlreadyThere => "already set up".to_owned(),
-        toolkit::Origin::Linked(installed) => format!("linked to {}", installed.display()),
-        toolkit::Origin::Downloaded => "NVIDIA's packages from PyPI".to_owned(),
+    let from = match toolkit.origin {
+        toolkit::Origin::Installed => "installed on this machine",
+        toolkit::Origin::Reused => "memplan's cache, from an earlier set-up",
+        toolkit::Origin::Downloaded => "memplan's cache, downloaded from PyPI now",
+        toolkit::Origin::MovedFromProject => {
+            "memplan's cache, moved there from this project's .cuda/toolkit"
+        }
+    };
+    let linked = if toolkit.linked_now {
+        "linked now"
+    } else {
+        "already linked"
     };
     let stub = stub::ensure(project, &cuda_dir)?;
     let loads = if stub.driver_present {
@@ -46,7 +60,10 @@ pub fn run(project: &Path) -> Result<Summary> {
     };
     let configured = config::ensure(project)?;
     Ok(Summary {
-        compiler: format!("CUDA compiler .cuda/toolkit ({from}): {release}"),
+        compiler: format!(
+            "CUDA compiler .cuda/toolkit -> {} ({from}; {linked}): {release}",
+            toolkit.target.display()
+        ),
         driver: format!(
             "driver stub .cuda/lib64 ({} functions of cust's bindings); {loads}",
             stub.symbols

@@ -61,7 +61,7 @@ pub fn ensure(project: &Path, cuda_dir: &Path) -> Result<Stub> {
     }
 
     for old in [&link, &loadable, &stamp_path] {
-        super::toolkit::remove(old)?;
+        super::files::remove(old)?;
     }
     fs::create_dir_all(&lib64).map_err(|e| e.to_string())?;
     let source = cuda_dir.join("libcuda_stub.c");
