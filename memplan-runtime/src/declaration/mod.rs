@@ -152,6 +152,9 @@ pub const fn check_kernel(image: &Image, declared: &Declared) -> Result<&'static
             declared,
         ));
     }
+    if let Some(order) = reordered(params, declared) {
+        return Err(reorder(kernel, &order, declared));
+    }
     let mut index = 0;
     while index < params.len() {
         if let Some(problem) = compare_types(&params[index], &declared.params[index]) {
@@ -202,6 +205,84 @@ pub const fn check_kernel(image: &Image, declared: &Declared) -> Result<&'static
         index += 1;
     }
     Ok(kernel.symbol)
+}
+
+/// The most parameters [`reordered`] looks at (memplan passes 12).
+const MOST_REORDERED: usize = 16;
+
+/// Where the declared parameters are the C++ ones in another order, each
+/// of the right type but not every one in its place: for each C++
+/// parameter, the declared one that goes there (of its type, the first
+/// not taken, so that parameters of one type keep their declared order).
+///
+/// Only where a buffer stands in the place of a value, or a value in a
+/// buffer's: two values or two buffers of other types in each other's
+/// places may as well be two types mistaken, and the help would guess.
+const fn reordered(params: &[CParam], declared: &Declared) -> Option<[usize; MOST_REORDERED]> {
+    let count = params.len();
+    if count != declared.params.len() || count > MOST_REORDERED {
+        return None;
+    }
+    let mut kind_differs = false;
+    let mut index = 0;
+    while index < count {
+        kind_differs |= matches!(
+            (params[index], declared.params[index]),
+            (CParam::Pointer { .. }, DeclaredParam::Value { .. })
+                | (CParam::Value(_), DeclaredParam::Buffer { .. })
+        );
+        index += 1;
+    }
+    if !kind_differs {
+        return None;
+    }
+    let (mut order, mut taken) = ([0; MOST_REORDERED], [false; MOST_REORDERED]);
+    let mut moved = false;
+    let mut index = 0;
+    while index < count {
+        let mut candidate = 0;
+        while candidate < count
+            && (taken[candidate]
+                || compare_types(&params[index], &declared.params[candidate]).is_some())
+        {
+            candidate += 1;
+        }
+        if candidate == count {
+            return None;
+        }
+        (order[index], taken[candidate]) = (candidate, true);
+        moved |= candidate != index;
+        index += 1;
+    }
+    if moved { Some(order) } else { None }
+}
+
+/// The message for a declaration whose parameters are in another order
+/// than the C++ kernel's: the declaration with the user's own parameters,
+/// names and types as written, in the C++ order.
+const fn reorder(kernel: &KernelSignature, order: &[usize], declared: &Declared) -> Message {
+    let mut message = Message::new()
+        .push("the declaration has the parameters of `")
+        .push(kernel.name)
+        .push("` in another order than its C++: the C++ is `")
+        .push(kernel.cpp)
+        .push("`; reorder them, `kernel ")
+        .push(declared.rust_name)
+        .push("(");
+    let mut index = 0;
+    while index < declared.params.len() {
+        let param = &declared.params[order[index]];
+        if index > 0 {
+            message = message.push(", ");
+        }
+        message = message.push(param.name()).push(": ").push(param.spelled());
+        index += 1;
+    }
+    message = message.push(") from ").push(declared.module);
+    if !str_eq(declared.name, declared.rust_name) {
+        message = message.push(" as \"").push(declared.name).push("\"");
+    }
+    message.push(";`")
 }
 
 /// The kernel the declaration names.

@@ -345,3 +345,32 @@ const _: () = match check_kernel(
     Ok(_) => (),
     Err(message) => panic!("{}", message.as_str()),
 };
+
+#[test]
+fn parameters_in_another_order_are_reordered_as_written() {
+    let message = error(&[N, A, C]);
+    assert!(
+        message.starts_with(
+            "the declaration has the parameters of `vadd` in another order than its C++"
+        ),
+        "{message}"
+    );
+    // The user's names and types, as written, in the C++ order.
+    assert!(
+        message.ends_with(
+            "reorder them, `kernel vadd(a: &[f32; n], c: &out [f32; n], n: i32) from KERNELS;`"
+        ),
+        "{message}"
+    );
+    // Two buffers in each other's places may be two mistaken accesses: no
+    // reordering is guessed, the parameter is named.
+    let message = error(&[C, A, N]);
+    assert!(message.starts_with("parameter `c` "), "{message}");
+    // Not a permutation: a parameter of no C++ type.
+    const WIDE: DeclaredParam = DeclaredParam::Value {
+        name: "n",
+        value: RustType::of::<u64>(),
+        ty: "u64",
+    };
+    assert!(error(&[WIDE, A, C]).starts_with("parameter `n` is a value"));
+}
