@@ -6,7 +6,9 @@ use proc_macro2::Span;
 
 /// A warning at the user's declaration.
 pub struct Warning {
+    /// The declaration the warning points at.
     pub span: Span,
+    /// What the warning says.
     pub message: String,
 }
 
