@@ -1,5 +1,6 @@
 //! `cargo xtask test`: what CI runs. Setup, then formatting, lints, every
-//! test of the workspace, the docs, the packages, and xtask's own tests.
+//! test of the workspace, the docs as docs.rs builds them, the packages,
+//! and xtask's own tests.
 //!
 //! GPU tests need no flag: their harness looks for a GPU and reports each one
 //! as ignored, with the reason, when there is none.
@@ -20,12 +21,10 @@ pub fn run() -> Result {
         "warnings",
     ]))?;
     run_command(cargo().args(["test", "--workspace"]))?;
-    // Broken doc links and malformed docs fail like any other check.
-    run_command(
-        cargo()
-            .args(["doc", "--workspace", "--no-deps"])
-            .env("RUSTDOCFLAGS", "-D warnings"),
-    )?;
+    // The docs as docs.rs builds them, without CUDA: broken links,
+    // malformed docs and undocumented public items fail like any other
+    // check.
+    crate::docs_rs::run()?;
     // Every crate packages for the registry (metadata, the files each
     // ships). `--allow-dirty`: this runs before a commit as often as after.
     // Not yet verified by building each package from its archive.
