@@ -9,12 +9,20 @@
 //! `target/`: so the run-time stub is copied into `OUT_DIR`. On a machine with
 //! a driver there is no `libcuda.so.1` in the stub folder, and programs load
 //! the real driver.
+//!
+//! docs.rs (`DOCS_RS` set) has no driver and links nothing: documenting
+//! needs no libcuda, so there it does nothing. cust's own build script
+//! skips its search for the same variable.
 
 use std::env;
 use std::path::PathBuf;
 use std::process::exit;
 
 fn main() {
+    println!("cargo:rerun-if-env-changed=DOCS_RS");
+    if env::var_os("DOCS_RS").is_some() {
+        return;
+    }
     println!("cargo:rerun-if-env-changed=CUDA_LIBRARY_PATH");
     let candidates: Vec<PathBuf> = env::var_os("CUDA_LIBRARY_PATH")
         .map(|paths| {

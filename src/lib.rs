@@ -7,6 +7,8 @@
 //! graphs, errors), which plans are lowered to and which you can also use by
 //! hand.
 
+#![warn(missing_docs)]
+
 pub mod language;
 
 pub use memplan_runtime::*;

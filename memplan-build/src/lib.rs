@@ -55,6 +55,8 @@
 //!   its plans compile, and loading a module says it was built without
 //!   nvcc.
 
+#![warn(missing_docs)]
+
 mod contract;
 mod cudafe;
 mod demangle;

@@ -1,6 +1,9 @@
 //! The `memplan!` macro. This crate is a shell: the language lives in
 //! `memplan-macros-core`, a plain library that is tested without a compiler.
-//! See the `memplan` crate for the language reference.
+//! The language reference is the `memplan` crate's
+//! [`language`](https://docs.rs/memplan/latest/memplan/language/index.html).
+
+#![warn(missing_docs)]
 
 use proc_macro::TokenStream;
 

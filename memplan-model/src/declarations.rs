@@ -10,6 +10,7 @@ use crate::site::Site;
 /// runtime's `PlanInfo` holds them, kernel by kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelInfo<'a> {
+    /// Where the kernel is declared, its name as the label.
     pub site: Site<'a>,
     /// The parameters declared `&out`, by position: the checks count a
     /// launch as writing all of each one's range, so a launch whose grid is
@@ -32,9 +33,11 @@ impl<'a> KernelInfo<'a> {
 /// `PlanInfo` holds it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferInfo<'a> {
+    /// Where the buffer is declared (`data: [f32; n] pinned`).
     pub site: Site<'a>,
     /// Its length, a size (of each element, for a set of buffers).
     pub len: u16,
+    /// Where its memory comes from, and for a caller's slice how it is passed.
     pub kind: BufferKind,
     /// For `device ring[r]: [f32; m];`: a set of buffers.
     pub array: Option<Array>,
@@ -60,6 +63,7 @@ impl<'a> BufferInfo<'a> {
     }
 }
 
+/// Where a buffer's memory comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferKind {
     /// Host memory in a `Vec`.
@@ -73,8 +77,16 @@ pub enum BufferKind {
     /// A caller's slice, passed to each run. `measured`: the input its
     /// length sets, for a slice declared without one.
     Param {
+        /// Whether each run borrows the slice mutably (`&mut`), so that ops
+        /// may write it.
         mutable: bool,
+        /// Whether the slice is registered with the driver (page-locked in
+        /// place) for the time of each run, so that copies to and from it are
+        /// asynchronous.
         registered: bool,
+        /// The input that each run sets to the slice's length, for a slice
+        /// declared without one; `None` for a slice with a stated length,
+        /// which each run checks.
         measured: Option<u16>,
     },
 }
@@ -84,7 +96,10 @@ pub enum BufferKind {
 /// plan's loop use, both sizes (the index reads the loop's variable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Array {
+    /// How many there are, a size.
     pub count: u16,
+    /// Which one an op of the plan's loop names, a size: the index expression,
+    /// which reads the loop's variable.
     pub index: u16,
 }
 
@@ -101,8 +116,11 @@ pub enum Gpu {
 /// `stream name priority p;`
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamInfo<'a> {
+    /// Where the stream is declared.
     pub site: Site<'a>,
+    /// The stream's name in the plan, for messages and timelines.
     pub name: &'a str,
+    /// The priority it is created with.
     pub priority: Priority,
     /// For `stream lanes[s];`: a set of streams.
     pub array: Option<Array>,
@@ -111,6 +129,7 @@ pub struct StreamInfo<'a> {
 }
 
 impl<'a> StreamInfo<'a> {
+    /// The same declaration, as a set of streams.
     pub const fn array(self, array: Array) -> StreamInfo<'a> {
         StreamInfo {
             array: Some(array),
@@ -143,11 +162,14 @@ pub enum Priority {
 /// `event name;`, or a set of events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EventInfo<'a> {
+    /// Where the event is declared.
     pub site: Site<'a>,
+    /// For `event done[r];`: a set of events.
     pub array: Option<Array>,
 }
 
 impl<'a> EventInfo<'a> {
+    /// The same declaration, as a set of events.
     pub const fn array(self, array: Array) -> EventInfo<'a> {
         EventInfo {
             array: Some(array),
@@ -160,11 +182,16 @@ impl<'a> EventInfo<'a> {
 /// resolved once for each `c` by `new`, with input `input` set to `c`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoopInfo<'a> {
+    /// Where the loop is written (`for c in 0..k`).
     pub site: Site<'a>,
     /// How many times, a size.
     pub count: u16,
+    /// The input that holds the loop's variable, set to each value in turn
+    /// while `new` resolves the loop's ops.
     pub input: u16,
+    /// The first op the loop repeats, by its position in the plan's ops.
     pub first: u16,
+    /// The position after the loop's last op.
     pub end: u16,
 }
 
@@ -174,13 +201,16 @@ pub struct LoopInfo<'a> {
 pub struct BoundInfo<'a> {
     /// `len <= cap`, where the parameter is written.
     pub site: Site<'a>,
+    /// The parameter, a size (the input the run gives).
     pub size: u16,
+    /// Its limit, a size (`cap`, computed by `new`).
     pub limit: u16,
 }
 
 /// `gpus gpu[g];`, and `peer gpu;` if the plan declares it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpusInfo<'a> {
+    /// Where `gpus` is declared.
     pub site: Site<'a>,
     /// How many GPUs, a size: `new` must be given as many contexts.
     pub count: u16,

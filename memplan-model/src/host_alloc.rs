@@ -34,22 +34,28 @@ impl HostAlloc {
         Self(self.0 | other.0)
     }
 
+    /// The flags as the driver takes them (`CU_MEMHOSTALLOC_*`).
     pub const fn bits(self) -> u32 {
         self.0
     }
 
+    /// Whether every flag of `other` is among these.
     pub const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
     }
 
+    /// Whether the memory is mapped into the device's address space
+    /// (`MAPPED`).
     pub const fn is_mapped(self) -> bool {
         self.contains(Self::MAPPED)
     }
 
+    /// Whether the memory is write-combined (`WRITE_COMBINED`).
     pub const fn is_write_combined(self) -> bool {
         self.contains(Self::WRITE_COMBINED)
     }
 
+    /// Whether the memory is pinned for every context (`PORTABLE`).
     pub const fn is_portable(self) -> bool {
         self.contains(Self::PORTABLE)
     }

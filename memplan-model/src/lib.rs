@@ -16,6 +16,8 @@
 //! A model borrows its lists (`'a`): the macro's for as long as it lowers
 //! one plan, the runtime's for `'static`.
 
+#![warn(missing_docs)]
+
 mod declarations;
 mod host_alloc;
 mod op;

@@ -19,9 +19,13 @@ pub struct Plan<'a> {
     pub inputs: &'a [&'a str],
     /// Every length, range bound and launch dimension.
     pub sizes: &'a [Size<'a>],
+    /// The kernels it declares; launches name them by position.
     pub kernels: &'a [KernelInfo<'a>],
+    /// The buffers it declares; ops name them by position.
     pub buffers: &'a [BufferInfo<'a>],
+    /// The streams it declares; ops name them by position.
     pub streams: &'a [StreamInfo<'a>],
+    /// The events it declares; `record` and `wait` name them by position.
     pub events: &'a [EventInfo<'a>],
     /// In program order.
     pub ops: &'a [OpDef<'a>],

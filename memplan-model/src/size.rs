@@ -12,12 +12,19 @@ pub struct Size<'a>(pub &'a str, pub &'a [Term]);
 pub enum Term {
     /// Pushes input `i`.
     Input(u16),
+    /// Pushes this number.
     Literal(u64),
-    /// Pops `b`, then `a`; pushes `a + b` (and so on); every step checked.
+    /// Pops `b`, then `a`; pushes `a + b`, an error on overflow.
     Add,
+    /// Pops `b`, then `a`; pushes `a - b`, an error below zero.
     Sub,
+    /// Pops `b`, then `a`; pushes `a * b`, an error on overflow.
     Mul,
+    /// Pops `b`, then `a`; pushes `a / b` rounded down, an error if `b` is
+    /// zero.
     Div,
+    /// Pops `b`, then `a`; pushes the remainder of `a / b`, an error if `b` is
+    /// zero.
     Rem,
     /// `blocks(n, per_block)`: `n / per_block` rounded up.
     Blocks,

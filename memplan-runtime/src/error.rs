@@ -13,8 +13,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// runtime function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Location {
+    /// The source file, as `file!()` gives it.
     pub file: &'static str,
+    /// The line, from 1.
     pub line: u32,
+    /// The column, from 1.
     pub column: u32,
 }
 
@@ -50,43 +53,86 @@ pub enum Fault {
     Driver(DriverError),
     /// A range reaches past the end of a buffer.
     OutOfBounds {
+        /// The range's first element.
         start: usize,
+        /// The element after the range's last.
         end: usize,
+        /// The buffer's length, in elements.
         len: usize,
     },
     /// A range whose start is after its end.
-    ReversedRange { start: usize, end: usize },
+    ReversedRange {
+        /// The range's start.
+        start: usize,
+        /// The range's end, below its start.
+        end: usize,
+    },
     /// An index into a set of streams, events or buffers past its end.
-    Element { index: usize, count: usize },
+    Element {
+        /// The index asked for.
+        index: usize,
+        /// How many the set has.
+        count: usize,
+    },
     /// A caller's slice whose length is not the one the plan declares.
-    WrongLength { expected: usize, actual: usize },
+    WrongLength {
+        /// The length the plan declares.
+        expected: usize,
+        /// The slice's length.
+        actual: usize,
+    },
     /// A copy between ranges of different lengths.
-    LengthMismatch { source: usize, destination: usize },
+    LengthMismatch {
+        /// The source's length, in elements.
+        source: usize,
+        /// The destination's length, in elements.
+        destination: usize,
+    },
     /// A copy whose source and destination share memory.
     OverlappingCopy,
     /// Work in a [`scope`](crate::scope) touching memory that unordered work
     /// on another stream (queued at `other`) writes, or reads where this
     /// work writes.
-    Unordered { other: Location },
+    Unordered {
+        /// Where the other work was queued.
+        other: Location,
+    },
     /// A size of a plan that cannot be computed without wrapping (or
     /// dividing by zero), and why.
-    Size { size: &'static str, problem: String },
+    Size {
+        /// The size as the plan writes it.
+        size: &'static str,
+        /// The step that failed, with its values (`4 - 5 is below zero`).
+        problem: String,
+    },
     /// A size parameter given a value above the bound the plan states for
     /// it (`run len: usize <= cap`), which the compile-time checks took
     /// as true.
     /// `size` is the parameter and `bound` its bound, as written.
     AboveBound {
+        /// The parameter.
         size: &'static memplan_model::Size<'static>,
+        /// The value it was given.
         value: usize,
+        /// Its bound, as the plan writes it.
         bound: &'static memplan_model::Size<'static>,
+        /// The bound's value, which `value` is above.
         limit: usize,
     },
     /// A launch configuration this GPU or kernel cannot run, and why.
     Launch(String),
     /// A byte count that does not fit in `usize`.
-    SizeOverflow { len: usize, element_size: usize },
+    SizeOverflow {
+        /// The number of elements.
+        len: usize,
+        /// The bytes of each.
+        element_size: usize,
+    },
     /// `fill` with a value the driver's memset cannot write.
-    UnsupportedFill { element_size: usize },
+    UnsupportedFill {
+        /// The bytes of each element: not 1, 2 or 4.
+        element_size: usize,
+    },
     /// A buffer that cannot do what was asked of it, and why.
     Unsupported(&'static str),
     /// A module without a kernel of this name.
@@ -94,59 +140,81 @@ pub enum Fault {
     /// A buffer argument shorter than the elements its parameter's extent
     /// says the kernel touches.
     Extent {
+        /// The parameter, as the kernel's declaration names it.
         param: &'static str,
+        /// The elements the kernel touches through it.
         extent: usize,
+        /// The elements the argument has.
         len: usize,
     },
     /// A launch whose grid is empty, so that it runs nothing, given a
     /// non-empty range for a parameter declared `&out`, which the checks
     /// count as written (`None`: a parameter without an extent).
     EmptyGridWrites {
+        /// The parameter, as the kernel's declaration names it.
         param: Option<&'static str>,
+        /// The elements of the range it was given.
         elements: usize,
     },
     /// An `&out` parameter whose extent the checks could not follow (it
     /// names values that are not sizes), so that they count the whole
     /// argument as written, given an argument longer than the extent.
     MeasuredWriteShort {
+        /// The parameter, as the kernel's declaration names it.
         param: &'static str,
+        /// The elements its extent says the kernel writes.
         extent: usize,
+        /// The elements the argument has, more than `extent`.
         len: usize,
     },
     /// Another rank of a `ranks world` job made its plan otherwise: rank
     /// `rank` has `there` where this one has `here`, for size `name`, or
     /// (`None`) for the plan's fingerprint.
     RanksDisagree {
+        /// The other rank.
         rank: usize,
+        /// The size the two ranks differ in, or `None` for the plan itself.
         name: Option<&'static str>,
+        /// This rank's value (`u64::MAX`: not yet known).
         here: u64,
+        /// The other rank's value (`u64::MAX`: not yet known).
         there: u64,
     },
     /// Rank `rank` of a `ranks world` job could not make or run its plan
     /// (its own error says why): every rank stops there, as none may
     /// queue a collective another will never queue.
-    RankFailed { rank: usize },
+    RankFailed {
+        /// The lowest-numbered rank that failed.
+        rank: usize,
+    },
     /// A negative value given to the parameter at `position` that the
     /// extent of `param` (computed from the values the kernel receives)
     /// names.
     NegativeExtentValue {
+        /// The parameter whose extent names the value.
         param: &'static str,
+        /// The position of the negative argument among the kernel's.
         position: usize,
+        /// The argument.
         value: i64,
     },
     /// An argument an extent names that is not the size it was cast from
     /// (`n as i32` of an `n` above `i32::MAX`).
     ExtentArgument {
+        /// The parameter the argument is given to.
         param: &'static str,
         /// As the kernel receives it. Only a narrower or signed type can
         /// differ from a `usize`, so every such value fits an `i64`.
         value: i64,
+        /// The size it was cast from.
         size: usize,
     },
     /// A kernel whose parameters, as the driver reads the compiled code,
     /// lie elsewhere than its declaration passes them.
     KernelParameters {
+        /// Where the declaration passes each parameter.
         declared: Vec<ParamSlot>,
+        /// Where the compiled kernel takes each parameter.
         compiled: Vec<ParamSlot>,
     },
     /// The driver is a stub or sees no GPU.
@@ -166,12 +234,25 @@ pub enum Fault {
     /// why: refused by `new`, before NCCL would wait for ever.
     Collective(String),
     /// A plan declaring `gpus gpu[g]` given another number of GPUs.
-    GpuCount { declared: usize, given: usize },
+    GpuCount {
+        /// The GPUs the plan declares.
+        declared: usize,
+        /// The contexts `new` was given.
+        given: usize,
+    },
     /// A plan declaring `gpus gpu[g]` with `g` 0: a plan on no GPUs
     /// could never run (`given`: the contexts `new` was given).
-    NoGpus { given: usize },
+    NoGpus {
+        /// The contexts `new` was given.
+        given: usize,
+    },
     /// A declaration placed on a GPU the plan was not given.
-    NoSuchGpu { gpu: usize, count: usize },
+    NoSuchGpu {
+        /// The GPU the declaration names.
+        gpu: usize,
+        /// The GPUs the plan runs on.
+        count: usize,
+    },
     /// Timing cannot be turned on, and why.
     Timing(String),
 }
@@ -394,6 +475,8 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error of `operation`, written at `location`, that failed with
+    /// `fault`.
     pub fn new(fault: Fault, operation: &'static str, location: Location) -> Self {
         Self {
             fault,
@@ -422,6 +505,7 @@ impl Error {
         self
     }
 
+    /// What went wrong.
     pub fn fault(&self) -> &Fault {
         &self.fault
     }
@@ -431,10 +515,13 @@ impl Error {
         self.operation
     }
 
+    /// Where the operation is written: the plan's op, or the caller of the
+    /// runtime function.
     pub fn location(&self) -> Location {
         self.location
     }
 
+    /// The plan the operation belongs to, if it is a plan's.
     pub fn plan(&self) -> Option<&'static str> {
         self.plan
     }

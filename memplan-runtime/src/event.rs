@@ -52,6 +52,8 @@ impl Event {
         })
     }
 
+    /// The driver's handle (`CUevent`), for calls memplan does not wrap; valid
+    /// while the event lives.
     pub fn raw(&self) -> CUevent {
         self.raw
     }

@@ -137,6 +137,8 @@ unsafe impl Send for Kernel {}
 unsafe impl Sync for Kernel {}
 
 impl Kernel {
+    /// The driver's handle (`CUfunction`), for calls memplan does not wrap;
+    /// valid while the kernel lives.
     pub fn raw(&self) -> CUfunction {
         self.raw
     }
@@ -264,8 +266,11 @@ const MAX_PARAMETER_BYTES: usize = 32764;
 /// three `u32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dim3 {
+    /// How many along x: blocks of a grid, or threads of a block.
     pub x: u32,
+    /// How many along y; 1 for one dimension.
     pub y: u32,
+    /// How many along z; 1 for one or two dimensions.
     pub z: u32,
 }
 
@@ -290,12 +295,17 @@ impl From<(u32, u32, u32)> for Dim3 {
 /// A launch's grid, block and dynamic shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
+    /// The grid's dimensions, in blocks.
     pub grid: Dim3,
+    /// The block's dimensions, in threads.
     pub block: Dim3,
+    /// The bytes of dynamic shared memory each block gets.
     pub shared_bytes: u32,
 }
 
 impl LaunchConfig {
+    /// A configuration of `grid` blocks of `block` threads, with
+    /// `shared_bytes` of dynamic shared memory a block.
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_bytes: u32) -> Self {
         Self {
             grid: grid.into(),
@@ -394,6 +404,9 @@ unsafe impl<T: KernelValue, const N: usize> KernelValue for [T; N] {}
 /// `with_pointers` passes one pointer per argument, in order, each to a
 /// value of that argument's type.
 pub unsafe trait KernelArgs {
+    /// Calls `f` with one pointer to each argument, in order, as
+    /// `cuLaunchKernel` takes them; the pointers are valid only during the
+    /// call.
     fn with_pointers<R>(&mut self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R;
 }
 

@@ -40,6 +40,8 @@
 //! graph capture and launch, and module images of unknown origin. Each says
 //! what its caller promises.
 
+#![warn(missing_docs)]
+
 mod context;
 pub mod copy;
 mod cupti;

@@ -35,6 +35,7 @@ impl<T> DevicePtr<T> {
         }
     }
 
+    /// The address as the driver takes it (`CUdeviceptr`).
     pub const fn as_raw(self) -> CUdeviceptr {
         self.address
     }
@@ -88,6 +89,7 @@ pub unsafe trait HostMemory<T: Element> {
 /// # Safety
 /// As for [`HostMemory`], and the pointer may be written through.
 pub unsafe trait HostMemoryMut<T: Element>: HostMemory<T> {
+    /// The start and length of the memory, in elements, for writing.
     fn host_parts_mut(&mut self) -> (*mut T, usize);
 }
 

@@ -7,17 +7,29 @@ use crate::error::{Error, Fault, Location, Result};
 /// `Op` without its operands, a copy told apart by its direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
+    /// A copy from host memory to device memory.
     CopyHostToDevice,
+    /// A copy from device memory to host memory.
     CopyDeviceToHost,
+    /// A copy between device buffers, on one GPU or two.
     CopyDeviceToDevice,
+    /// A copy between host buffers.
     CopyHostToHost,
+    /// `fill`: sets every element of a buffer or range to one value.
     Fill,
+    /// `launch`: a kernel launch.
     Launch,
+    /// `record`: an event recorded on a stream.
     Record,
+    /// `wait`: a stream waiting for an event.
     Wait,
+    /// `sync`: the host waiting for a stream, or for all of them.
     Sync,
+    /// A host step: the plan's Rust code, run by the host in program order.
     Host,
+    /// `alloc`: a stream-ordered allocation.
     Alloc,
+    /// `free`: a stream-ordered free.
     Free,
     /// One rank's part of an NCCL collective.
     Collective,
@@ -28,14 +40,17 @@ pub enum OpKind {
 /// An operation of a plan, as written, where errors and reports name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpInfo {
+    /// The plan's name.
     pub plan: &'static str,
     /// The op as written, `copy dc -> c`.
     pub label: &'static str,
+    /// What kind of op it is.
     pub kind: OpKind,
     /// The stream it runs on; `None` for synchronous ops and host steps.
     pub stream: Option<&'static str>,
     /// Which stream of a set (`lanes[2]`) it runs on, in a loop.
     pub element: Option<u16>,
+    /// Where the op is written.
     pub location: Location,
 }
 

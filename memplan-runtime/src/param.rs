@@ -6,7 +6,9 @@
 /// bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParamSlot {
+    /// Its offset from the buffer's start.
     pub offset: usize,
+    /// Its size.
     pub size: usize,
 }
 
@@ -15,7 +17,9 @@ pub struct ParamSlot {
 /// [`KernelValue`](crate::KernelValue) type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParamLayout {
+    /// Its size in bytes.
     pub size: usize,
+    /// Its alignment in bytes.
     pub align: usize,
 }
 

@@ -7,15 +7,18 @@ use std::time::{Duration, Instant};
 /// One op's time on the GPU.
 #[derive(Clone, Debug)]
 pub struct OpTiming {
+    /// The op.
     pub op: OpInfo,
     /// Milliseconds from the start of the run.
     pub start_ms: f64,
+    /// Milliseconds from the start of the run to the op's end.
     pub end_ms: f64,
     /// Bytes the op moved (0 for launches).
     pub bytes: u64,
 }
 
 impl OpTiming {
+    /// How long the op took, in milliseconds.
     pub fn duration_ms(&self) -> f64 {
         self.end_ms - self.start_ms
     }
@@ -31,9 +34,11 @@ impl OpTiming {
 /// host step (its op, as written), or waiting for the GPU (`wait`).
 #[derive(Clone, Debug)]
 pub struct HostSpan {
+    /// What the host did: `queue`, `wait`, or the host step as written.
     pub label: &'static str,
     /// Milliseconds from the start of the run.
     pub start_ms: f64,
+    /// Milliseconds from the start of the run to the span's end.
     pub end_ms: f64,
 }
 
@@ -47,14 +52,19 @@ pub enum Clock {
     /// (they are left out), and `problem` says what CUPTI reported, if
     /// anything went wrong.
     Engine {
+        /// How many ops ran without a record.
         unrecorded: usize,
+        /// What CUPTI reported, if anything went wrong.
         problem: Option<String>,
     },
     /// CUDA events recorded on each op's stream around it, because CUPTI
     /// could not be used (`why`) or events were asked for. An op starts
     /// when its stream reaches it, so time spent queued behind other
     /// streams' work on its engine counts as its own.
-    Events { why: String },
+    Events {
+        /// Why CUPTI was not used.
+        why: String,
+    },
 }
 
 impl Clock {
@@ -87,6 +97,7 @@ impl Clock {
 /// when timing is on (`set_timing(true)` on the plan); the wall time always.
 #[derive(Clone, Debug)]
 pub struct RunReport {
+    /// The plan's name.
     pub plan: &'static str,
     /// The plan's number among the plans of the process (from 1, in the
     /// order `new` made them): a [`Timeline`](crate::Timeline) of two plans
@@ -96,7 +107,9 @@ pub struct RunReport {
     pub started: Instant,
     /// Host time from the start of `run` to the end of its wait.
     pub wall: Duration,
+    /// Where the op times come from.
     pub clock: Clock,
+    /// Each op's time on the GPU, when timing is on.
     pub ops: Vec<OpTiming>,
     /// The host's spans, when timing is on.
     pub host: Vec<HostSpan>,

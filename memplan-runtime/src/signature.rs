@@ -4,6 +4,7 @@
 /// A scalar type of a kernel parameter, or of what a pointer points to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CScalar {
+    /// `bool`: `bool`.
     Bool,
     /// `char`, `signed char`: `i8`.
     I8,
@@ -32,8 +33,11 @@ pub enum CScalar {
     /// an `unsafe` promise of the same layout) and has the same size and
     /// alignment.
     Named {
+        /// The qualified name, `ns::Window`.
         name: &'static str,
+        /// Its size in bytes, as nvcc lays it out.
         size: usize,
+        /// Its alignment in bytes, as nvcc lays it out.
         align: usize,
     },
     /// A type no Rust declaration matches (`__half`, `long double`, ...),
@@ -45,7 +49,12 @@ pub enum CScalar {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CParam {
     /// `T *`, or `const T *` (`konst`).
-    Pointer { pointee: CScalar, konst: bool },
+    Pointer {
+        /// `T`, what the pointer points to.
+        pointee: CScalar,
+        /// Whether the pointer is to `const T`.
+        konst: bool,
+    },
     /// A value passed by copy.
     Value(CScalar),
     /// What no declaration can express (a reference, a pointer to a
@@ -80,6 +89,7 @@ pub struct KernelSignature {
 /// parameter: `MEMPLAN_WRITES(n) float *c`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Contract {
+    /// What the kernel does with the elements.
     pub access: ContractAccess,
     /// The extent as the source writes it: `n`, `rows * cols`.
     pub extent: &'static str,
@@ -108,11 +118,16 @@ pub enum ContractAccess {
 pub enum ExtentTerm {
     /// Pushes the value of the kernel's parameter at this position.
     Param(u16),
+    /// Pushes this number.
     Literal(u64),
-    /// Pops `b`, then `a`; pushes `a + b`, and so on.
+    /// Pops `b`, then `a`; pushes `a + b`.
     Add,
+    /// Pops `b`, then `a`; pushes `a - b`.
     Sub,
+    /// Pops `b`, then `a`; pushes `a * b`.
     Mul,
+    /// Pops `b`, then `a`; pushes `a / b`.
     Div,
+    /// Pops `b`, then `a`; pushes the remainder of `a / b`.
     Rem,
 }

@@ -64,6 +64,7 @@ impl Stream {
         self.raw
     }
 
+    /// The context the stream was created in.
     pub fn context(&self) -> &Context {
         &self.context
     }

@@ -26,6 +26,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// A timeline of no runs yet.
     pub fn new() -> Timeline {
         Timeline::default()
     }
@@ -42,6 +43,7 @@ impl Timeline {
         self.runs.push(report);
     }
 
+    /// The runs' reports, in the order they were added.
     pub fn runs(&self) -> &[RunReport] {
         &self.runs
     }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 /// `false` [`Timing::Off`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timing {
+    /// No op times: each run's report has its wall time only.
     Off,
     /// Copies and kernels on the device, from CUPTI's activity records,
     /// where CUPTI loads; CUDA events, and the reason, where it does not.

@@ -14,7 +14,10 @@ macro_rules! vectors {
             #[repr(C, align($align))]
             #[derive(Clone, Copy, Debug, Default, PartialEq)]
             pub struct $name {
-                $(pub $field: $elem,)+
+                $(
+                    #[doc = concat!("The `", stringify!($field), "` component.")]
+                    pub $field: $elem,
+                )+
             }
 
             impl $name {

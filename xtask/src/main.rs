@@ -5,6 +5,7 @@
 
 mod bundle;
 mod demo;
+mod docs_rs;
 mod own_kernel;
 mod process;
 mod setup;
@@ -23,6 +24,7 @@ tasks:
   setup        find or install the CUDA 13.0 compiler and make the driver stub (idempotent)
   test         setup, then every test, lint and format check (what CI runs)
   demo         setup, then build and run every example
+  docs         build the documentation as docs.rs does: no CUDA, warnings are errors
   own-kernel   build and run examples/own-kernel as a crate outside this repository
   gpu-bundle   setup, then build every GPU test, example and benchmark into
                target/gpu-bundle, with a run.sh for a host that has only a driver
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Some("setup") => setup::run().map(|_| ()),
         Some("test") => test::run(),
         Some("demo") => demo::run(),
+        Some("docs") => docs_rs::run(),
         Some("own-kernel") => setup::run().and_then(|()| own_kernel::run()),
         Some("gpu-bundle") => bundle::run(),
         Some("bench") => bundle::bench(),

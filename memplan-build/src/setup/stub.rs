@@ -27,7 +27,11 @@ const STUB_ERROR: u32 = 34;
 
 /// What `ensure` found and made.
 pub struct Stub {
+    /// How many functions the stub defines: every one cust's bindings
+    /// declare.
     pub symbols: usize,
+    /// Whether the machine has an NVIDIA driver, which programs load
+    /// instead of the stub.
     pub driver_present: bool,
 }
 

@@ -31,6 +31,7 @@ const STAMP: &str = ".memplan-packages";
 pub struct Toolkit {
     /// The toolkit's folder (the one holding `bin/nvcc`).
     pub target: PathBuf,
+    /// Where it came from.
     pub origin: Origin,
     /// Whether the link was made or changed by this set-up.
     pub linked_now: bool,

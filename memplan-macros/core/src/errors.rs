@@ -7,6 +7,8 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt::Display;
 
+/// The errors of one plan, collected as the checks find them (each once)
+/// and reported together by [`finish`](Errors::finish).
 #[derive(Default)]
 pub struct Errors {
     errors: RefCell<Vec<syn::Error>>,
@@ -22,6 +24,7 @@ pub struct Errors {
 type ErrorKey = (usize, usize, usize, usize, String);
 
 impl Errors {
+    /// No errors yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -100,6 +103,7 @@ impl Errors {
             .collect()
     }
 
+    /// Whether no error has been reported.
     pub fn is_empty(&self) -> bool {
         self.errors.borrow().is_empty()
     }

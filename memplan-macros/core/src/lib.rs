@@ -1,6 +1,8 @@
 //! The `memplan!` language as a plain library: grammar, IR, checks and
 //! lowering. The proc-macro crate `memplan-macros` is a thin shell around
 //! [`expand`]; everything here runs (and is tested) without a compiler.
+//! The language itself, for users, is described in the `memplan` crate's
+//! [`language`](https://docs.rs/memplan/latest/memplan/language/index.html).
 //!
 //! The stages, each in its own module:
 //! 1. [`syntax`]: syn parsers, one syntax tree node per construct;
@@ -8,6 +10,7 @@
 //! 3. [`check`]: every compile-time check, errors collected by [`errors`];
 //! 4. [`lower`]: the plan type and its methods, as runtime calls.
 
+#![warn(missing_docs)]
 // Syntax and IR nodes are built once per macro call; boxing their large
 // variants would buy nothing.
 #![allow(clippy::large_enum_variant)]

@@ -11,6 +11,7 @@ pub struct Message {
 impl Message {
     pub(crate) const CAPACITY: usize = 2048;
 
+    /// An empty message.
     pub const fn new() -> Message {
         Message {
             bytes: [0; Message::CAPACITY],
@@ -67,6 +68,7 @@ impl Message {
         self
     }
 
+    /// The message so far.
     pub const fn as_str(&self) -> &str {
         match core::str::from_utf8(self.bytes.split_at(self.len).0) {
             Ok(text) => text,

@@ -25,7 +25,9 @@ use message::str_eq;
 /// its layout as Rust lays it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RustType {
+    /// Which primitive the type is, or the C++ class it names.
     pub scalar: RustScalar,
+    /// Its size and alignment.
     pub layout: ParamLayout,
 }
 
@@ -62,19 +64,26 @@ pub enum Access {
 pub enum DeclaredParam {
     /// `name: &[T; extent]`, `&mut [T]` or `&out [T]`, spelled `ty`.
     Buffer {
+        /// The parameter's name.
         name: &'static str,
+        /// The element type.
         elem: RustType,
+        /// What the declaration lets the kernel do with the buffer.
         access: Access,
         /// The extent as a program over the declaration's parameters.
         extent: Option<&'static [ExtentTerm]>,
         /// `T` as written.
         elem_spelled: &'static str,
+        /// The whole type as written (`&out [f32; n]`), for messages.
         ty: &'static str,
     },
     /// `name: T`, spelled `ty`.
     Value {
+        /// The parameter's name.
         name: &'static str,
+        /// The type.
         value: RustType,
+        /// The type as written, for messages.
         ty: &'static str,
     },
 }
@@ -102,6 +111,7 @@ pub struct Declared {
     pub rust_name: &'static str,
     /// `MODULE` as written, for messages.
     pub module: &'static str,
+    /// The parameters, in order.
     pub params: &'static [DeclaredParam],
     /// Every parameter's name, in order, for extents in messages.
     pub names: &'static [&'static str],

@@ -75,18 +75,22 @@ impl<T: Element> DeviceBuffer<T> {
         Ok(host)
     }
 
+    /// The buffer's address in the device's memory.
     pub fn device_ptr(&self) -> DevicePtr<T> {
         self.ptr
     }
 
+    /// Its length, in elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether it has no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The context it was allocated in.
     pub fn context(&self) -> &Context {
         &self.context
     }

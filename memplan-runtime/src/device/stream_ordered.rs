@@ -66,14 +66,17 @@ impl<T: Element> StreamOrderedBuffer<T> {
         Ok(())
     }
 
+    /// The buffer's address in the device's memory.
     pub fn device_ptr(&self) -> DevicePtr<T> {
         self.ptr
     }
 
+    /// Its length, in elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether it has no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -20,14 +20,28 @@ pub(super) fn check(status: Status) -> Result<(), DriverError> {
 pub struct DriverError(pub u32);
 
 impl DriverError {
+    /// `CUDA_ERROR_INVALID_VALUE`: an argument of the call is out of its
+    /// range.
     pub const INVALID_VALUE: Self = Self(1);
+    /// `CUDA_ERROR_OUT_OF_MEMORY`: an allocation could not be satisfied.
     pub const OUT_OF_MEMORY: Self = Self(2);
+    /// `CUDA_ERROR_NOT_INITIALIZED`: `cuInit` has not succeeded.
     pub const NOT_INITIALIZED: Self = Self(3);
+    /// `CUDA_ERROR_STUB_LIBRARY`: the program loaded a stub of libcuda, not a
+    /// driver.
     pub const STUB_LIBRARY: Self = Self(34);
+    /// `CUDA_ERROR_NO_DEVICE`: the driver sees no CUDA device.
     pub const NO_DEVICE: Self = Self(100);
+    /// `CUDA_ERROR_NOT_FOUND`: a named symbol (a kernel) is not in the module.
     pub const NOT_FOUND: Self = Self(500);
+    /// `CUDA_ERROR_NOT_READY`: queued work has not finished yet; a query's
+    /// answer, not a failure.
     pub const NOT_READY: Self = Self(600);
+    /// `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`: peer access between the two
+    /// contexts is on already.
     pub const PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
+    /// `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`: the host range is
+    /// registered already.
     pub const HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
 
     /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`: the driver's, or (when

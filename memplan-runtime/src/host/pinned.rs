@@ -98,6 +98,7 @@ impl<T: Element> PinnedBuffer<T> {
         Ok(buffer)
     }
 
+    /// The flags the buffer was allocated with.
     pub fn flags(&self) -> HostAlloc {
         self.flags
     }
@@ -107,6 +108,7 @@ impl<T: Element> PinnedBuffer<T> {
         self.device_ptr
     }
 
+    /// The context it was allocated in.
     pub fn context(&self) -> &Context {
         &self.context
     }

@@ -34,10 +34,13 @@ impl UniqueId {
         Ok(id)
     }
 
+    /// The id's 128 bytes, to hand to the job's other processes.
     pub fn to_bytes(&self) -> [u8; 128] {
         self.internal
     }
 
+    /// The id of these 128 bytes, as another process's
+    /// [`to_bytes`](UniqueId::to_bytes) gave them.
     pub fn from_bytes(bytes: [u8; 128]) -> UniqueId {
         UniqueId { internal: bytes }
     }
@@ -113,6 +116,7 @@ nccl_elements!(i8 => 0, u8 => 1, i32 => 2, u32 => 3, i64 => 4, u64 => 5, f32 => 
 /// ([`Communicator::join`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rank {
+    /// The job's id, the same in every process of the job.
     pub id: UniqueId,
     /// How many ranks (processes) the job has.
     pub count: usize,
@@ -200,6 +204,8 @@ impl Communicator {
         })
     }
 
+    /// This process's rank in the communicator, below
+    /// [`count`](Communicator::count).
     pub fn rank(&self) -> usize {
         self.rank
     }
@@ -209,6 +215,7 @@ impl Communicator {
         self.count
     }
 
+    /// The context the communicator's GPU work runs in.
     pub fn context(&self) -> &Context {
         &self.context
     }

@@ -103,6 +103,8 @@ pub struct RunGiven {
 }
 
 impl RunGiven {
+    /// What a run gives: `sizes` in the order of the plan's `run` size
+    /// parameters, with no values yet.
     pub fn new(sizes: &[usize]) -> RunGiven {
         RunGiven {
             sizes: sizes.to_vec(),

@@ -28,6 +28,7 @@ pub type BufferInfo = memplan_model::BufferInfo<'static>;
 
 /// A plan, as written: its model, and what only its crate can name.
 pub struct PlanInfo {
+    /// The plan's declarations and ops.
     pub model: memplan_model::Plan<'static>,
     /// The file the plan is written in (`file!()`): with each [`Site`](memplan_model::Site)'s
     /// line and column, where errors point.
@@ -102,6 +103,7 @@ pub struct KernelCode {
 }
 
 impl KernelCode {
+    /// Symbol `entry` of `module`, taking parameters of `params`' types.
     pub const fn new(
         entry: &'static str,
         module: &'static Image,
@@ -122,8 +124,15 @@ impl KernelCode {
 /// and signedness.
 #[derive(Clone, Copy)]
 pub enum ParamType {
+    /// A buffer's device address.
     Pointer,
-    Value { rust: RustType, id: fn() -> TypeId },
+    /// A value of a Rust type.
+    Value {
+        /// The type, as its `KernelValue` impl describes it.
+        rust: RustType,
+        /// The type's id, which a value given for the parameter must have.
+        id: fn() -> TypeId,
+    },
 }
 
 impl ParamType {
@@ -186,6 +195,7 @@ pub struct Elem {
 }
 
 impl Elem {
+    /// The element type `T`.
     pub const fn of<T: Element>() -> Elem {
         Elem {
             size: size_of::<T>(),

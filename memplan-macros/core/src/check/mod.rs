@@ -42,14 +42,19 @@ use proc_macro2::Span;
 /// What the checks learned, for the lowering.
 #[derive(Default)]
 pub struct Analysis {
+    /// The warnings the lowering emits with the plan's code: declarations
+    /// never used.
     pub warnings: Vec<Warning>,
 }
 
 /// What every rule is given: the plan, each op's accesses (in a loop's
 /// body, with what holds of its variable), and the happens-before order.
 pub struct Facts<'p> {
+    /// The plan the rules check.
     pub plan: &'p Plan,
+    /// By op: what it reads and writes.
     pub accesses: Vec<Vec<Access>>,
+    /// Which ops happen before which.
     pub order: Order,
     /// The order as if every loop that may run no iterations ran none.
     pub without_empty_loops: Order,
@@ -59,6 +64,7 @@ pub struct Facts<'p> {
 }
 
 impl<'p> Facts<'p> {
+    /// The facts of `plan`: its accesses, its order, and no races yet.
     pub fn of(plan: &'p Plan) -> Facts<'p> {
         // A loop's body is one iteration `c`, with what holds of `c`.
         let accesses = (0..plan.ops.len())

@@ -16,12 +16,14 @@ use super::Facts;
 use crate::errors::Errors;
 use crate::ir::{Lane, OpId, OpKind, Plan};
 
+/// The happens-before order of a plan's ops: a vector clock for each op.
 pub struct Order {
     clocks: Vec<Vec<u32>>,
     lanes: Vec<usize>,
 }
 
 impl Order {
+    /// The order of `plan`'s ops.
     pub fn compute(plan: &Plan) -> Order {
         Self::compute_skipping(plan, &|_| false)
     }

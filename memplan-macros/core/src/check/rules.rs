@@ -27,6 +27,7 @@ pub struct Rule {
     /// A compile-fail case under `tests/ui/fail/` that one of its errors
     /// fails.
     pub case: &'static str,
+    /// Where it is enforced.
     pub enforced: Enforced,
 }
 

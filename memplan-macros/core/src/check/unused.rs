@@ -5,6 +5,7 @@ use crate::ir::{Access, Lane, OpKind, Plan};
 
 /// A declaration nothing uses, warned of at its name.
 pub struct Warning {
+    /// The declaration's name, where the warning points.
     pub name: syn::Ident,
     /// A kernel's: rustc's warning is an unused function's, not an unused
     /// variable's, whose help (prefix it with `_`) would rename the C++

@@ -9,10 +9,13 @@ use proc_macro2::Span;
 /// One op's use of a range of one buffer.
 #[derive(Clone, Debug)]
 pub struct Access {
+    /// The buffer.
     pub buffer: BufferId,
+    /// The range of it, as sizes.
     pub range: SymRange,
     /// What the run time guarantees of the range (see `Place::facts`).
     pub facts: Vec<Sym>,
+    /// How the op uses it.
     pub mode: Mode,
     /// The range as the plan writes it, where it is the place's (see
     /// `Place::written`), for people.
@@ -28,9 +31,12 @@ impl Access {
     }
 }
 
+/// How an op uses memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
+    /// Reads only.
     Read,
+    /// Writes only, reading nothing first.
     Write,
     /// Reads, then writes (a kernel's `&mut [T]`, a host step's `&mut`).
     ReadWrite,
@@ -45,6 +51,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Whether it reads the memory.
     pub fn reads(self) -> bool {
         matches!(self, Mode::Read | Mode::ReadWrite | Mode::Atomic)
     }
@@ -61,6 +68,7 @@ impl Mode {
         !matches!(self, Mode::Read)
     }
 
+    /// The verb messages use: `reads`, `writes`, `atomically updates`...
     pub fn verb(self) -> &'static str {
         match self {
             Mode::Read => "reads",

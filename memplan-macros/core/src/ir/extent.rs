@@ -24,6 +24,7 @@ pub enum LaunchExtent {
         /// The extent as a size of the plan (`len`, for the extent `n` and
         /// the argument `len as i32`), for the lowering.
         expr: Expr,
+        /// The extent, as a size.
         value: Sym,
         /// What computing it guarantees (see `sym::Reading`).
         facts: Vec<Sym>,

@@ -17,23 +17,38 @@ use crate::syntax::{CollectiveWord, SliceAccess};
 use proc_macro2::Span;
 use syn::{Attribute, Block, Expr, ExprRange, Ident, Path, Type, Visibility};
 
+/// A buffer, by its position in [`Plan::buffers`].
 pub type BufferId = usize;
+/// A stream, by its position in [`Plan::streams`].
 pub type StreamId = usize;
+/// An event, by its position in [`Plan::events`].
 pub type EventId = usize;
+/// A kernel, by its position in [`Plan::kernels`].
 pub type KernelId = usize;
+/// An op, by its position in [`Plan::ops`]: program order.
 pub type OpId = usize;
 
+/// One `plan` of a `memplan!`, resolved.
 #[derive(Clone)]
 pub struct Plan {
+    /// The attributes written on the plan (its docs among them), which the
+    /// plan's type carries.
     pub attrs: Vec<Attribute>,
+    /// The visibility written on the plan, which its type gets.
     pub vis: Visibility,
+    /// The plan's name: its type's.
     pub name: Ident,
+    /// The parameters, in the order written.
     pub params: Vec<Param>,
     /// Distinct kernel modules, each loaded once.
     pub modules: Vec<Path>,
+    /// The kernels it declares.
     pub kernels: Vec<Kernel>,
+    /// The buffers it declares, caller slices among them.
     pub buffers: Vec<Buffer>,
+    /// The streams it declares.
     pub streams: Vec<Stream>,
+    /// The events it declares.
     pub events: Vec<Ident>,
     /// By event: a set of events (`event freed[r];`), or `None`.
     pub event_arrays: Vec<Option<Array>>,
@@ -41,6 +56,7 @@ pub struct Plan {
     pub ops: Vec<Op>,
     /// The `for` loops, each a run of consecutive ops.
     pub loops: Vec<Loop>,
+    /// The atoms its sizes are polynomials over, with what is known of each.
     pub atoms: Atoms,
     /// `gpus gpu[g];`: the plan runs on the GPUs `new` is given.
     pub gpus: Option<Gpus>,
@@ -51,13 +67,16 @@ pub struct Plan {
 /// `ranks world;`.
 #[derive(Clone)]
 pub struct Ranks {
+    /// The name `ranks` declares.
     pub name: Ident,
+    /// The declaration, where errors point.
     pub span: Span,
 }
 
 /// `gpus gpu[g];`, and `peer gpu;`.
 #[derive(Clone)]
 pub struct Gpus {
+    /// The name `gpus` declares.
     pub name: Ident,
     /// `g`, as written.
     pub count: Expr,
@@ -65,6 +84,7 @@ pub struct Gpus {
     pub label: String,
     /// `g`, as a size.
     pub count_value: Sym,
+    /// The declaration, where errors point.
     pub span: Span,
     /// Where `peer gpu;` is written, if it is: kernels may then reach
     /// every GPU's memory.
@@ -77,10 +97,18 @@ pub enum Placement {
     /// `on gpu`, for a set: element `i` on GPU `i`.
     Each(Span),
     /// `on gpu[e]`: on GPU `e`, a size.
-    One { index: Expr, value: Sym, span: Span },
+    One {
+        /// `e`, as written.
+        index: Expr,
+        /// `e`, as a size.
+        value: Sym,
+        /// Where the placement is written.
+        span: Span,
+    },
 }
 
 impl Placement {
+    /// Where the placement is written.
     pub fn span(&self) -> Span {
         match self {
             Placement::Each(span) | Placement::One { span, .. } => *span,
@@ -93,6 +121,7 @@ impl Placement {
 /// checks compare it with.
 #[derive(Clone)]
 pub struct Loop {
+    /// The loop's variable, `c`.
     pub var: Ident,
     /// The atom `c` stands for in sizes.
     pub counter: Atom,
@@ -105,6 +134,7 @@ pub struct Loop {
     /// Whether `k >= 1` whatever the sizes (`0..2`, `0..n + 1`): the body
     /// runs at least once. Otherwise it may run no iterations.
     pub never_empty: bool,
+    /// The ops of one iteration's body, in program order.
     pub ops: std::ops::Range<OpId>,
     /// One op for each of `ops`, in a plan without errors (a plan with
     /// them is not checked past `Enforced::Formation`, which does not read
@@ -115,10 +145,12 @@ pub struct Loop {
     pub facts: Vec<Sym>,
     /// What holds of `c′` besides: `c + 1 <= c′`, `c′ + 1 <= k`.
     pub later_facts: Vec<Sym>,
+    /// The `for`, where errors point.
     pub span: Span,
 }
 
 impl Loop {
+    /// Whether op `op` is in the loop's body.
     pub fn contains(&self, op: OpId) -> bool {
         self.ops.contains(&op)
     }
@@ -128,17 +160,22 @@ impl Loop {
 /// ring[r]: [f32; m]`. A loop uses one element of it, by one index.
 #[derive(Clone)]
 pub struct Array {
+    /// How many, as written.
     pub count: Expr,
     /// The index the loop uses, as written and as a size.
     pub index: Option<(Expr, Sym)>,
     /// The count and the index as text, for people.
     pub count_text: String,
+    /// The index as text, for people.
     pub index_text: Option<String>,
 }
 
+/// A parameter of the plan.
 #[derive(Clone)]
 pub struct Param {
+    /// `n` of `n: usize`.
     pub name: Ident,
+    /// What kind of parameter it is, and what it became.
     pub kind: ParamKind,
     /// `n: usize`, `x: &mut [f32; n]`, for people.
     pub declared: String,
@@ -161,6 +198,7 @@ pub struct Bound {
     pub span: Span,
     /// The parameter, as a size.
     pub size: Expr,
+    /// The bound, `cap` of `<= cap`.
     pub limit: Expr,
     /// `len <= cap`, for people.
     pub label: String,
@@ -228,6 +266,7 @@ impl Plan {
     }
 }
 
+/// What a plan parameter is.
 #[derive(Clone)]
 pub enum ParamKind {
     /// `n: usize`: usable in lengths and ranges.
@@ -238,11 +277,14 @@ pub enum ParamKind {
     Slice(BufferId),
 }
 
+/// `kernel name(params) from MODULE;`.
 #[derive(Clone)]
 pub struct Kernel {
+    /// The kernel's name in the plan, which launches use.
     pub name: Ident,
     /// Index into [`Plan::modules`].
     pub module: usize,
+    /// Its parameters, in order.
     pub params: Vec<KernelParam>,
     /// `unsafe` in `unsafe kernel`: not checked against the C++.
     pub unchecked: Option<syn::Token![unsafe]>,
@@ -255,9 +297,12 @@ pub struct Kernel {
     pub misdeclared: bool,
 }
 
+/// A parameter of a `kernel` declaration.
 #[derive(Clone)]
 pub struct KernelParam {
+    /// The parameter's name.
     pub name: Ident,
+    /// Its type.
     pub kind: KernelParamKind,
 }
 
@@ -283,26 +328,37 @@ impl KernelParam {
     }
 }
 
+/// What a kernel parameter takes.
 #[derive(Clone)]
 pub enum KernelParamKind {
+    /// A buffer: `&[T]`, `&mut [T]`, `&out [T]` or `&atomic [T]`, with or
+    /// without an extent.
     Slice {
+        /// What the declaration lets the kernel do with the buffer.
         access: SliceAccess,
+        /// `T`, the element type.
         elem: Type,
         /// `n` of `&[f32; n]`, in the kernel's value parameters.
         extent: Option<Expr>,
     },
+    /// A value of a type, passed by copy.
     Value(Type),
 }
 
+/// A buffer of the plan: declared, or a caller's slice.
 #[derive(Clone)]
 pub struct Buffer {
+    /// The buffer's name in the plan.
     pub name: Ident,
+    /// Its element type.
     pub elem: Type,
+    /// Its length in elements (of each, for a set), as a size.
     pub len: Sym,
     /// What computing the length guarantees (see [`Place::facts`]).
     pub len_facts: Vec<Sym>,
     /// The length as written; `None` for a caller slice without one.
     pub len_expr: Option<Expr>,
+    /// Where its memory comes from.
     pub kind: BufferKind,
     /// Its type as declared, `[f32; n] pinned(mapped)`, for people.
     pub declared: String,
@@ -312,27 +368,44 @@ pub struct Buffer {
     pub gpu: Option<Placement>,
 }
 
+/// Where a buffer's memory comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferKind {
     /// Host memory the plan allocates.
     Host(HostKind),
     /// A caller's slice, passed to `run`.
-    Param { mutable: bool, registered: bool },
+    Param {
+        /// Whether the caller lends it `&mut`, so that ops may write it.
+        mutable: bool,
+        /// Whether each run page-locks it (`registered`).
+        registered: bool,
+    },
     /// `cuMemAlloc`, for the plan's lifetime.
     Device,
     /// `alloc` in a stream block (`cuMemAllocAsync`), until its `free`.
-    StreamOrdered { alloc: OpId },
+    /// A buffer of device memory, allocated and freed by a stream's ops.
+    StreamOrdered {
+        /// The op that allocates it.
+        alloc: OpId,
+    },
 }
 
+/// The kind of host memory a plan allocates: pageable, or pinned with
+/// `cuMemHostAlloc`'s options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostKind {
+    /// A `Vec`: not page-locked, so copies of it are synchronous.
     pub pageable: bool,
+    /// Mapped into the device's address space, so that kernels reach it.
     pub mapped: bool,
+    /// Write-combined: for the host to write and the device to read.
     pub write_combined: bool,
+    /// Pinned for every context, not only the plan's.
     pub portable: bool,
 }
 
 impl BufferKind {
+    /// Whether it is host memory: the plan's, or a caller's slice.
     pub fn is_host(self) -> bool {
         matches!(self, BufferKind::Host(_) | BufferKind::Param { .. })
     }
@@ -355,6 +428,8 @@ impl BufferKind {
         }
     }
 
+    /// Whether it is write-combined host memory, which the host should never
+    /// read.
     pub fn is_write_combined(self) -> bool {
         matches!(self, BufferKind::Host(kind) if kind.write_combined)
     }
@@ -371,25 +446,36 @@ impl BufferKind {
     }
 }
 
+/// `stream name priority p;`, or a set of streams.
 #[derive(Clone)]
 pub struct Stream {
+    /// The stream's name in the plan.
     pub name: Ident,
+    /// The priority it is created with.
     pub priority: Priority,
+    /// A set of streams (`stream lanes[s];`).
     pub array: Option<Array>,
     /// Its GPU, in a plan that declares `gpus`.
     pub gpu: Option<Placement>,
 }
 
+/// A stream's scheduling priority, as the plan writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Priority {
+    /// The device's default.
     Normal,
+    /// The highest priority the device offers.
     High,
+    /// A raw CUDA priority, which the driver clamps to the device's range.
     Level(i32),
 }
 
+/// One op of the plan, resolved.
 #[derive(Clone)]
 pub struct Op {
+    /// What it does.
     pub kind: OpKind,
+    /// Where it runs.
     pub lane: Lane,
     /// The op's keyword: where errors point and where its location is.
     pub span: Span,
@@ -400,7 +486,9 @@ pub struct Op {
 /// Where an op runs: on the host, in program order, or queued on a stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lane {
+    /// The host.
     Host,
+    /// The stream, by number.
     Stream(StreamId),
 }
 
@@ -411,25 +499,41 @@ pub enum Lane {
 /// maps it to `memplan_model::Op`, which the runtime runs.
 #[derive(Clone)]
 pub enum OpKind {
+    /// `copy src -> dst`.
     Copy {
+        /// The place copied from.
         src: Place,
+        /// The place copied to.
         dst: Place,
     },
+    /// `fill dst with value`.
     Fill {
+        /// The place filled.
         dst: Place,
+        /// The value, as written.
         value: Expr,
     },
+    /// `launch k<<<grid, block>>>(args)`.
     Launch(Launch),
+    /// `record e`, on the op's stream.
     Record(EventId),
+    /// `wait e`: the op's stream waits for the event.
     Wait(EventId),
     /// `sync s` (`Some`) or `sync all` (`None`).
     Sync(Option<StreamId>),
+    /// `alloc b`: stream-ordered buffer `b` allocated on the op's stream.
     Alloc(BufferId),
+    /// `free b`: stream-ordered buffer `b` freed on the op's stream.
     Free(BufferId),
+    /// A host step: Rust code the host runs, in program order, with the
+    /// buffers it names.
     Host {
+        /// The buffers it borrows, as its list names them.
         params: Vec<HostParam>,
+        /// Its code.
         body: Block,
     },
+    /// An NCCL collective, one rank's part on the op's stream.
     Collective(Collective),
 }
 
@@ -501,12 +605,14 @@ impl Op {
 /// One rank's part of an NCCL collective, on the op's stream.
 #[derive(Clone)]
 pub struct Collective {
+    /// Which collective: `all_reduce`, `broadcast`, `send`...
     pub word: CollectiveWord,
     /// `sum`, `prod`, `min`, `max` or `avg`, for the reductions.
     pub reduce: Option<Ident>,
-    /// What it reads, and what it writes: one place when it works in
-    /// place, and for `send` and `recv`, their one buffer.
+    /// What it reads, and what it writes (`recv`): one place when it works
+    /// in place, and for `send` and `recv`, their one buffer.
     pub send: Place,
+    /// The place it writes; the same as `send` when it works in place.
     pub recv: Place,
     /// Written without `->`.
     pub in_place: bool,
@@ -527,6 +633,7 @@ impl Collective {
         }
     }
 
+    /// Its places, each once, for renaming.
     pub fn places_mut(&mut self) -> Vec<&mut Place> {
         if self.in_place {
             vec![&mut self.recv]
@@ -539,7 +646,9 @@ impl Collective {
 /// A buffer or a range of one, as an op names it.
 #[derive(Clone)]
 pub struct Place {
+    /// The buffer.
     pub buffer: BufferId,
+    /// The range, as sizes: the whole buffer, for a place without one.
     pub range: SymRange,
     /// What the run time guarantees before the op can run, each a size
     /// that is `<= 0`: the range lies inside its buffer, and no size of it
@@ -555,6 +664,7 @@ pub struct Place {
     /// m, len)`, or a named range's name; in a loop's later iteration with
     /// its variable `c′`. `None` for a whole buffer.
     pub written: Option<String>,
+    /// The buffer or range as written, where errors point.
     pub span: Span,
 }
 
@@ -578,13 +688,20 @@ pub(crate) fn shown(
     }
 }
 
+/// A kernel launch.
 #[derive(Clone)]
 pub struct Launch {
+    /// The kernel.
     pub kernel: KernelId,
+    /// The grid's dimensions, as written.
     pub grid: Expr,
+    /// The block's dimensions, as written.
     pub block: Expr,
+    /// The bytes of dynamic shared memory, as written; `None` for 0.
     pub shared: Option<Expr>,
+    /// The arguments, in order.
     pub args: Vec<Arg>,
+    /// The argument list, where errors about all of it point.
     pub args_span: Span,
     /// By argument: what a buffer whose parameter states an extent
     /// touches.
@@ -603,6 +720,7 @@ pub struct Launch {
 /// more bytes than it is given), refusing a value that does not fit.
 #[derive(Clone)]
 pub struct Count {
+    /// The size, as written.
     pub size: Expr,
     /// The type it is cast to, as written (`usize` without a cast).
     pub cast: String,
@@ -619,12 +737,16 @@ pub const INTEGERS: [&str; 10] = [
 /// A launch argument: a buffer (or range) of the plan, or a value.
 #[derive(Clone)]
 pub enum Arg {
+    /// A buffer of the plan, or a range of one.
     Buffer(Place),
+    /// A value, as written.
     Value(Expr),
 }
 
+/// A buffer a host step borrows, as its list names it.
 #[derive(Clone)]
 pub struct HostParam {
+    /// The buffer.
     pub buffer: BufferId,
     /// The name as the step's list writes it; the step's code uses it.
     pub name: Ident,
@@ -730,10 +852,12 @@ impl Plan {
         self.loops.iter().find(|l| l.contains(op))
     }
 
+    /// The name of buffer `id`.
     pub fn buffer_name(&self, id: BufferId) -> String {
         self.buffers[id].name.to_string()
     }
 
+    /// The lane as messages name it: `the host`, or `` stream `s` ``.
     pub fn lane_name(&self, lane: Lane) -> String {
         match lane {
             Lane::Host => "the host".to_owned(),

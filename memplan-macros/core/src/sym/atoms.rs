@@ -273,6 +273,7 @@ impl Atoms {
         self.index.get(name).copied()
     }
 
+    /// The name of `atom`, as the plan writes it.
     pub fn name(&self, atom: Atom) -> &str {
         &self.names[atom.number() as usize]
     }

@@ -76,6 +76,7 @@ fn bounded(value: i128) -> Option<i128> {
 }
 
 impl Sym {
+    /// The constant `value`.
     pub fn constant(value: i128) -> Sym {
         Sym {
             terms: Vec::new(),
@@ -83,6 +84,7 @@ impl Sym {
         }
     }
 
+    /// The atom alone.
     pub fn atom(atom: Atom) -> Sym {
         Sym::monomial(Monomial::of(atom), 1)
     }
@@ -102,14 +104,18 @@ impl Sym {
         }
     }
 
+    /// The terms other than the constant, each a monomial and its coefficient,
+    /// in the normal form's order.
     pub fn terms(&self) -> &[(Monomial, i128)] {
         &self.terms
     }
 
+    /// The constant term.
     pub fn constant_term(&self) -> i128 {
         self.constant
     }
 
+    /// The value, if it is a constant.
     pub fn as_constant(&self) -> Option<i128> {
         self.terms.is_empty().then_some(self.constant)
     }
@@ -125,6 +131,7 @@ impl Sym {
         }
     }
 
+    /// Whether it is 0.
     pub fn is_zero(&self) -> bool {
         self.terms.is_empty() && self.constant == 0
     }
@@ -315,7 +322,9 @@ pub fn gcd(a: i128, b: i128) -> i128 {
 /// A half-open range `start..end` of a buffer, symbolically.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SymRange {
+    /// The first element.
     pub start: Sym,
+    /// The element after the last.
     pub end: Sym,
 }
 

@@ -12,7 +12,9 @@ use syn::{BinOp, Expr, Lit};
 /// `1 - d` for each division by a size `d` (it refuses a division by zero).
 #[derive(Clone, Debug)]
 pub struct Reading {
+    /// The size.
     pub value: Sym,
+    /// What computing it guarantees, each a polynomial that is `<= 0`.
     pub facts: Vec<Sym>,
 }
 
@@ -359,6 +361,8 @@ fn pure(expr: &Expr, atoms: &Atoms, depth: usize) -> bool {
     }
 }
 
+/// Whether `ty` is `usize` written as such: the type of the plan's size
+/// parameters.
 pub fn is_usize(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("usize"))
 }

@@ -9,10 +9,16 @@ use syn::{Expr, Ident, LitInt, LitStr, Path, Token, Type};
 /// optionally `unsafe` (not checked against the C++) and with the C++
 /// name after `as` (`from MODULE as "scale<float>";`).
 pub struct KernelDecl {
+    /// `unsafe`, if written: the kernel is not checked against the C++.
     pub unsafe_token: Option<Token![unsafe]>,
+    /// The `kernel` keyword, where errors about the declaration point.
     pub kernel_token: kw::kernel,
+    /// The kernel's name in the plan.
     pub name: Ident,
+    /// Its parameters, in order.
     pub params: Vec<KernelParamDef>,
+    /// The module's path, `memplan_kernels::VECTOR_ADD`: an `Image` that
+    /// `include_kernels!` made.
     pub module: Path,
     /// The C++ name (or, `unsafe`, the symbol) when it is not `name`.
     pub cpp_name: Option<LitStr>,
@@ -68,26 +74,39 @@ impl Parse for KernelDecl {
 /// A kernel parameter: a pointer with its access (`&[T]` reads, `&mut [T]`
 /// reads and writes, `&out [T]` only writes) or a value (`n: i32`).
 pub struct KernelParamDef {
+    /// The parameter's name.
     pub name: Ident,
+    /// Its type.
     pub ty: KernelParamTy,
 }
 
+/// The type of a kernel parameter.
 pub enum KernelParamTy {
+    /// A buffer: `&[T]`, `&mut [T]`, `&out [T]` or `&atomic [T]`, with or
+    /// without an extent.
     Slice {
+        /// The `&`, where errors about the type point.
         and_token: Token![&],
+        /// What follows the `&`: what the kernel may do with the buffer.
         access: SliceAccess,
+        /// `T`, the element type.
         elem: Type,
         /// `n` in `&[f32; n]`: how many elements from its start the kernel
         /// touches, in terms of its value parameters.
         extent: Option<Expr>,
     },
+    /// A value of a type, passed by copy (`n: i32`).
     Value(Type),
 }
 
+/// How a kernel or host step may use a buffer, by what follows its `&`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SliceAccess {
+    /// `&`: reads.
     Read,
+    /// `&mut`: reads and writes.
     ReadWrite,
+    /// `&out`: only writes.
     Write,
     /// `&atomic`: reads and writes with atomic operations only, which
     /// do not conflict with each other (a kernel's contract says so).
@@ -164,22 +183,33 @@ impl Parse for KernelParamDef {
 
 /// `host a: [f32; n] pinned, b: [f32; n] pageable;` or `device da: [f32; n];`
 pub struct BufferDecl {
+    /// `host` or `device`.
     pub space: BufferSpace,
+    /// The buffers declared, in order.
     pub buffers: Vec<BufferDef>,
 }
 
+/// Which memory a buffer declaration allocates.
 pub enum BufferSpace {
+    /// `host`: memory the host reaches.
     Host(kw::host),
+    /// `device`: memory of the GPU.
     Device(kw::device),
 }
 
 /// `name: [T; len]`, with a host memory kind for host buffers; `name[r]:
 /// [T; len]` for a set of `r` device buffers (a ring).
 pub struct BufferDef {
+    /// The buffer's name in the plan.
     pub name: Ident,
+    /// `[r]` after the name: a set of `r` buffers.
     pub count: Option<Expr>,
+    /// `T`, the element type.
     pub elem: Type,
+    /// The length, in elements.
     pub len: Expr,
+    /// The host memory kind written after the type; `None` for device
+    /// memory, and for host memory without one, which is pinned.
     pub host_kind: Option<HostKindDef>,
     /// `on gpu[1]`, `on gpu`: the GPU of device memory.
     pub gpu: Option<PlacementDef>,
@@ -188,8 +218,11 @@ pub struct BufferDef {
 /// `on gpu[e]` (on GPU `e`), or `on gpu` (a set, element `i` on GPU `i`),
 /// after a device buffer or a stream in a plan that declares `gpus gpu[g]`.
 pub struct PlacementDef {
+    /// The `on`, where errors point.
     pub on_token: kw::on,
+    /// The name `gpus` declares.
     pub gpus: Ident,
+    /// `e` of `on gpu[e]`; `None` for `on gpu`.
     pub index: Option<Expr>,
 }
 
@@ -206,6 +239,7 @@ impl PlacementDef {
         }))
     }
 
+    /// The placement as written, where errors point.
     pub fn span(&self) -> proc_macro2::Span {
         let end = match &self.index {
             Some(index) => syn::spanned::Spanned::span(index),
@@ -217,8 +251,11 @@ impl PlacementDef {
 
 /// `gpus gpu[g];`: the plan runs on `g` GPUs, which `new` is given.
 pub struct GpusDecl {
+    /// The `gpus` keyword, where errors point.
     pub gpus_token: kw::gpus,
+    /// The name it declares, `gpu`.
     pub name: Ident,
+    /// `g`; `None` when the brackets are missing, which the IR reports.
     pub count: Option<Expr>,
 }
 
@@ -239,7 +276,9 @@ impl Parse for GpusDecl {
 /// `ranks world;`: the plan is one rank of a job of one process per GPU;
 /// `new` takes where it stands in the job and joins its communicator.
 pub struct RanksDecl {
+    /// The `ranks` keyword, where errors point.
     pub ranks_token: kw::ranks,
+    /// The name it declares, `world`.
     pub name: Ident,
 }
 
@@ -254,7 +293,9 @@ impl Parse for RanksDecl {
 
 /// `peer gpu;`: kernels may reach every GPU's memory of the plan.
 pub struct PeerDecl {
+    /// The `peer` keyword, where errors point.
     pub peer_token: kw::peer,
+    /// The name of the plan's GPUs, as `gpus` declares it.
     pub gpus: Ident,
 }
 
@@ -270,10 +311,15 @@ impl Parse for PeerDecl {
 /// How host memory is allocated: `pageable`, `pinned`, `pinned(mapped,
 /// write_combined, portable)`, or `mapped` (short for `pinned(mapped)`).
 pub struct HostKindDef {
+    /// Where the kind is written.
     pub span: proc_macro2::Span,
+    /// `pageable`: a `Vec`, not page-locked.
     pub pageable: bool,
+    /// `mapped`: mapped into the device's address space.
     pub mapped: bool,
+    /// `write_combined`: for the host to write and the device to read.
     pub write_combined: bool,
+    /// `portable`: pinned for every context.
     pub portable: bool,
 }
 
@@ -399,13 +445,17 @@ impl Parse for HostKindDef {
 
 /// `stream s1, s2 priority high;`
 pub struct StreamDecl {
+    /// The streams declared, in order.
     pub streams: Vec<StreamDef>,
 }
 
+/// One stream of a `stream` declaration.
 pub struct StreamDef {
+    /// The stream's name in the plan.
     pub name: Ident,
     /// `stream lanes[s];`: a set of `s` streams.
     pub count: Option<Expr>,
+    /// `priority p`, if written.
     pub priority: Option<PriorityDef>,
     /// `on gpu[1]`, `on gpu`: the GPU the stream queues work on.
     pub gpu: Option<PlacementDef>,
@@ -413,8 +463,11 @@ pub struct StreamDef {
 
 /// `high`, `normal`, or a CUDA priority number (`-2`).
 pub enum PriorityDef {
+    /// `high`.
     High(kw::high),
+    /// `normal`.
     Normal(kw::normal),
+    /// A CUDA priority number, and where it is written.
     Level(i32, proc_macro2::Span),
 }
 

@@ -7,18 +7,23 @@ use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::{Expr, Ident, Token};
 
+/// `for c in 0..k { ... }`, with its named ranges and its stream blocks.
 pub struct LoopDef {
+    /// The `for` keyword, where the loop's errors point.
     pub for_token: Token![for],
+    /// The loop's variable, `c`.
     pub var: Ident,
     /// `k` of `0..k`: how many times.
     pub count: Expr,
     /// `let r = c * m..(c + 1) * m;`: ranges named for the body, used as
     /// `a[r]` and `r.len()`.
     pub ranges: Vec<(Ident, syn::ExprRange)>,
+    /// The body's stream blocks, in order.
     pub blocks: Vec<OnBlock>,
 }
 
 impl LoopDef {
+    /// Where the loop is written: its `for`.
     pub fn span(&self) -> Span {
         self.for_token.span
     }

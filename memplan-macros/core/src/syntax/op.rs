@@ -34,10 +34,13 @@ pub(super) mod kw {
 
 /// `on s1 { ops }`: operations queued on stream `s1`, in order.
 pub struct OnBlock {
+    /// The `on`, where errors about the block point.
     pub on_token: kw::on,
+    /// The stream's name.
     pub stream: Ident,
     /// `on lanes[c % s] { ... }`: which stream of a set.
     pub index: Option<Expr>,
+    /// The ops, in the order written.
     pub ops: Vec<OpDef>,
 }
 
@@ -80,42 +83,63 @@ impl Parse for OnBlock {
 pub enum OpDef {
     /// `copy a[0..n] -> da;`
     Copy {
+        /// The `copy` keyword, where the op's errors point.
         copy_token: kw::copy,
+        /// What it copies from.
         src: Place,
+        /// What it copies to.
         dst: Place,
     },
     /// `fill dc with 0.0;`
     Fill {
+        /// The `fill` keyword, where the op's errors point.
         fill_token: kw::fill,
+        /// What it fills.
         dst: Place,
+        /// The value each element gets.
         value: Expr,
     },
     /// `launch vadd<<<grid, block, shared>>>(args);`
     Launch(LaunchDef),
     /// `record loaded;` or `record freed[c % r];`
     Record {
+        /// The `record` keyword, where the op's errors point.
         record_token: kw::record,
+        /// The event's name.
         event: Ident,
+        /// Which event of a set.
         index: Option<Expr>,
     },
     /// `wait loaded;` or `wait freed[c % r];`
     Wait {
+        /// The `wait` keyword, where the op's errors point.
         wait_token: kw::wait,
+        /// The event's name.
         event: Ident,
+        /// Which event of a set.
         index: Option<Expr>,
     },
     /// `sync s1;` or `sync all;`
     Sync {
+        /// The `sync` keyword, where the op's errors point.
         sync_token: kw::sync,
+        /// The stream; `None` for `sync all`.
         stream: Option<Ident>,
     },
     /// `alloc tmp: [f32; n];` (stream-ordered)
     Alloc {
+        /// The `alloc` keyword, where the op's errors point.
         alloc_token: kw::alloc,
+        /// The buffer it allocates, declared in place.
         buffer: BufferDef,
     },
     /// `free tmp;`
-    Free { free_token: kw::free, buffer: Ident },
+    Free {
+        /// The `free` keyword, where the op's errors point.
+        free_token: kw::free,
+        /// The buffer's name.
+        buffer: Ident,
+    },
     /// `host(&a, &mut b) { ... }`: Rust code run on the CPU.
     Host(HostStepDef),
     /// `all_reduce sum part[i];`, `send a[i] to 1;` and the other NCCL
@@ -234,6 +258,7 @@ impl Parse for OpDef {
 /// for a set of buffers, which one first: `ring[c % r]`, `ring[c % r][..len]`;
 /// in a loop, a named range: `a[r]`, `ring[c % r][r]`.
 pub struct Place {
+    /// The buffer's name.
     pub name: Ident,
     /// The index into a set of buffers (or, in a loop, a range's name).
     pub index: Option<Expr>,
@@ -275,11 +300,18 @@ impl Parse for Place {
 
 /// `launch vadd<<<grid, block, shared>>>(args);`
 pub struct LaunchDef {
+    /// The `launch` keyword, where the op's errors point.
     pub launch_token: kw::launch,
+    /// The kernel's name.
     pub kernel: Ident,
+    /// The grid's dimensions: a size, a tuple of two or three, or any
+    /// expression that converts to `Dim3`.
     pub grid: Expr,
+    /// The block's dimensions, written as the grid's.
     pub block: Expr,
+    /// The bytes of dynamic shared memory, if given.
     pub shared: Option<Expr>,
+    /// The arguments, in order.
     pub args: Vec<Expr>,
     /// The parentheses around the arguments, for count errors.
     pub args_span: Span,
@@ -369,15 +401,20 @@ fn triple_gt(cursor: syn::buffer::Cursor) -> Option<syn::buffer::Cursor> {
 
 /// `host(&a, &mut b) { ... }` or `host { ... }`.
 pub struct HostStepDef {
+    /// The `host` keyword, where the step's errors point.
     pub host_token: kw::host,
+    /// The buffers it borrows, in the order written.
     pub params: Vec<HostParamDef>,
+    /// Its code.
     pub body: Block,
 }
 
 /// `&a` (the step reads `a`), `&mut a` (reads and writes it, as in Rust)
 /// or `&out a` (only writes it).
 pub struct HostParamDef {
+    /// How the step borrows the buffer.
     pub access: SliceAccess,
+    /// The buffer's name.
     pub name: Ident,
 }
 
@@ -427,15 +464,22 @@ impl Parse for HostParamDef {
 /// Which collective, as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CollectiveWord {
+    /// `all_reduce`.
     AllReduce,
+    /// `broadcast`.
     Broadcast,
+    /// `all_gather`.
     AllGather,
+    /// `reduce_scatter`.
     ReduceScatter,
+    /// `send`.
     Send,
+    /// `recv`.
     Recv,
 }
 
 impl CollectiveWord {
+    /// The word as the plan writes it.
     pub fn text(self) -> &'static str {
         match self {
             CollectiveWord::AllReduce => "all_reduce",
@@ -454,7 +498,9 @@ impl CollectiveWord {
 /// - `all_gather a[i] -> b[i];`, `reduce_scatter sum a[i] -> b[i];`
 /// - `send a[i] to (i + 1) % g;`, `recv b[i] from (i + g - 1) % g;`
 pub struct CollectiveDef {
+    /// Which collective.
     pub word: CollectiveWord,
+    /// The collective's word, where its errors point.
     pub span: Span,
     /// `sum`, `prod`, `min`, `max` or `avg`, for the reductions.
     pub reduce: Option<Ident>,
@@ -468,6 +514,7 @@ pub struct CollectiveDef {
 }
 
 impl CollectiveDef {
+    /// Whether `input` starts a collective.
     pub fn peek(input: ParseStream) -> bool {
         input.peek(kw::all_reduce)
             || input.peek(kw::broadcast)

@@ -13,6 +13,7 @@ use syn::{Attribute, Expr, Ident, Token, Type, Visibility};
 /// does not parse is an error of its own, and the plans after it are read
 /// on, so that one typo does not hide every other plan's checks.
 pub struct Input {
+    /// The plans that parsed, in order.
     pub plans: Vec<PlanDef>,
     /// The errors of the plans that did not parse.
     pub errors: Vec<syn::Error>,
@@ -63,11 +64,17 @@ fn starts_a_plan(input: ParseStream) -> bool {
 
 /// `/// docs` `pub plan Name(n: usize, xs: &[f32; n]) { ... }`
 pub struct PlanDef {
+    /// The attributes written before `plan` (doc comments among them).
     pub attrs: Vec<Attribute>,
+    /// The visibility, which the plan's type gets.
     pub vis: Visibility,
+    /// The `plan` keyword.
     pub plan_token: kw::plan,
+    /// The plan's name, which its type gets.
     pub name: Ident,
+    /// The parameters, in order.
     pub params: Vec<ParamDef>,
+    /// The body's declarations, ops, stream blocks and loops, in order.
     pub items: Vec<ItemDef>,
 }
 
@@ -109,7 +116,9 @@ impl Parse for PlanDef {
 pub struct ParamDef {
     /// `run a: f32`: given to each run rather than to `new`.
     pub run: Option<kw::run>,
+    /// The parameter's name.
     pub name: Ident,
+    /// Its type as written: `usize`, a value type, or a slice `&[T; n]`.
     pub ty: Type,
     /// `<= cap`: a size's bound, which every value given is checked
     /// against, and which the checks may then take as true.
@@ -147,15 +156,25 @@ impl Parse for ParamDef {
 
 /// What a plan's body holds: declarations, operations and stream blocks.
 pub enum ItemDef {
+    /// `kernel ...;`
     Kernel(KernelDecl),
+    /// `host ...;` or `device ...;`
     Buffers(BufferDecl),
+    /// `stream ...;`
     Streams(StreamDecl),
+    /// `event ...;`
     Events(EventDecl),
+    /// `gpus gpu[g];`
     Gpus(GpusDecl),
+    /// `peer gpu;`
     Peer(PeerDecl),
+    /// `ranks world;`
     Ranks(RanksDecl),
+    /// `on s { ... }`
     On(OnBlock),
+    /// `for c in 0..k { ... }`
     Loop(super::for_loop::LoopDef),
+    /// An op outside any stream block, which the host runs in program order.
     Op(OpDef),
 }
 
