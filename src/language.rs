@@ -56,7 +56,9 @@
 //!   so they are sized by a capacity (`x: [f32; cap]`) and runs use a
 //!   range of it (`x[..len]`), which each run checks against the buffer.
 //!   `run` values go into launch arguments and fill values, computed at
-//!   each run.
+//!   each run. Ops that read `run` parameters are resolved again at each
+//!   run (a loop that does, unrolled again); a plan with `run` parameters
+//!   does not replay as a CUDA graph, which would keep the first run's.
 //! - `run len: usize <= cap` (any size parameter, `new`'s too, bounded by
 //!   any size of the plan): every value given is at most the bound, and
 //!   the checks take that as true. `new` checks the bounds it can compute,
@@ -64,9 +66,7 @@
 //!   the sizes, with an error naming the parameter (``len` is 5000, above
 //!   its bound `cap`, 4096``). A loop whose last chunk ends at a run
 //!   length, `c * m..min(c * m + m, len)`, in buffers of a capacity, needs
-//!   it: without it nothing says the chunks stay inside `cap` elements. Ops that read them are resolved again at each run (a loop
-//!   that does, unrolled again); a plan with `run` parameters does not
-//!   replay as a CUDA graph, which would keep the first run's.
+//!   it: without it nothing says the chunks stay inside `cap` elements.
 //! - `xs: &[f32; n]` or `out: &mut [f32; n]`: the caller's memory, passed
 //!   to each `run(xs, out)` and borrowed for the run. With a length, `run`
 //!   checks the slice has it. `registered` page-locks the slice for the run
