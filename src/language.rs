@@ -1091,8 +1091,8 @@
 //!
 //! Declared and unused buffers, streams and events are rustc's own
 //! warnings at their names, `unused variable`, and an unused kernel is an
-//! unused function: `#[allow(unused)]` silences them, `#![deny(warnings)]`
-//! makes them errors, and a name that begins with `_` (`stream _spare;`)
+//! unused function: `#[allow(unused)]` on the plan (or around it)
+//! silences them, `#![deny(warnings)]` makes them errors, and a name that begins with `_` (`stream _spare;`)
 //! is unused on purpose, as a Rust variable's is.
 //!
 //! ```compile_fail

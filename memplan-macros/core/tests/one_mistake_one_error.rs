@@ -124,3 +124,81 @@ fn each_forgotten_wait_is_one_error_and_its_help_puts_it_back() {
         assert!(errors(&fixed).is_empty(), "{fixed}\n{:#?}", errors(&fixed));
     }
 }
+
+/// `plan` with the help of every error applied, each at its error's line.
+fn every_help_applied(plan: &str) -> String {
+    let input: Input = syn::parse_str(plan).expect("the plan parses");
+    let Err(errors) = analyze(&input.plans[0]) else {
+        return plan.to_owned();
+    };
+    let mut fixed = plan.to_owned();
+    for error in errors {
+        let message = error.to_string();
+        let help = &message[message.find("help: ").expect("a help") + 6..];
+        fixed = help::apply(&fixed, help, Some(error.span().start().line))
+            .unwrap_or_else(|why| panic!("{why}\n{help}\n{fixed}"));
+    }
+    fixed
+}
+
+#[test]
+fn two_new_events_in_one_plan_have_two_names() {
+    // Two races no event of the plan orders, one new event each: applied
+    // together, the helps must not declare one name twice.
+    let plan = "
+plan Two(n: usize) {
+    host a: [f32; n] pinned, b: [f32; n] pinned;
+    device d: [f32; n], e: [f32; n];
+    stream s1, s2, s3, s4;
+    on s1 { copy a -> d; }
+    on s2 { copy d -> b; }
+    on s3 { copy a -> e; }
+    on s4 { copy e -> b; }
+}";
+    let found = errors(plan);
+    assert!(found.len() >= 2, "{found:#?}");
+    let fixed = every_help_applied(plan);
+    assert!(errors(&fixed).is_empty(), "{fixed}\n{:#?}", errors(&fixed));
+}
+
+#[test]
+fn a_new_event_is_not_named_as_the_plans_gpus() {
+    let plan = "
+plan Gpus(n: usize) {
+    gpus done[2];
+    host a: [f32; n] pinned;
+    device d: [f32; n] on done[0], e: [f32; n] on done[1];
+    stream s1 on done[0], s2 on done[1];
+    on s1 { copy a -> d; }
+    on s2 { copy d -> e; }
+}";
+    let (_, help) = one_error(plan);
+    assert!(help.starts_with("declare `event done_2;`"), "{help}");
+    let fixed = applied(plan, &help);
+    assert!(errors(&fixed).is_empty(), "{fixed}\n{:#?}", errors(&fixed));
+}
+
+#[test]
+fn an_op_written_twice_on_its_stream_is_named_by_its_line() {
+    // `launch process_data` twice on `t`; the second races with `s`'s
+    // copy. The help's `wait` must go before the second, which only its
+    // line tells apart.
+    let plan = "
+plan Twice(n: usize) {
+    kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+    host a: [f32; n] pinned;
+    device d: [f32; n], e: [f32; n];
+    stream s, t;
+    event done;
+    on t { fill e with 0.0; launch process_data<<<blocks(n, 256), 256>>>(e, n as i32); }
+    on s { copy a -> d; record done; }
+    on t { launch process_data<<<blocks(n, 256), 256>>>(d, n as i32); }
+}";
+    let (_, help) = one_error(plan);
+    assert!(
+        help.starts_with("add `wait done;` on stream `t` before `launch process_data` (line 10)"),
+        "{help}"
+    );
+    let fixed = applied(plan, &help);
+    assert!(errors(&fixed).is_empty(), "{fixed}\n{:#?}", errors(&fixed));
+}

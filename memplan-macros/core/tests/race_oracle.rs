@@ -695,7 +695,7 @@ const RACE_FIXES: [&str; 9] = [
     "help: add `wait",
     "help: move `record",
     "record it on stream `",
-    "help: make the host wait for stream `",
+    "help: make the host wait for ",
     "does not mark `",
     "`sync all;` makes the host wait for every stream",
 ];

@@ -162,7 +162,7 @@ pub const fn check_kernel(image: &Image, declared: &Declared) -> Result<&'static
             declared,
         ));
     }
-    if let Some(order) = reordered(params, declared) {
+    if let Some(order) = reordered(kernel, params, declared) {
         return Err(reorder(kernel, &order, declared));
     }
     let mut index = 0;
@@ -221,14 +221,19 @@ pub const fn check_kernel(image: &Image, declared: &Declared) -> Result<&'static
 const MOST_REORDERED: usize = 16;
 
 /// Where the declared parameters are the C++ ones in another order, each
-/// of the right type but not every one in its place: for each C++
-/// parameter, the declared one that goes there (of its type, the first
-/// not taken, so that parameters of one type keep their declared order).
+/// of the right type (and access, where the source states one) but not
+/// every one in its place: for each C++ parameter, the declared one that
+/// goes there (the first that fits and is not taken, so that parameters
+/// alike keep their declared order).
 ///
 /// Only where a buffer stands in the place of a value, or a value in a
 /// buffer's: two values or two buffers of other types in each other's
 /// places may as well be two types mistaken, and the help would guess.
-const fn reordered(params: &[CParam], declared: &Declared) -> Option<[usize; MOST_REORDERED]> {
+const fn reordered(
+    kernel: &KernelSignature,
+    params: &[CParam],
+    declared: &Declared,
+) -> Option<[usize; MOST_REORDERED]> {
     let count = params.len();
     if count != declared.params.len() || count > MOST_REORDERED {
         return None;
@@ -253,7 +258,8 @@ const fn reordered(params: &[CParam], declared: &Declared) -> Option<[usize; MOS
         let mut candidate = 0;
         while candidate < count
             && (taken[candidate]
-                || compare_types(&params[index], &declared.params[candidate]).is_some())
+                || compare_types(&params[index], &declared.params[candidate]).is_some()
+                || !access_fits(contract(kernel, index), &declared.params[candidate]))
         {
             candidate += 1;
         }
@@ -462,18 +468,7 @@ const fn compare_contract(
     else {
         return None;
     };
-    let agrees = matches!(
-        (contract.access, access),
-        (ContractAccess::Reads, Access::Read)
-            | (ContractAccess::Writes, Access::Write)
-            | (ContractAccess::Atomic, Access::Atomic)
-            // `&mut` of atomic updates says less than the source: safe.
-            | (
-                ContractAccess::Updates | ContractAccess::Atomic,
-                Access::ReadWrite
-            )
-    );
-    if !agrees {
+    if !access_agrees(contract.access, access) {
         if matches!(access, Access::Atomic) {
             return Some(
                 "is `&atomic` in the declaration, and its source does not say the kernel updates it with atomic operations only (`MEMPLAN_ATOMIC`)",
@@ -502,6 +497,32 @@ const fn compare_contract(
             Some("has another extent in the declaration than in its source")
         }
         Some(_) => None,
+    }
+}
+
+/// Whether a buffer declared with `access` is what its source states.
+const fn access_agrees(stated: ContractAccess, access: Access) -> bool {
+    matches!(
+        (stated, access),
+        (ContractAccess::Reads, Access::Read)
+            | (ContractAccess::Writes, Access::Write)
+            | (ContractAccess::Atomic, Access::Atomic)
+            // `&mut` of atomic updates says less than the source: safe.
+            | (
+                ContractAccess::Updates | ContractAccess::Atomic,
+                Access::ReadWrite
+            )
+    )
+}
+
+/// Whether `declared` may stand where the source states `contract`: a
+/// buffer of the access stated, or anything where nothing is stated.
+const fn access_fits(contract: Option<&'static Contract>, declared: &DeclaredParam) -> bool {
+    match (contract, *declared) {
+        (Some(contract), DeclaredParam::Buffer { access, .. }) => {
+            access_agrees(contract.access, access)
+        }
+        _ => true,
     }
 }
 

@@ -362,8 +362,17 @@ fn parameters_in_another_order_are_reordered_as_written() {
         ),
         "{message}"
     );
-    // Two buffers in each other's places may be two mistaken accesses: no
-    // reordering is guessed, the parameter is named.
+    // Buffers alike go where their access does: `c`, written, to the
+    // source's written parameter, though declared first.
+    let message = error(&[N, C, A]);
+    assert!(
+        message.ends_with(
+            "reorder them, `kernel vadd(a: &[f32; n], c: &out [f32; n], n: i32) from KERNELS;`"
+        ),
+        "{message}"
+    );
+    // Two buffers in each other's places, no value moved, may be two
+    // mistaken accesses: no reordering is guessed, the parameter is named.
     let message = error(&[C, A, N]);
     assert!(message.starts_with("parameter `c` "), "{message}");
     // Not a permutation: a parameter of no C++ type.

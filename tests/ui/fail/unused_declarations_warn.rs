@@ -21,6 +21,14 @@ memplan! {
         }
         host(&mut a) { a[0] = 1.0; }
     }
+
+    // Allowed on the plan: none of its unused declarations is an error.
+    #[allow(unused)]
+    plan Allowed(n: usize) {
+        kernel declared(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE as "process_data";
+        device spare: [f32; n];
+        stream idle;
+    }
 }
 
 fn main() {}

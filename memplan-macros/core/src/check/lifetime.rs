@@ -221,7 +221,7 @@ fn used_while_allocated(
             name.span(),
             format!("`{name}` is allocated on every run and never freed, so each run leaks it"),
             format!(
-                "add `free {name};` after its last use, in a stream block ordered after that use"
+                "free it after its last use, `free {name};` in a stream block ordered after that use"
             ),
         );
     }

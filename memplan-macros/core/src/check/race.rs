@@ -338,10 +338,10 @@ fn found(plan: &Plan, (earlier, first): Use, (later, second): Use, between: &Bet
     };
     let mut fixes = Vec::new();
     // The host waits for a stream, where the stream is one (not a set's,
-    // which a loop indexes) and no loop stands between.
+    // which a loop indexes). A loop between them does not matter: the
+    // `sync` is the host's, outside it.
     if let (Lane::Stream(stream), Lane::Host, Between::Ops { .. }) = (a.lane, b.lane, between)
         && plan.streams[stream].array.is_none()
-        && !through_loop
     {
         fixes.push(Fix::Sync {
             stream,
@@ -485,6 +485,7 @@ pub fn report(facts: &Facts, errors: &Errors) {
         })
         .collect();
     let mut reported = vec![false; races.len()];
+    let mut declared = Vec::new();
     loop {
         let unreported = |ordered: &Vec<usize>| ordered.iter().filter(|&&i| !reported[i]).count();
         // The most, and of those the first tried.
@@ -502,7 +503,8 @@ pub fn report(facts: &Facts, errors: &Errors) {
         let direct = |&&i: &&usize| races[i].fixes.iter().any(|f| f.ops() == fix.ops());
         let first = group.iter().find(direct).copied().unwrap_or(group[0]);
         let first = &races[first];
-        let mut text = format!("{}\n\nhelp: {}", first.message, fix_help(plan, *fix));
+        let help = fix_help(plan, *fix, &mut declared);
+        let mut text = format!("{}\n\nhelp: {}", first.message, help);
         let others: Vec<&str> = (group.iter())
             .map(|&i| &races[i])
             .filter(|race| !std::ptr::eq(*race, first))
@@ -576,8 +578,15 @@ fn fixed(plan: &Plan, fix: Fix) -> Plan {
     }
 }
 
-/// The help for `fix`, in the plan's words.
-fn fix_help(plan: &Plan, fix: Fix) -> String {
+/// The help for `fix`, in the plan's words. A new event gets a name
+/// neither the plan nor an earlier help of it (`declared`) uses, so that
+/// every help of a plan can be applied together.
+fn fix_help(plan: &Plan, fix: Fix, declared: &mut Vec<String>) -> String {
+    let mut new_event = || {
+        let name = unused_name_besides(plan, "done", declared);
+        declared.push(name.clone());
+        name
+    };
     match fix {
         Fix::Wait {
             event,
@@ -586,18 +595,18 @@ fn fix_help(plan: &Plan, fix: Fix) -> String {
         } => wait_help(plan, event, before, after),
         Fix::MoveRecord { record, after, .. } => move_help(plan, record, after),
         Fix::Sync { stream, before, .. } => format!(
-            "add `sync {};` before `{}`",
-            plan.streams[stream].name, plan.ops[before].label
+            "add `sync {};` before {}",
+            plan.streams[stream].name,
+            op_named(plan, before)
         ),
         Fix::Signal { before, after } => {
-            let event = unused_name(plan, "done");
-            let (before, after) = (&plan.ops[before], &plan.ops[after]);
+            let event = new_event();
             format!(
-                "declare `event {event};`, add `record {event};` on {} after `{}`, and `wait {event};` on {} before `{}`",
-                plan.lane_name(after.lane),
-                after.label,
-                plan.lane_name(before.lane),
-                before.label,
+                "declare `event {event};`, add `record {event};` on {} after {}, and `wait {event};` on {} before {}",
+                plan.lane_name(plan.ops[after].lane),
+                op_named(plan, after),
+                plan.lane_name(plan.ops[before].lane),
+                op_named(plan, before),
             )
         }
         Fix::Handoff {
@@ -611,15 +620,14 @@ fn fix_help(plan: &Plan, fix: Fix) -> String {
             let index = array
                 .and_then(|a| a.index_text.as_deref())
                 .unwrap_or("c % k");
-            let event = unused_name(plan, "done");
-            let (before, after) = (&plan.ops[before], &plan.ops[after]);
+            let event = new_event();
             format!(
                 "hand `{name}[{index}]` from each iteration to the next that uses it: declare `event {event}[{count}];`, \
-                 add `record {event}[{index}];` on {} after `{}`, and `wait {event}[{index}];` on {} before `{}`",
-                plan.lane_name(after.lane),
-                after.label,
-                plan.lane_name(before.lane),
-                before.label,
+                 add `record {event}[{index}];` on {} after {}, and `wait {event}[{index}];` on {} before {}",
+                plan.lane_name(plan.ops[after].lane),
+                op_named(plan, after),
+                plan.lane_name(plan.ops[before].lane),
+                op_named(plan, before),
                 name = set.name,
             )
         }
@@ -633,7 +641,7 @@ fn after_the_loop(plan: &Plan, from: StreamId, to: StreamId, later: &str) -> Str
     let (from, to) = (&plan.streams[from], &plan.streams[to].name);
     match from.array {
         Some(_) => format!(
-            "add `sync {};` after the loop, before `{later}` (a set of streams is used only in the loop)",
+            "make the host wait for the set after the loop, before `{later}`, with `sync {};` (a set of streams is used only in the loop)",
             from.name
         ),
         None => format!(
@@ -677,14 +685,25 @@ fn wait_help(plan: &Plan, event: EventId, before: OpId, after: OpId) -> String {
         Some(index) => format!("{name}[{index}]"),
         None => name.to_string(),
     };
-    let (before, after) = (&plan.ops[before], &plan.ops[after]);
     format!(
-        "add `wait {written};` on {} before `{}`: `{name}` is recorded on {} after `{}`",
-        plan.lane_name(before.lane),
-        before.label,
-        plan.lane_name(after.lane),
-        after.label
+        "add `wait {written};` on {} before {}: `{name}` is recorded on {} after `{}`",
+        plan.lane_name(plan.ops[before].lane),
+        op_named(plan, before),
+        plan.lane_name(plan.ops[after].lane),
+        plan.ops[after].label
     )
+}
+
+/// Op `op` as a help names it: its label, with its line where another op
+/// of its lane has the same label, so that an edit has one place.
+fn op_named(plan: &Plan, op: OpId) -> String {
+    let this = &plan.ops[op];
+    let twice = (plan.ops.iter().enumerate())
+        .any(|(other, o)| other != op && o.lane == this.lane && o.label == this.label);
+    match twice {
+        true => format!("`{}` (line {})", this.label, line(this.span)),
+        false => format!("`{}`", this.label),
+    }
 }
 
 /// Event `event` as a `record` or `wait` names it: a set's element by the
@@ -735,6 +754,7 @@ fn move_help(plan: &Plan, record: OpId, after: OpId) -> String {
         return String::new();
     };
     let (name, record_line) = (event_written(plan, event), line(plan.ops[record].span));
+    let after_op = after;
     let (write_lane, after) = (plan.ops[after].lane, &plan.ops[after].label);
     let from = plan.lane_name(write_lane);
     if plan.ops[record].lane != write_lane {
@@ -745,8 +765,9 @@ fn move_help(plan: &Plan, record: OpId, after: OpId) -> String {
         )
     } else {
         format!(
-            "move `record {name};` (line {record_line}) after `{after}` on {from}: \
-             recorded before it, it does not mark that work done"
+            "move `record {name};` (line {record_line}) after {} on {from}: \
+             recorded before it, it does not mark that work done",
+            op_named(plan, after_op)
         )
     }
 }
@@ -773,13 +794,21 @@ fn misplaced_help(plan: &Plan, record: OpId, after: OpId) -> String {
 
 /// `name`, or `name_2`, `name_3`... : the first the plan does not use.
 fn unused_name(plan: &Plan, name: &str) -> String {
+    unused_name_besides(plan, name, &[])
+}
+
+/// [`unused_name`], and none of `besides` either.
+fn unused_name_besides(plan: &Plan, name: &str, besides: &[String]) -> String {
     let taken = |candidate: &str| {
         let names = (plan.params.iter().map(|p| &p.name))
             .chain(plan.buffers.iter().map(|b| &b.name))
             .chain(plan.streams.iter().map(|s| &s.name))
             .chain(plan.events.iter())
-            .chain(plan.kernels.iter().map(|k| &k.name));
+            .chain(plan.kernels.iter().map(|k| &k.name))
+            .chain(plan.gpus.iter().map(|g| &g.name))
+            .chain(plan.ranks.iter().map(|r| &r.name));
         names.map(ToString::to_string).any(|used| used == candidate)
+            || besides.iter().any(|used| used == candidate)
     };
     (1..)
         .map(|n| match n {

@@ -80,7 +80,10 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
     // The plan's `#[cfg]` and `#[cfg_attr]` go on the blocks too, so that a
     // plan compiled out takes its impls, views and warnings with it.
     let conditions: Vec<_> = attrs.iter().filter_map(condition).collect();
-    let warnings = (!warnings.is_empty()).then(|| quote!(#(#conditions)* #warnings));
+    // Lint levels too (`#[allow(unused)]` on the plan silences its
+    // unused declarations, as on any item).
+    let levels = attrs.iter().filter(|attr| is_lint_level(attr));
+    let warnings = (!warnings.is_empty()).then(|| quote!(#(#conditions)* #(#levels)* #warnings));
     // Everything but the plan's type lives in a block of its own, so no
     // name of the user's can collide with the generated ones.
     quote! {
@@ -104,6 +107,14 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
 /// `#[cfg]` whole, and of a `#[cfg_attr]` only the `cfg`s it adds (the
 /// other attributes it adds are for the type, `repr(...)` say, and would
 /// not apply to a block).
+/// Whether `attr` sets lint levels: `allow`, `warn`, `deny`, `forbid`,
+/// `expect`.
+fn is_lint_level(attr: &syn::Attribute) -> bool {
+    ["allow", "warn", "deny", "forbid", "expect"]
+        .iter()
+        .any(|level| attr.path().is_ident(level))
+}
+
 fn condition(attr: &syn::Attribute) -> Option<syn::Attribute> {
     if attr.path().is_ident("cfg") {
         return Some(attr.clone());

@@ -31,14 +31,22 @@ pub fn emit(warnings: &[Warning]) -> TokenStream {
     };
     let kernels = warnings.iter().filter(|w| w.is_kernel).map(item);
     let others = warnings.iter().filter(|w| !w.is_kernel).map(item);
+    // A name such as `A` is a declaration's like any other, not a style
+    // mistake of a variable's: allowed, where there is one (an allow the
+    // user's `forbid` refuses would be an error of its own).
+    let snake_case = |w: &Warning| {
+        let name = w.name.to_string();
+        name.chars().all(|c| !c.is_uppercase())
+    };
+    let case = (!warnings.iter().all(snake_case)).then(|| quote!(#[allow(non_snake_case)]));
     quote! {
         const _: () = {
-            #[allow(non_snake_case)]
+            #case
             mod __memplan_unused {
                 #![no_implicit_prelude]
                 #(#kernels)*
                 mod declared {
-                    #[allow(dead_code)]
+                    #[allow(dead_code, clippy::toplevel_ref_arg)]
                     fn declared() {
                         #(#others)*
                     }

@@ -12,6 +12,10 @@
 //! - ``move `S;` (line N) after `op` on stream `s` ``: the statement on
 //!   line N taken out and put after the op.
 //!
+//! An op is named by its label (`copy a -> d`, `launch vadd`, `host(&c)`),
+//! and by its line too, `(line N)`, where its lane has another op of that
+//! label.
+//!
 //! The other clauses explain. A help with no such clause is advice (a
 //! choice to make, or a change no single edit says), and is not applied.
 //! Edits go on the lines they name, so an error's line still names the
@@ -32,15 +36,23 @@ pub enum Edit {
         what: String,
         stream: Option<String>,
         before: bool,
-        op: String,
+        op: Op,
     },
     /// The statement on `line` taken out and put after `op` in `stream`.
     Move {
         what: String,
         line: usize,
-        op: String,
+        op: Op,
         stream: String,
     },
+}
+
+/// An op as a help names it: its label, and its line where its lane has
+/// another op of that label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    pub label: String,
+    pub line: Option<usize>,
 }
 
 /// The edits `help` is, or `None` where it is advice. `help` is the text
@@ -59,9 +71,23 @@ fn edit(part: &str) -> Option<Edit> {
         Some(rest) => format!("add {rest}"),
         None => part.to_owned(),
     };
-    let pieces: Vec<&str> = part.split('`').collect();
+    let mut pieces: Vec<&str> = part.split('`').collect();
+    // The line that follows a piece of code, `(line N)`, is that code's.
+    let mut lines = vec![None; pieces.len()];
+    for i in (2..pieces.len()).step_by(2) {
+        if let Some(rest) = pieces[i].strip_prefix(" (line ") {
+            let (number, rest) = rest.split_once(')')?;
+            lines[i - 1] = Some(number.parse::<usize>().ok()?);
+            pieces[i] = rest;
+        }
+    }
     let code = |i: usize| pieces[i].to_owned();
-    let statement = |i: usize| pieces[i].ends_with(';');
+    let op = |i: usize| Op {
+        label: code(i),
+        line: lines[i],
+    };
+    let statement = |i: usize| pieces[i].ends_with(';') && lines[i].is_none();
+    let side = |prose: &str| prose == " before ";
     match pieces.as_slice() {
         ["declare ", _, ""] if statement(1) => Some(Edit::Declare(code(1))),
         [
@@ -69,27 +95,26 @@ fn edit(part: &str) -> Option<Edit> {
             _,
             " on stream ",
             _,
-            side @ (" before " | " after "),
+            prose @ (" before " | " after "),
             _,
             "",
         ] if statement(1) => Some(Edit::Add {
             what: code(1),
             stream: Some(code(3)),
-            before: *side == " before ",
-            op: code(5),
+            before: side(prose),
+            op: op(5),
         }),
-        ["add ", _, side @ (" before " | " after "), _, ""] if statement(1) => Some(Edit::Add {
+        ["add ", _, prose @ (" before " | " after "), _, ""] if statement(1) => Some(Edit::Add {
             what: code(1),
             stream: None,
-            before: *side == " before ",
-            op: code(3),
+            before: side(prose),
+            op: op(3),
         }),
-        ["move ", _, line, _, " on stream ", _, ""] if statement(1) => {
-            let line = line.strip_prefix(" (line ")?.strip_suffix(") after ")?;
+        ["move ", _, " after ", _, " on stream ", _, ""] if pieces[1].ends_with(';') => {
             Some(Edit::Move {
                 what: code(1),
-                line: line.parse().ok()?,
-                op: code(3),
+                line: lines[1]?,
+                op: op(3),
                 stream: code(5),
             })
         }
@@ -104,8 +129,8 @@ pub fn applied(plan: &str, help: &str) -> String {
 }
 
 /// `text` (a plan, or a file of plans) with `help` applied, the help of an
-/// error on `line` (which picks the plan, and the op where one is written
-/// twice: the nearest); `Err` says why it cannot be.
+/// error on `line` (which picks the plan, and the op where the help names
+/// one written twice: the nearest); `Err` says why it cannot be.
 pub fn apply(text: &str, help: &str, line: Option<usize>) -> Result<String, String> {
     let edits = edits(help).ok_or("the help is advice, not edits")?;
     let mut text = text.to_owned();
@@ -155,23 +180,26 @@ fn apply_edit(text: &str, edit: &Edit, line: Option<usize>) -> Result<String, St
     Ok(text)
 }
 
-/// The statement that is `op` (its text, without spaces, begins with the
-/// op's label's and goes on with no more of a name), in a block of
-/// `stream` or outside stream blocks.
+/// The statement that is `op`, in a block of `stream` or outside stream
+/// blocks: without spaces, its text is the op's label, or the label and
+/// then what a label leaves out (a launch's `<<<`, an allocation's `:`, a
+/// host step's block); on the op's line where the help names one.
 fn find_op(
     text: &str,
-    op: &str,
+    op: &Op,
     stream: Option<&str>,
     line: Option<usize>,
 ) -> Result<Range<usize>, String> {
-    let label = squeeze(op);
+    let label = squeeze(&op.label);
     let blocks = stream_blocks(text);
     let found: Vec<Range<usize>> = (statements(text).into_iter())
         .filter(|s| {
             let written = squeeze(&text[s.clone()]);
-            let next = written[label.len().min(written.len())..].chars().next();
-            written.starts_with(&label) && !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            let written = written.strip_suffix(';').unwrap_or(&written);
+            let rest = written.strip_prefix(label.as_str());
+            rest.is_some_and(|rest| rest.is_empty() || rest.starts_with(['<', ':', '{']))
         })
+        .filter(|s| op.line.is_none_or(|l| line_of(text, s.start) == l))
         .filter(|s| {
             let inner = (blocks.iter())
                 .filter(|(_, body)| body.start < s.start && s.end <= body.end)
@@ -179,8 +207,11 @@ fn find_op(
             inner.map(|(name, _)| name.as_str()) == stream
         })
         .collect();
+    // Named by its label alone, the op is the one of its lane with that
+    // label; where the text has it twice, the nearest the error.
     let nearest =
         (found.into_iter()).min_by_key(|s| line.map_or(0, |l| line_of(text, s.start).abs_diff(l)));
+    let op = &op.label;
     nearest.ok_or_else(|| match stream {
         Some(stream) => format!("no `{op}` on stream `{stream}`"),
         None => format!("no `{op}` outside stream blocks"),
@@ -209,12 +240,31 @@ fn stream_blocks(text: &str) -> Vec<(String, Range<usize>)> {
 }
 
 /// Where the body of the plan around `line` opens (its `{`): the last
-/// `plan Name(` at or before the line, or the first plan.
+/// plan that begins at or before the line, or the first plan. A plan is a
+/// statement `plan Name(...) { ... }`, after its attributes and
+/// visibility.
 fn plan_body(text: &str, line: Option<usize>) -> Option<usize> {
-    let code = code_mask(text);
-    let plans: Vec<usize> = (text.match_indices("plan "))
-        .map(|(at, _)| at)
-        .filter(|&at| code[at] && (at == 0 || !is_name(text[..at].chars().next_back().unwrap())))
+    let plans: Vec<usize> = (statements(text).into_iter())
+        .filter_map(|s| {
+            let mut at = s.start;
+            loop {
+                let rest = &text[at..s.end];
+                let skipped = rest.len() - rest.trim_start().len();
+                let rest = rest.trim_start();
+                at += skipped;
+                if rest.starts_with("#[") {
+                    at += attribute_len(rest)?;
+                } else if let Some(after) = rest.strip_prefix("pub") {
+                    let restricted = after.trim_start().starts_with('(');
+                    at += match restricted {
+                        true => rest.find(')')? + 1,
+                        false => "pub".len(),
+                    };
+                } else {
+                    return rest.starts_with("plan ").then_some(at);
+                }
+            }
+        })
         .collect();
     let at = match line {
         Some(line) => (plans.iter().rev())
@@ -225,8 +275,18 @@ fn plan_body(text: &str, line: Option<usize>) -> Option<usize> {
     text[*at..].find('{').map(|open| at + open)
 }
 
-fn is_name(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+/// The length of the attribute `#[...]` that `text` begins with.
+fn attribute_len(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (at, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth == 1 => return Some(at + 1),
+            ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Every statement of `text`, at every depth of braces: from its first
@@ -285,17 +345,55 @@ fn statement_end(chars: &[(usize, char)]) -> Option<usize> {
     None
 }
 
-/// For each byte of `text`, whether it is code (not in a `//` comment).
+/// For each byte of `text`, whether it is code: not in a comment (`//`
+/// or `/* */`) and not in a string or character literal, whose `;` and
+/// braces are no statement's.
 fn code_mask(text: &str) -> Vec<bool> {
     let mut mask = vec![true; text.len() + 1];
     let mut at = 0;
-    while let Some(found) = text[at..].find("//") {
-        let start = at + found;
-        let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
-        mask[start..end].iter_mut().for_each(|b| *b = false);
+    while let Some(c) = text[at..].chars().next() {
+        let rest = &text[at..];
+        let end = if rest.starts_with("//") {
+            rest.find('\n').map_or(text.len(), |n| at + n)
+        } else if rest.starts_with("/*") {
+            rest.find("*/").map_or(text.len(), |n| at + n + 2)
+        } else if c == '"' || is_char_literal(rest) {
+            closing(rest, c).map_or(text.len(), |n| at + n)
+        } else {
+            at += c.len_utf8();
+            continue;
+        };
+        mask[at..end].iter_mut().for_each(|b| *b = false);
         at = end;
     }
     mask
+}
+
+/// Whether `text` begins with a character literal (`'x'`, `'\n'`), not a
+/// lifetime or a label.
+fn is_char_literal(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next() == Some('\'')
+        && match chars.next() {
+            Some('\\') => true,
+            Some(_) => chars.next() == Some('\''),
+            None => false,
+        }
+}
+
+/// Where the literal `text` begins with, quoted by `quote`, ends (after
+/// its closing quote), escapes skipped.
+fn closing(text: &str, quote: char) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in text.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            c if c == quote => return Some(at + c.len_utf8()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The line (from 1) that byte `at` is on.
