@@ -1081,7 +1081,7 @@
 //! plan's text says (the size of a buffer). `tests/ui/helps.txt` lists,
 //! for each compile-fail case, which errors carry edits, and the test
 //! beside it applies them and compiles the result. After any
-//! error the plan type still has `new`, `SUMMARY` and `DIAGRAM`, so the
+//! error the plan type still has `new`, `check`, `SUMMARY` and `DIAGRAM`, so the
 //! code that uses it adds none, and a syntax error in one plan of a
 //! `memplan!` does not hide the checks of the others. The help uses what
 //! you wrote: a misspelt name gets the closest declaration of the kind its
