@@ -52,9 +52,10 @@ pub struct DeviceModel {
 
 /// A compute capability's row of the Programming Guide's table: its name,
 /// (major, minor), and the most shared memory a block can opt in to, in
-/// KiB (the table's "KB"). Only capabilities nvcc 13 compiles for whose
-/// numbers are documented are listed; a name missing here is refused,
-/// never guessed from a neighbour.
+/// KiB (the table's "KB"). Listed: the capabilities nvcc 13 compiles for
+/// whose rows were read from the Guide. Any other (sm_103, sm_110,
+/// sm_121) is refused until its row is added, never guessed from a
+/// neighbour's.
 const CAPABILITIES: &[(&str, (u32, u32), u32)] = &[
     ("sm_75", (7, 5), 64),
     ("sm_80", (8, 0), 163),

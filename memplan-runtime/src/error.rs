@@ -360,9 +360,8 @@ impl fmt::Display for Fault {
                 let (last, rest) = known.split_last().unwrap_or((&"", &[]));
                 write!(
                     f,
-                    "memplan has no device model named `{name}`: it knows {} and {last}, \
-                     the compute capabilities whose limits NVIDIA documents and nvcc 13 \
-                     compiles for",
+                    "memplan has no device model named `{name}`: it has models of {} and \
+                     {last} (an architecture-specific name, such as sm_90a, is its base's)",
                     rest.join(", ")
                 )
             }

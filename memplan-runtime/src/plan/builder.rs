@@ -409,7 +409,7 @@ pub(crate) fn declared<T: Element>(
 
 /// Generated code asked for a buffer as something it was not declared as:
 /// a bug of memplan's, reported rather than trusted.
-const NOT_AS_DECLARED: &str = "memplan's generated code and the plan's description disagree (a bug in memplan; please report it)";
+pub(crate) const NOT_AS_DECLARED: &str = "memplan's generated code and the plan's description disagree (a bug in memplan; please report it)";
 
 /// More contexts than steps can number: refused at `gpus gpu[g]`.
 const TOO_MANY_GPUS: &str = "a plan runs on at most 65535 GPUs (contexts)";

@@ -12,7 +12,9 @@
 //! access, NCCL. Ops that read what each run gives are checked by each
 //! run, as they are after `new`.
 
-use super::builder::{Givens, HostBuffer, check_gpu_count, check_rank, declared, sizes_at_new};
+use super::builder::{
+    Givens, HostBuffer, NOT_AS_DECLARED, check_gpu_count, check_rank, declared, sizes_at_new,
+};
 use super::fingerprint::{Agreement, first_difference};
 use super::info::{BufferKind, PlanInfo};
 use super::layout::Layout;
@@ -113,10 +115,11 @@ impl Checker {
     /// Host buffer `buffer`, declared with elements `T`: its byte count
     /// checked as `new` checks it before allocating it.
     pub fn host<T: Element>(&mut self, buffer: u16) -> Result<()> {
-        let (_, len) = declared::<T>(self.info, &mut self.sizes, buffer)?;
+        let (site, len) = declared::<T>(self.info, &mut self.sizes, buffer)?;
         let pinned = match self.info.buffers[usize::from(buffer)].kind {
             BufferKind::Pinned(flags) => Some(flags),
-            _ => None,
+            BufferKind::Pageable => None,
+            _ => return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED))),
         };
         // `declared` checked the bytes fit.
         let host = self.addresses.take(len * size_of::<T>());
