@@ -886,6 +886,46 @@
 //! - `new(&ctx, sizes and values...)`: makes every buffer, stream, event and
 //!   kernel once, evaluates the plan's expressions, and checks its sizes,
 //!   ranges and launches; a failure frees what was made before it.
+//! - `check(&model, sizes and values...)`: the checks of `new` that need
+//!   no GPU, on any machine, against a [`DeviceModel`](crate::DeviceModel)
+//!   (`DeviceModel::named("sm_90")`, the limits NVIDIA documents for a
+//!   compute capability): it takes what `new` takes, a model in place of
+//!   each context, evaluates the same expressions, and gives the error
+//!   `new` would give, through the same code. It checks the bounds of the
+//!   sizes, the GPU count and a rank's place in its job, every size
+//!   computed without wrapping, each range inside its buffer, copies of
+//!   equal lengths, set indexes and the GPU each declaration is placed on,
+//!   extents and the values they name, collectives' lengths, roots and
+//!   peers, and each launch's grid, block and dynamic shared memory
+//!   against the model's limits. It allocates and loads nothing, so what
+//!   needs the GPU stays `new`'s: its memory, a kernel's own limits (its
+//!   registers may allow fewer than 1024 threads a block; its static
+//!   shared memory takes from the block's), the kernel's compiled
+//!   parameters, peer access and NCCL. Ops that read what each run gives
+//!   are checked by each run, as after `new`. For a plan that is one rank
+//!   of a job, the [`Checked`](crate::Checked) it returns holds what the
+//!   ranks compare when `new` joins them:
+//!   [`agrees_with`](crate::Checked::agrees_with) another rank's says
+//!   whether their `new`s would agree.
+//!
+//!   ```
+//!   # use memplan::prelude::*;
+//!   # memplan! { plan AddOne(n: usize) {
+//!   #     kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+//!   #     host data: [f32; n] pinned;
+//!   #     device on_gpu: [f32; n];
+//!   #     stream work;
+//!   #     on work { copy data -> on_gpu;
+//!   #               launch process_data<<<blocks(n, 256), 256>>>(on_gpu, n as i32);
+//!   #               copy on_gpu -> data; } } }
+//!   let h100 = DeviceModel::named("sm_90")?;
+//!   AddOne::check(&h100, 1 << 20)?;
+//!   // `n as i32` of an `n` above `i32::MAX` is not `n`: the kernel's
+//!   // extent, `n`, would be wrong.
+//!   let error = AddOne::check(&h100, 1 << 31).unwrap_err();
+//!   assert_eq!(error.operation(), "launch process_data");
+//!   # Ok::<(), memplan::Error>(())
+//!   ```
 //! - `run()` (or `run(slices...)`): queues every operation, waits for all
 //!   of them (also when one fails), and returns a [`RunReport`]. With
 //!   `set_timing(true)`, the report has each operation's time and
@@ -944,8 +984,8 @@
 //!
 //! The plan's logic (building it, running it, waiting, graphs, reports)
 //! lives once, in the runtime: the generated code is the plan's static
-//! description, its host buffers, `new` (which evaluates your expressions,
-//! in safe code) and methods that forward to the runtime. It can be read:
+//! description, its host buffers, `new` and `check` (which evaluate your
+//! expressions, in safe code) and methods that forward to the runtime. It can be read:
 //! `tests/expand/` keeps one example's expansion. Nothing of yours is ever
 //! placed inside an `unsafe` block, so a crate with
 //! `#![forbid(unsafe_code)]` gets rustc's own error for an expression that
@@ -1041,7 +1081,7 @@
 //! plan's text says (the size of a buffer). `tests/ui/helps.txt` lists,
 //! for each compile-fail case, which errors carry edits, and the test
 //! beside it applies them and compiles the result. After any
-//! error the plan type still has `new`, `SUMMARY` and `DIAGRAM`, so the
+//! error the plan type still has `new`, `check`, `SUMMARY` and `DIAGRAM`, so the
 //! code that uses it adds none, and a syntax error in one plan of a
 //! `memplan!` does not hide the checks of the others. The help uses what
 //! you wrote: a misspelt name gets the closest declaration of the kind its

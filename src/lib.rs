@@ -38,7 +38,7 @@ pub mod __private {
 pub mod prelude {
     pub use crate::memplan;
     pub use memplan_runtime::{
-        Context, DeviceBuffer, Error, Event, HostAlloc, PinnedBuffer, Priority, Registered, Result,
-        RunReport, Stream, Timeline,
+        Context, DeviceBuffer, DeviceModel, Error, Event, HostAlloc, PinnedBuffer, Priority,
+        Registered, Result, RunReport, Stream, Timeline,
     };
 }

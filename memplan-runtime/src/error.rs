@@ -255,6 +255,9 @@ pub enum Fault {
     },
     /// Timing cannot be turned on, and why.
     Timing(String),
+    /// [`DeviceModel::named`](crate::DeviceModel::named) given a name it
+    /// has no limits for.
+    UnknownDeviceModel { name: String },
 }
 
 impl fmt::Display for Fault {
@@ -422,17 +425,27 @@ impl fmt::Display for Fault {
             Fault::Collective(why) => write!(f, "{why}"),
             Fault::GpuCount { declared, given } => write!(
                 f,
-                "the plan runs on {declared} GPU{}, and `new` was given {given} context{}",
+                "the plan runs on {declared} GPU{}, and {given} {} given (a context each to \
+                 `new`, a device model each to `check`)",
                 if *declared == 1 { "" } else { "s" },
-                if *given == 1 { "" } else { "s" }
+                if *given == 1 { "was" } else { "were" }
             ),
             Fault::NoGpus { given } => write!(
                 f,
-                "a plan on GPUs needs at least one, and this count is 0 (`new` was given {given} \
-                 context{})",
-                if *given == 1 { "" } else { "s" }
+                "a plan on GPUs needs at least one, and this count is 0 ({given} {} given)",
+                if *given == 1 { "was" } else { "were" }
             ),
             Fault::Timing(why) => write!(f, "{why}"),
+            Fault::UnknownDeviceModel { name } => {
+                let known: Vec<&str> = crate::DeviceModel::known().collect();
+                let (last, rest) = known.split_last().unwrap_or((&"", &[]));
+                write!(
+                    f,
+                    "memplan has no device model named `{name}`: it has models of {} and \
+                     {last} (an architecture-specific name, such as sm_90a, is its base's)",
+                    rest.join(", ")
+                )
+            }
             Fault::NoSuchGpu { gpu, count } => write!(
                 f,
                 "this is placed on GPU {gpu}, and the plan runs on {count} (GPUs 0 to {})",

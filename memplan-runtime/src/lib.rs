@@ -47,6 +47,7 @@ pub mod copy;
 mod cupti;
 mod declaration;
 mod device;
+mod device_model;
 mod driver;
 mod dynamic;
 mod error;
@@ -76,6 +77,7 @@ mod vector;
 
 pub use context::Context;
 pub use device::{DeviceBuffer, StreamOrderedBuffer};
+pub use device_model::DeviceModel;
 pub use driver::DriverError;
 pub use error::{Error, Fault, Location, Result, ResultExt};
 pub use event::Event;
@@ -87,7 +89,7 @@ pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, Ho
 pub use op::{OpInfo, OpKind};
 pub use param::{ParamLayout, ParamSlot};
 pub use peer::{copy_peer, copy_peer_async};
-pub use plan::{HostView, HostViewMut, InFlight, Plan, PlanGraph};
+pub use plan::{Checked, HostView, HostViewMut, InFlight, Plan, PlanGraph};
 pub use report::{Clock, HostSpan, OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
 pub use signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
@@ -141,14 +143,15 @@ pub mod __private {
     pub use crate::nccl::{Rank, ReduceOp};
     pub use crate::param::ParamLayout;
     pub use crate::plan::{
-        Builder, Elem, Engine, KernelCode, ParamType, PlanInfo, RunGiven, Slice, copied, elem, pick,
+        Builder, Checker, Elem, Engine, KernelCode, ParamType, PlanInfo, RunGiven, Slice, copied,
+        elem, pick,
     };
     pub use crate::signature::ExtentTerm;
     /// The public items generated code names: through this module, which
     /// the generated code reaches by the path its macro was invoked with.
     pub use crate::{
-        Context, HostView, HostViewMut, InFlight, PinnedBuffer, Plan, PlanGraph, RunReport, Timing,
-        blocks,
+        Checked, Context, DeviceModel, HostView, HostViewMut, InFlight, PinnedBuffer, Plan,
+        PlanGraph, RunReport, Timing, blocks,
     };
     pub use crate::{Fault, Result};
     /// The plan's model, which the generated `PlanInfo` holds.

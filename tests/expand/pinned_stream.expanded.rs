@@ -91,6 +91,19 @@ const _: () = {
             });
             ::core::result::Result::Ok(Self(unsafe { __memplan::Engine::new(plan, state) }?))
         }
+        #[doc = " Checks the plan's sizes and values against `model`, a kind of GPU's limits (`DeviceModel::named(\"sm_90\")`), without a GPU: every check `new` makes that needs none, with its errors."]
+        pub fn check(
+            model: &__memplan::DeviceModel,
+            n: usize,
+        ) -> __memplan::Result<__memplan::Checked> {
+            let mut plan = __memplan::Checker::new(model, &__MEMPLAN_PLAN, &[n])?;
+            plan.host::<f32>(0)?;
+            plan.value::<i32>(1, 1, {
+                let value: i32 = n as i32;
+                value
+            });
+            plan.finish()
+        }
         __memplan::plan_methods!(
             || ::core::option::Option::None,
             "`data: [f32]`",

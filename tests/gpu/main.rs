@@ -9,6 +9,7 @@ mod contracts;
 mod data;
 mod kernels;
 mod loops;
+mod model_check;
 mod placed;
 mod plans;
 mod reports;
@@ -34,6 +35,7 @@ fn main() {
         loops::TESTS,
         batches::TESTS,
         timing::TESTS,
+        model_check::TESTS,
     ]
     .concat();
     libtest_mimic::run(&args, harness::trials(&tests)).exit();

@@ -61,11 +61,13 @@ pub fn build() -> Result<PathBuf> {
     Ok(target_dir().join("release/own-kernel"))
 }
 
-/// Builds the example and runs it with `cargo run`, as its README says
-/// (which finds the driver stub on a machine without a driver): without a
-/// GPU it says so and exits 0.
+/// Builds the example, runs its tests (its plan checked against a model
+/// of a GPU, which needs none), and runs it with `cargo run`, as its
+/// README says (which finds the driver stub on a machine without a
+/// driver): without a GPU it says so and exits 0.
 pub fn run() -> Result {
     build()?;
+    run_command(outside_cargo().args(["test", "--release", "--quiet"]))?;
     run_command(outside_cargo().args(["run", "--release", "--quiet"]))
 }
 

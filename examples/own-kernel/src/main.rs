@@ -13,6 +13,10 @@ use memplan::memplan;
 // `pub static BLUR: memplan::Image`, with the kernel's signature.
 memplan::include_kernels!();
 
+// The plan checked against a model of a GPU, which needs none.
+#[cfg(test)]
+mod model_check;
+
 memplan! {
     /// Blurs `count` images of `width` x `height` pixels.
     pub plan Blur(
@@ -51,7 +55,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(ctx) => ctx,
         Err(error) if error.is_no_device() => {
             println!("{}", Blur::SUMMARY);
-            println!("no CUDA device ({error}): the plan compiled and was checked, and is not run");
+            // Without a GPU, the sizes and values are checked against a
+            // model of one: what `new` would check that needs no GPU.
+            let hopper = memplan::DeviceModel::named("sm_90")?;
+            Blur::check(&hopper, WIDTH, HEIGHT, COUNT)?;
+            println!(
+                "no CUDA device ({error}): the plan compiled and its sizes passed the checks of an sm_90 GPU's limits; it is not run"
+            );
             return Ok(());
         }
         Err(error) => return Err(error.into()),

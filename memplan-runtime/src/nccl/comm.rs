@@ -369,7 +369,7 @@ impl<'a> Part<'a> {
         }
         let argument = self
             .kind
-            .argument(nccl, self.comm.count, self.comm.rank)
+            .argument(Some(nccl), self.comm.count, self.comm.rank)
             .at(call, at)?;
         Ok(Collective {
             nccl,
@@ -407,10 +407,11 @@ impl Kind {
 
     /// NCCL's argument besides the buffers (the reduction, root or peer),
     /// once the root or peer is one of `count` ranks (a peer not `rank`
-    /// itself) and NCCL has the reduction.
+    /// itself) and NCCL has the reduction (`nccl`: the NCCL loaded; `None`
+    /// where a plan is checked without one, so that only the ranks are).
     pub(crate) fn argument(
         self,
-        nccl: &super::Nccl,
+        nccl: Option<&super::Nccl>,
         count: usize,
         rank: usize,
     ) -> Result<c_int, Fault> {
@@ -424,7 +425,7 @@ impl Kind {
         match self {
             Kind::AllReduce(op) | Kind::ReduceScatter(op) => {
                 // NCCL's version code for 2.10.3, where `ncclAvg` came.
-                if op == ReduceOp::Avg && nccl.version < 21003 {
+                if op == ReduceOp::Avg && nccl.is_some_and(|nccl| nccl.version < 21003) {
                     let why = "ReduceOp::Avg needs NCCL 2.10.3 or later";
                     return Err(Fault::Nccl(why.to_owned()));
                 }

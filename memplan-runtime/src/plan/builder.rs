@@ -80,6 +80,34 @@ impl Givens {
         });
     }
 
+    /// The grid of launch `op`, where the plan computes it with Rust code.
+    pub fn grid(&mut self, op: u16, grid: impl Into<Dim3>) {
+        self.dims.push(Given {
+            op,
+            arg: 0,
+            value: (Which::Grid, grid.into()),
+        });
+    }
+
+    /// The block of launch `op`, where the plan computes it with Rust code.
+    pub fn block(&mut self, op: u16, block: impl Into<Dim3>) {
+        self.dims.push(Given {
+            op,
+            arg: 0,
+            value: (Which::Block, block.into()),
+        });
+    }
+
+    /// The dynamic shared memory of launch `op`, where the plan computes it
+    /// with Rust code.
+    pub fn shared(&mut self, op: u16, bytes: u32) {
+        self.shared.push(Given {
+            op,
+            arg: 0,
+            value: bytes,
+        });
+    }
+
     /// Replaces what was given for the arguments and fills `run` gives
     /// values for, keeping the rest (a launch's values `new` gave).
     pub(crate) fn replace(&mut self, run: Givens) {
@@ -189,15 +217,10 @@ impl Builder {
         info: &'static PlanInfo,
         sizes: &[usize],
     ) -> Result<Builder> {
-        let mut sizes = Sizes::new(info, sizes);
-        // The bounds `new` can compute, before any size is read.
-        sizes
-            .check_bounds(true)
-            .map_err(|(site, fault)| info.error(site, fault))?;
         Ok(Builder {
             contexts,
             info,
-            sizes,
+            sizes: sizes_at_new(info, sizes)?,
             host: info.buffers.iter().map(|_| None).collect(),
             given: Givens::default(),
             joined: None,
@@ -219,16 +242,7 @@ impl Builder {
         sizes: &[usize],
     ) -> Result<Builder> {
         let mut builder = Builder::new(context, info, sizes)?;
-        let Some(site) = info.ranks else {
-            return Err(info.error(info.site, MALFORMED));
-        };
-        if rank.rank >= rank.count {
-            let fault = Fault::Element {
-                index: rank.rank,
-                count: rank.count,
-            };
-            return Err(info.error(site, fault));
-        }
+        let site = check_rank(info, rank)?;
         let comm = Communicator::join(context, &rank.id, rank.count, rank.rank)
             .map_err(|e| info.within(site, e))?;
         // NCCL set its own current device while it joined.
@@ -245,28 +259,13 @@ impl Builder {
         sizes: &[usize],
     ) -> Result<Builder> {
         let mut builder = Builder::on_contexts(contexts.to_vec(), info, sizes)?;
-        let Some(gpus) = info.gpus else {
-            return Err(info.error(info.site, MALFORMED));
-        };
-        let declared = builder
-            .sizes
-            .get(gpus.count)
-            .map_err(|fault| info.error(gpus.site, fault))?;
-        // A count of 0 first: matching contexts would not make it run.
-        // Steps name their GPU with a `u16`, so a plan has at most 65535.
-        let given = contexts.len();
-        let fault = match declared {
-            0 => Fault::NoGpus { given },
-            _ if declared != given => Fault::GpuCount { declared, given },
-            _ if given > usize::from(u16::MAX) => Fault::Unsupported(TOO_MANY_GPUS),
-            _ => return Ok(builder),
-        };
-        Err(info.error(gpus.site, fault))
+        check_gpu_count(info, &mut builder.sizes, contexts.len())?;
+        Ok(builder)
     }
 
     /// Allocates pinned host buffer `buffer`, zeroed.
     pub fn pinned<T: Element>(&mut self, buffer: u16) -> Result<PinnedBuffer<T>> {
-        let (site, len) = self.declared::<T>(buffer)?;
+        let (site, len) = declared::<T>(self.info, &mut self.sizes, buffer)?;
         let BufferKind::Pinned(flags) = self.info.buffers[usize::from(buffer)].kind else {
             return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         };
@@ -289,7 +288,7 @@ impl Builder {
 
     /// Allocates pageable host buffer `buffer`, zeroed.
     pub fn pageable<T: Element>(&mut self, buffer: u16) -> Result<Vec<T>> {
-        let (site, len) = self.declared::<T>(buffer)?;
+        let (site, len) = declared::<T>(self.info, &mut self.sizes, buffer)?;
         if self.info.buffers[usize::from(buffer)].kind != BufferKind::Pageable {
             return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
         }
@@ -323,58 +322,96 @@ impl Builder {
 
     /// The grid of launch `op`, where the plan computes it with Rust code.
     pub fn grid(&mut self, op: u16, grid: impl Into<Dim3>) {
-        self.given.dims.push(Given {
-            op,
-            arg: 0,
-            value: (Which::Grid, grid.into()),
-        });
+        self.given.grid(op, grid);
     }
 
     /// The block of launch `op`, where the plan computes it with Rust code.
     pub fn block(&mut self, op: u16, block: impl Into<Dim3>) {
-        self.given.dims.push(Given {
-            op,
-            arg: 0,
-            value: (Which::Block, block.into()),
-        });
+        self.given.block(op, block);
     }
 
     /// The dynamic shared memory of launch `op`, where the plan computes it
     /// with Rust code.
     pub fn shared(&mut self, op: u16, bytes: u32) {
-        self.given.shared.push(Given {
-            op,
-            arg: 0,
-            value: bytes,
-        });
+        self.given.shared(op, bytes);
     }
+}
 
-    /// The site and length of buffer `buffer`, declared with elements `T`.
-    fn declared<T: Element>(&mut self, buffer: u16) -> Result<(Site, usize)> {
-        let Some(declaration) = self.info.buffers.get(usize::from(buffer)) else {
-            let site = self.info.site;
-            return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+// What `new` checks before it makes anything, which `check` checks too
+// (`check.rs`): one implementation, so that both say the same.
+
+/// The sizes of `info` with the size inputs `new` is given (the plan's
+/// `usize` parameters and constants, in `info`'s order); an error where
+/// they are above a bound the plan states.
+pub(crate) fn sizes_at_new(info: &'static PlanInfo, given: &[usize]) -> Result<Sizes> {
+    let mut sizes = Sizes::new(info, given);
+    // The bounds `new` can compute, before any size is read.
+    sizes
+        .check_bounds(true)
+        .map_err(|(site, fault)| info.error(site, fault))?;
+    Ok(sizes)
+}
+
+/// `gpus gpu[g]`: `g`, once it is checked to be as many GPUs as `given`.
+pub(crate) fn check_gpu_count(info: &PlanInfo, sizes: &mut Sizes, given: usize) -> Result<()> {
+    let Some(gpus) = info.gpus else {
+        return Err(info.error(info.site, MALFORMED));
+    };
+    let declared = sizes
+        .get(gpus.count)
+        .map_err(|fault| info.error(gpus.site, fault))?;
+    // A count of 0 first: matching contexts would not make it run.
+    // Steps name their GPU with a `u16`, so a plan has at most 65535.
+    let fault = match declared {
+        0 => Fault::NoGpus { given },
+        _ if declared != given => Fault::GpuCount { declared, given },
+        _ if given > usize::from(u16::MAX) => Fault::Unsupported(TOO_MANY_GPUS),
+        _ => return Ok(()),
+    };
+    Err(info.error(gpus.site, fault))
+}
+
+/// `ranks world`: where `rank` says the plan stands in its job, once it is
+/// checked to be one of the job's ranks; the declaration's site.
+pub(crate) fn check_rank(info: &PlanInfo, rank: &Rank) -> Result<Site> {
+    let Some(site) = info.ranks else {
+        return Err(info.error(info.site, MALFORMED));
+    };
+    if rank.rank >= rank.count {
+        let fault = Fault::Element {
+            index: rank.rank,
+            count: rank.count,
         };
-        let site = declaration.site;
-        let elem = self
-            .info
-            .elem(buffer)
-            .map_err(|fault| self.info.error(site, fault))?;
-        if !elem.is::<T>() {
-            return Err(self.info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
-        }
-        let len = self
-            .sizes
-            .get(declaration.len)
-            .map_err(|fault| self.info.error(site, fault))?;
-        byte_len::<T>(len).map_err(|fault| self.info.error(site, fault))?;
-        Ok((site, len))
+        return Err(info.error(site, fault));
     }
+    Ok(site)
+}
+
+/// The site and length of host buffer `buffer`, declared with elements
+/// `T`, once its bytes are checked to fit the address space.
+pub(crate) fn declared<T: Element>(
+    info: &PlanInfo,
+    sizes: &mut Sizes,
+    buffer: u16,
+) -> Result<(Site, usize)> {
+    let Some(declaration) = info.buffers.get(usize::from(buffer)) else {
+        return Err(info.error(info.site, Fault::Unsupported(NOT_AS_DECLARED)));
+    };
+    let site = declaration.site;
+    let elem = info.elem(buffer).map_err(|fault| info.error(site, fault))?;
+    if !elem.is::<T>() {
+        return Err(info.error(site, Fault::Unsupported(NOT_AS_DECLARED)));
+    }
+    let len = sizes
+        .get(declaration.len)
+        .map_err(|fault| info.error(site, fault))?;
+    byte_len::<T>(len).map_err(|fault| info.error(site, fault))?;
+    Ok((site, len))
 }
 
 /// Generated code asked for a buffer as something it was not declared as:
 /// a bug of memplan's, reported rather than trusted.
-const NOT_AS_DECLARED: &str = "memplan's generated code and the plan's description disagree (a bug in memplan; please report it)";
+pub(crate) const NOT_AS_DECLARED: &str = "memplan's generated code and the plan's description disagree (a bug in memplan; please report it)";
 
 /// More contexts than steps can number: refused at `gpus gpu[g]`.
 const TOO_MANY_GPUS: &str = "a plan runs on at most 65535 GPUs (contexts)";

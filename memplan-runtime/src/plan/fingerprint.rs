@@ -8,6 +8,7 @@
 //! Sizes no collective depends on (a shard of uneven length) may differ.
 
 use super::info::{Op, Place, PlanInfo, Site, Term};
+use super::sizes::Sizes;
 use crate::copy::{dtoh, htod};
 use crate::device::DeviceBuffer;
 use crate::error::{Fault, Location, Result, ResultExt};
@@ -124,6 +125,31 @@ pub(crate) fn collective_inputs(info: &PlanInfo) -> Vec<u16> {
     inputs
 }
 
+/// What the ranks of a job compare once `new` has made the plan: its
+/// fingerprint and, by name, the inputs its collectives depend on that
+/// `new` is given; and those each run gives, which each run compares.
+pub(crate) struct Agreement {
+    pub plan: u64,
+    pub at_new: Vec<(&'static str, u64)>,
+    pub at_run: Vec<u16>,
+}
+
+impl Agreement {
+    /// What `info`'s ranks compare, with `sizes` as `new` has them.
+    pub fn at_new(info: &PlanInfo, sizes: &Sizes) -> Agreement {
+        // A `run` size and a caller slice's length are each run's: the
+        // ranks agree on them when the run gives them.
+        let (at_new, at_run): (Vec<u16>, Vec<u16>) = collective_inputs(info)
+            .into_iter()
+            .partition(|&input| sizes.given_at_new(input));
+        Agreement {
+            plan: fingerprint(info),
+            at_new: sizes.inputs_of(&at_new),
+            at_run,
+        }
+    }
+}
+
 /// Each rank's words after its first of every `width`.
 fn strip(words: &[u64], width: usize) -> Vec<u64> {
     words
@@ -232,6 +258,11 @@ pub(crate) struct Joined(Option<Communicator>);
 impl Joined {
     pub fn new(comm: Communicator) -> Joined {
         Joined(Some(comm))
+    }
+
+    /// The job's (ranks, this rank).
+    pub fn job(&self) -> Option<(usize, usize)> {
+        self.0.as_ref().map(|comm| (comm.count(), comm.rank()))
     }
 
     /// The communicator, for a plan whose ranks agree on it next.

@@ -3,10 +3,10 @@
 //! the one driver call.
 
 use super::address::Addr;
-use crate::context::Context;
+use crate::device_model::DeviceModel;
 use crate::error::Fault;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
-use cust::sys::{CUdevice_attribute, CUfunction_attribute, CUstream};
+use cust::sys::{CUfunction_attribute, CUstream};
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
@@ -136,13 +136,18 @@ impl LaunchStep {
     }
 }
 
-/// The limits a launch must keep on this GPU, for this kernel.
+/// The limits a launch must keep on `device`, and, once `kernel` is loaded
+/// there, the kernel's own (which its compiled code sets: how many threads
+/// its registers allow, how much shared memory its static arrays take).
+/// `new` checks against the GPU itself and the loaded kernel, and lets
+/// the kernel have the dynamic shared memory it asks for above the default;
+/// `check`, with a device model and no kernel, makes every check of the
+/// device alone, with the same errors.
 pub(crate) fn check_limits(
-    context: &Context,
-    kernel: &Kernel,
+    device: &DeviceModel,
+    kernel: Option<&Kernel>,
     config: &LaunchConfig,
 ) -> Result<(), Fault> {
-    use CUdevice_attribute::*;
     use CUfunction_attribute::*;
     let Dim3 { x, y, z } = config.block;
     if [x, y, z].contains(&0) {
@@ -150,68 +155,67 @@ pub(crate) fn check_limits(
             "a block of {x} x {y} x {z} threads has none"
         )));
     }
-    let block_limits = [
-        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
-        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
-        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
-    ];
-    let grid_limits = [
-        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
-        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
-    ];
+    let gpu = device.described();
     let axes = ["x", "y", "z"];
-    for ((value, limit), axis) in [x, y, z].into_iter().zip(block_limits).zip(axes) {
-        let limit = device(context, limit)?;
+    for ((value, limit), axis) in [x, y, z].into_iter().zip(device.max_block_dims()).zip(axes) {
         if value > limit {
             return Err(Fault::Launch(format!(
-                "the block's {axis} dimension is {value}, above this GPU's {limit}"
+                "the block's {axis} dimension is {value}, above {gpu}'s {limit}"
             )));
         }
     }
     let grid = config.grid;
     for ((value, limit), axis) in [grid.x, grid.y, grid.z]
         .into_iter()
-        .zip(grid_limits)
+        .zip(device.max_grid_dims())
         .zip(axes)
     {
-        let limit = device(context, limit)?;
         if value > limit {
             return Err(Fault::Launch(format!(
-                "the grid's {axis} dimension is {value}, above this GPU's {limit}"
+                "the grid's {axis} dimension is {value}, above {gpu}'s {limit}"
             )));
         }
     }
     let threads = u64::from(x) * u64::from(y) * u64::from(z);
+    let most = u64::from(device.max_threads_per_block());
+    if threads > most {
+        return Err(Fault::Launch(format!(
+            "a block of {threads} threads, above the {most} a block can have on {gpu}"
+        )));
+    }
+    // Static and dynamic shared memory together fit in what a block can
+    // opt in to, whatever the kernel.
+    let shared = config.shared_bytes;
+    let most = device.max_shared_memory_per_block();
+    if shared > most {
+        return Err(Fault::Launch(format!(
+            "{shared} bytes of dynamic shared memory, above the {most} a block can have on {gpu}"
+        )));
+    }
+    let Some(kernel) = kernel else {
+        return Ok(());
+    };
     let most = u64::from(kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?);
     if threads > most {
         return Err(Fault::Launch(format!(
-            "a block of {threads} threads, above the {most} this kernel can run on this GPU"
+            "a block of {threads} threads, above the {most} this kernel can run on {gpu}"
         )));
     }
-    let shared = config.shared_bytes;
     let allowed = kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
     if shared > allowed {
         // Above the default, a kernel must opt in; do so where the GPU can.
         let static_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
-        let most = device(
-            context,
-            CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-        )?
-        .saturating_sub(static_bytes);
+        let most = device
+            .max_shared_memory_per_block()
+            .saturating_sub(static_bytes);
         if shared > most {
             return Err(Fault::Launch(format!(
-                "{shared} bytes of dynamic shared memory, above the {most} this kernel can have on this GPU"
+                "{shared} bytes of dynamic shared memory, above the {most} this kernel can have on {gpu}"
             )));
         }
         kernel.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)?;
     }
     Ok(())
-}
-
-fn device(context: &Context, attribute: CUdevice_attribute) -> Result<u32, Fault> {
-    let value = context.attribute_raw(attribute)?;
-    Ok(u32::try_from(value).unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -238,5 +242,46 @@ mod tests {
         assert!(launch.empty);
         let launch = Arguments::default().finish(0, LaunchConfig::new(4, 256, 0));
         assert!(!launch.empty);
+    }
+
+    /// What `check_limits` says of `config` on an sm_90 model.
+    fn on_hopper(config: LaunchConfig) -> Result<(), String> {
+        let model = DeviceModel::named("sm_90").unwrap();
+        check_limits(&model, None, &config).map_err(|fault| fault.to_string())
+    }
+
+    #[test]
+    fn a_model_holds_launches_to_its_limits() {
+        assert_eq!(
+            on_hopper(LaunchConfig::new(i32::MAX as u32, 1024u32, 0)),
+            Ok(())
+        );
+        assert_eq!(
+            on_hopper(LaunchConfig::new(1u32 << 31, 256u32, 0)),
+            Err("the grid's x dimension is 2147483648, above an sm_90 GPU's 2147483647".into())
+        );
+        assert_eq!(
+            on_hopper(LaunchConfig::new((1u32, 65536u32), 256u32, 0)),
+            Err("the grid's y dimension is 65536, above an sm_90 GPU's 65535".into())
+        );
+        assert_eq!(
+            on_hopper(LaunchConfig::new(1u32, (1u32, 1u32, 65u32), 0)),
+            Err("the block's z dimension is 65, above an sm_90 GPU's 64".into())
+        );
+        assert_eq!(
+            on_hopper(LaunchConfig::new(1u32, (64u32, 32u32), 0)),
+            Err("a block of 2048 threads, above the 1024 a block can have on an sm_90 GPU".into())
+        );
+        assert_eq!(
+            on_hopper(LaunchConfig::new(1u32, (256u32, 0u32), 0)),
+            Err("a block of 256 x 0 x 1 threads has none".into())
+        );
+        // Dynamic shared memory above the default 48 KiB is the kernel's to
+        // opt in to; above what a block can opt in to, no kernel can have.
+        assert_eq!(on_hopper(LaunchConfig::new(1u32, 256u32, 232_448)), Ok(()));
+        assert_eq!(
+            on_hopper(LaunchConfig::new(1u32, 256u32, 232_449)),
+            Err("232449 bytes of dynamic shared memory, above the 232448 a block can have on an sm_90 GPU".into())
+        );
     }
 }

@@ -8,6 +8,7 @@
 
 mod address;
 mod builder;
+mod check;
 mod collectives;
 mod engine;
 mod fingerprint;
@@ -15,6 +16,7 @@ mod graph;
 mod in_flight;
 mod info;
 mod launch;
+mod layout;
 mod made;
 mod methods;
 mod resolve;
@@ -27,6 +29,7 @@ mod steps;
 mod views;
 
 pub use builder::{Builder, RunGiven};
+pub use check::{Checked, Checker};
 pub use engine::Engine;
 pub use graph::PlanGraph;
 pub use in_flight::InFlight;

@@ -5,8 +5,10 @@
 //! adds the typed host buffers.
 
 use super::builder::{Builder, Givens};
+use super::fingerprint::Agreement;
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
 use super::made::Made;
+use super::resolve::Against;
 use super::sizes::Sizes;
 use super::slices::{Lock, Registrations, Slice};
 use super::step::{Resources, Step};
@@ -68,7 +70,8 @@ impl Runner {
         // A failure here drops `joined`, which tells the other ranks.
         let made = Made::make(info, contexts, &mut sizes, &host, &mut joined)?;
         let inputs = Inputs {
-            made: &made,
+            layout: &made.layout,
+            against: Against::Gpus(&made.kernels),
             sizes: &mut sizes,
             given: &given,
         };
@@ -76,8 +79,8 @@ impl Runner {
         let agree_each_run = agree_at_new(&made, &sizes, steps.is_ok())?;
         Ok(Runner {
             info,
-            scratch: vec![0; usize::from(made.scratch_buffers)],
-            params: vec![0; usize::from(made.caller_slices)],
+            scratch: vec![0; usize::from(made.layout.scratch_buffers)],
+            params: vec![0; usize::from(made.layout.caller_slices)],
             made,
             sizes,
             given,
@@ -154,7 +157,8 @@ impl Runner {
             .check_bounds(false)
             .map_err(|(site, fault)| self.info.error(site, fault))?;
         self.steps.resolve_for_run(Inputs {
-            made: &self.made,
+            layout: &self.made.layout,
+            against: Against::Gpus(&self.made.kernels),
             sizes: &mut self.sizes,
             given: &self.given,
         })
@@ -552,20 +556,18 @@ fn queue_group(steps: &[Resolved], first: usize, on: &Resources, timer: &mut Tim
 /// collective (see [`super::fingerprint`]); returns what each run agrees
 /// on, for a plan whose runs can differ from rank to rank.
 fn agree_at_new(made: &Made, sizes: &Sizes, ready: bool) -> Result<Option<(u64, Vec<u16>)>> {
-    let info = made.info;
+    let info = made.info();
     let (Some(site), [comm]) = (info.ranks, &made.comms[..]) else {
         return Ok(None);
     };
-    let plan = super::fingerprint::fingerprint(info);
-    // A `run` size and a caller slice's length are each run's: the ranks
-    // agree on them when the run gives them.
-    let (at_new, at_run): (Vec<u16>, Vec<u16>) = super::fingerprint::collective_inputs(info)
-        .into_iter()
-        .partition(|&input| sizes.given_at_new(input));
-    super::fingerprint::agree(comm, plan, &sizes.inputs_of(&at_new), ready)
-        .map_err(|e| info.within(site, e))?;
+    let Agreement {
+        plan,
+        at_new,
+        at_run,
+    } = Agreement::at_new(info, sizes);
+    super::fingerprint::agree(comm, plan, &at_new, ready).map_err(|e| info.within(site, e))?;
     // Runs that can differ (sizes, values or slices a run gives) may fail on
     // one rank alone: every run first agrees that all are ready.
     let runs_differ = !info.run_inputs.is_empty() || !info.per_run.is_empty();
-    Ok((runs_differ || made.caller_slices > 0).then_some((plan, at_run)))
+    Ok((runs_differ || made.layout.caller_slices > 0).then_some((plan, at_run)))
 }

@@ -5,8 +5,8 @@
 
 use super::builder::Givens;
 use super::info::{MALFORMED, PlanInfo};
-use super::made::Made;
-use super::resolve::{Resolver, op_info, sizes_of};
+use super::layout::Layout;
+use super::resolve::{Against, Resolver, op_info, sizes_of};
 use super::sizes::Sizes;
 use super::step::Step;
 use crate::error::{Fault, Result};
@@ -30,10 +30,11 @@ pub(crate) struct Resolved {
     pub op: OpInfo,
 }
 
-/// What makes steps: the plan, what it made, its sizes and what `new` and
-/// the run gave.
+/// What makes steps: the plan laid out, what its ops are checked against,
+/// its sizes and what `new` and the run gave.
 pub(crate) struct Inputs<'a> {
-    pub made: &'a Made,
+    pub layout: &'a Layout,
+    pub against: Against<'a>,
     pub sizes: &'a mut Sizes,
     pub given: &'a Givens,
 }
@@ -53,15 +54,15 @@ pub(crate) struct Steps {
 }
 
 impl Steps {
-    /// The steps of the plan `inputs` made: all of them, or, where a loop
-    /// reads what each run gives, none until the first run.
+    /// The steps of the plan `inputs` lays out: all of them, or, where a
+    /// loop reads what each run gives, none until the first run.
     pub fn new(inputs: Inputs<'_>) -> Result<Steps> {
-        let info = inputs.made.info;
+        let info = inputs.layout.info;
         let mut steps = Steps {
             list: Vec::new(),
             dynamic: Vec::new(),
             unroll_each_run: false,
-            scratch_gpus: vec![None; usize::from(inputs.made.scratch_buffers)],
+            scratch_gpus: vec![None; usize::from(inputs.layout.scratch_buffers)],
         };
         steps.unroll_each_run = info.loops.iter().any(|l| {
             inputs.sizes.is_dynamic(l.count)
@@ -81,10 +82,16 @@ impl Steps {
             self.dynamic.clear();
             return self.unroll(inputs);
         }
-        let Inputs { made, sizes, given } = inputs;
+        let Inputs {
+            layout,
+            against,
+            sizes,
+            given,
+        } = inputs;
         for &(step, index) in &self.dynamic {
             let inputs = Inputs {
-                made,
+                layout,
+                against,
                 sizes: &mut *sizes,
                 given,
             };
@@ -113,17 +120,23 @@ impl Steps {
     /// left out (the first iterations of a ring wait for slots never used;
     /// a graph capture refuses waits for events recorded outside it).
     fn unroll(&mut self, inputs: Inputs<'_>) -> Result<()> {
-        let Inputs { made, sizes, given } = inputs;
-        let info = made.info;
+        let Inputs {
+            layout,
+            against,
+            sizes,
+            given,
+        } = inputs;
+        let info = layout.info;
         // By event, the GPU whose copy of it was last recorded.
-        let events = made
-            .event_starts
-            .last()
-            .map_or(0, |&count| usize::from(count));
-        let mut recorded = vec![None; events];
+        let mut recorded = vec![None; layout.events()];
         let mut index = 0;
         while index < info.ops.len() {
-            let mut inputs = Inputs { made, sizes, given };
+            let mut inputs = Inputs {
+                layout,
+                against,
+                sizes,
+                given,
+            };
             let Some(repeat) = info.loops.iter().find(|l| usize::from(l.first) == index) else {
                 self.add_step(&mut inputs, index, None, &mut recorded)?;
                 index += 1;
@@ -151,7 +164,7 @@ impl Steps {
             unrolled?;
             index = body.end;
         }
-        self.gather_collectives(made)
+        self.gather_collectives(layout)
     }
 
     /// Resolves op `index` (in loop iteration `iteration`) as the next step.
@@ -162,7 +175,7 @@ impl Steps {
         iteration: Option<usize>,
         recorded: &mut [Option<u16>],
     ) -> Result<()> {
-        let (made, info) = (inputs.made, inputs.made.info);
+        let (layout, info) = (inputs.layout, inputs.layout.info);
         let def = &info.ops[index];
         let mut op = op_info(info, def);
         // Reports put an op on its stream of a set: `lanes[2]`.
@@ -178,7 +191,8 @@ impl Steps {
         let (mut step, gpu) = match (dynamic, iteration) {
             (false, _) => {
                 let inputs = Inputs {
-                    made,
+                    layout,
+                    against: inputs.against,
                     sizes: inputs.sizes,
                     given: inputs.given,
                 };
@@ -197,7 +211,7 @@ impl Steps {
             Step::Record { event, .. } => {
                 let last = recorded.get_mut(usize::from(*event));
                 *last.ok_or_else(|| op.error(MALFORMED))? = Some(gpu);
-                *event = event_on(made, *event, gpu).at_op(&op)?;
+                *event = event_on(layout, *event, gpu).at_op(&op)?;
             }
             // The copy last recorded; none yet: nothing to wait for.
             Step::Wait { event, .. } => {
@@ -205,7 +219,7 @@ impl Steps {
                 let Some(on) = *last.ok_or_else(|| op.error(MALFORMED))? else {
                     return Ok(());
                 };
-                *event = event_on(made, *event, on).at_op(&op)?;
+                *event = event_on(layout, *event, on).at_op(&op)?;
             }
             &mut Step::Alloc { scratch, .. } => {
                 let slot = self.scratch_gpus.get_mut(usize::from(scratch));
@@ -213,7 +227,7 @@ impl Steps {
             }
             _ => {}
         }
-        debug_assert!(usize::from(gpu) < made.contexts.len());
+        debug_assert!(usize::from(gpu) < layout.gpus());
         self.list.push(Resolved {
             step,
             gpu,
@@ -226,10 +240,10 @@ impl Steps {
 
     /// Orders the run's steps so that each collective's parts are queued
     /// together, once each is checked to have one part on every GPU.
-    fn gather_collectives(&mut self, made: &Made) -> Result<()> {
-        let (info, ranks) = (made.info, made.comms.len());
+    fn gather_collectives(&mut self, layout: &Layout) -> Result<()> {
+        let (info, ranks) = (layout.info, layout.communicators);
         let sites: Vec<u16> = self.list.iter().map(|resolved| resolved.def).collect();
-        let gpus: Vec<u16> = self.list.iter().map(|r| gpu_of_step(made, r)).collect();
+        let gpus: Vec<u16> = self.list.iter().map(|r| gpu_of_step(layout, r)).collect();
         let steps: Vec<&Step> = self.list.iter().map(|resolved| &resolved.step).collect();
         let gathered = super::collectives::gather(info, &steps, &sites, &gpus, ranks)
             .map_err(|(step, fault)| self.list[step].op.error(fault))?;
@@ -268,20 +282,20 @@ impl Steps {
 
 /// What resolving an op reads.
 fn resolver<'a>(inputs: Inputs<'a>, scratch_gpus: &'a [Option<u16>]) -> Resolver<'a> {
-    let made = inputs.made;
+    let layout = inputs.layout;
     Resolver {
-        info: made.info,
-        contexts: &made.contexts,
+        info: layout.info,
+        devices: &layout.devices,
+        against: inputs.against,
         sizes: inputs.sizes,
-        placed: &made.placed,
-        element_bases: &made.element_bases,
+        placed: &layout.placed,
+        element_bases: &layout.element_bases,
         scratch_gpus,
         given: inputs.given,
-        kernels: &made.kernels,
-        streams: &made.stream_starts,
-        stream_gpus: &made.stream_gpus,
-        events: &made.event_starts,
-        ranks: made.comms.first().map(|comm| (comm.count(), comm.rank())),
+        streams: &layout.stream_starts,
+        stream_gpus: &layout.stream_gpus,
+        events: &layout.event_starts,
+        ranks: layout.ranks,
     }
 }
 
@@ -294,23 +308,23 @@ fn is_dynamic(info: &PlanInfo, sizes: &Sizes, index: usize) -> bool {
 }
 
 /// The GPU of a step: of its stream, for one resolved at each run.
-fn gpu_of_step(made: &Made, resolved: &Resolved) -> u16 {
+fn gpu_of_step(layout: &Layout, resolved: &Resolved) -> u16 {
     if !matches!(resolved.step, Step::Pending) {
         return resolved.gpu;
     }
-    let def = made.info.ops.get(usize::from(resolved.def));
+    let def = layout.info.ops.get(usize::from(resolved.def));
     def.and_then(|def| def.stream)
-        .and_then(|decl| made.stream_starts.get(usize::from(decl)))
-        .and_then(|&first| made.stream_gpus.get(usize::from(first)))
+        .and_then(|decl| layout.stream_starts.get(usize::from(decl)))
+        .and_then(|&first| layout.stream_gpus.get(usize::from(first)))
         .copied()
         .unwrap_or(0)
 }
 
 /// Where event `event`'s copy on GPU `gpu` is among the plan's events.
-fn event_on(made: &Made, event: u16, gpu: u16) -> Result<u16, Fault> {
-    let at = usize::from(event) * made.contexts.len() + usize::from(gpu);
+fn event_on(layout: &Layout, event: u16, gpu: u16) -> Result<u16, Fault> {
+    let at = usize::from(event) * layout.gpus() + usize::from(gpu);
     u16::try_from(at)
         .ok()
-        .filter(|&at| usize::from(at) < made.events.len())
+        .filter(|&at| usize::from(at) < layout.events() * layout.gpus())
         .ok_or(MALFORMED)
 }

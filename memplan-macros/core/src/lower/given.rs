@@ -36,6 +36,19 @@ pub enum Given {
     },
 }
 
+impl Given {
+    /// The user's expression that computes it.
+    pub fn expr(&self) -> &Expr {
+        match self {
+            Given::Fill { value, .. }
+            | Given::Value { value, .. }
+            | Given::Grid { value, .. }
+            | Given::Block { value, .. }
+            | Given::Shared { value, .. } => value,
+        }
+    }
+}
+
 /// What `new` evaluates, and what each run does.
 #[derive(Default)]
 pub struct Givens {

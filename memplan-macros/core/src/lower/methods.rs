@@ -100,6 +100,7 @@ fn impl_block(
 
     let (summary, diagram) = (&overview.summary, &overview.mermaid);
     let new = new(plan, inputs, given, bodies);
+    let check = check(plan, inputs, given, bodies);
     let slices: Vec<_> = plan
         .params
         .iter()
@@ -147,6 +148,7 @@ fn impl_block(
     quote! {
         impl #name {
             #new
+            #check
             __memplan::plan_methods!(
                 |#(#params),*| #run_given,
                 #lent
@@ -216,19 +218,7 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
             (quote!(#[doc = #doc]), quote!(&[__memplan::Context]))
         }
     };
-    // A plan that is one rank of a job takes where it stands in the job.
-    // One that declares `gpus` beside `ranks` does not compile
-    // (`check/gpu_placement.rs`), and its type keeps the interface of a
-    // plan on several GPUs, which code using it is written for.
-    let ranks = plan.ranks.as_ref().filter(|_| plan.gpus.is_none());
-    let rank_param = ranks.map(|ranks| {
-        let name = &ranks.name;
-        quote!(#name: &__memplan::Rank,)
-    });
-    let rank_arg = ranks.map(|ranks| {
-        let name = &ranks.name;
-        quote!(#name,)
-    });
+    let (ranks, rank_param, rank_arg) = rank_parameter(plan);
     let start = match (&plan.gpus, &plan.ranks) {
         (Some(_), _) => quote!(__memplan::Builder::on_gpus),
         (None, Some(_)) => quote!(__memplan::Builder::joining),
@@ -291,6 +281,122 @@ fn new(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> 
             #(#givens)*
             // SAFETY: memplan! checked the plan, and the state holds what the builder allocated.
             ::core::result::Result::Ok(Self(unsafe { #private::Engine::new(#builder, #state_local) }?))
+        }
+    }
+}
+
+/// The `ranks` declaration of a plan that is one rank of a job, which takes
+/// where it stands in the job: its parameter of `new` and `check`, and the
+/// argument passing it on. One that declares `gpus` beside `ranks` does not
+/// compile (`check/gpu_placement.rs`), and its type keeps the interface of
+/// a plan on several GPUs, which code using it is written for.
+fn rank_parameter(
+    plan: &Plan,
+) -> (
+    Option<&crate::ir::Ranks>,
+    Option<TokenStream>,
+    Option<TokenStream>,
+) {
+    let ranks = plan.ranks.as_ref().filter(|_| plan.gpus.is_none());
+    let param = ranks.map(|ranks| {
+        let name = &ranks.name;
+        quote!(#name: &__memplan::Rank,)
+    });
+    let arg = ranks.map(|ranks| {
+        let name = &ranks.name;
+        quote!(#name,)
+    });
+    (ranks, param, arg)
+}
+
+/// `check`: the checks of `new` that need no GPU, against device models.
+/// It takes what `new` takes, a model for each context, and hands the
+/// same size inputs and the values of the same expressions to a
+/// `Checker`, which allocates and loads nothing.
+fn check(plan: &Plan, inputs: &[TokenStream], given: &[Given], bodies: Bodies) -> TokenStream {
+    let model = local(if plan.gpus.is_some() {
+        "models"
+    } else {
+        "model"
+    });
+    let checker = local("plan");
+    let params: Vec<_> = scalar_params(plan)
+        .map(|(name, ty)| quote!(#name: #ty))
+        .collect();
+    let (mut doc, model_type) = match &plan.gpus {
+        None => (
+            " Checks the plan's sizes and values against `model`, a kind of GPU's \
+             limits (`DeviceModel::named(\"sm_90\")`), without a GPU: every check \
+             `new` makes that needs none, with its errors."
+                .to_owned(),
+            quote!(&__memplan::DeviceModel),
+        ),
+        Some(gpus) => (
+            format!(
+                " Checks the plan's sizes and values against `models`, a kind of \
+                 GPU's limits (`DeviceModel::named(\"sm_90\")`) for each of the GPUs \
+                 (`{0}[i]` is the `i`th), as many as `{0}` declares, without a GPU: \
+                 every check `new` makes that needs none, with its errors.",
+                gpus.name
+            ),
+            quote!(&[__memplan::DeviceModel]),
+        ),
+    };
+    let (ranks, rank_param, rank_arg) = rank_parameter(plan);
+    if let Some(ranks) = ranks {
+        doc.push_str(&format!(
+            " `{}` is the rank's place in its job; what its ranks compare when `new` \
+             joins them is returned, for `Checked::agrees_with`.",
+            ranks.name
+        ));
+    }
+    let start = match (&plan.gpus, &plan.ranks) {
+        (Some(_), _) => quote!(__memplan::Checker::on_gpus),
+        (None, Some(_)) => quote!(__memplan::Checker::joining),
+        (None, None) => quote!(__memplan::Checker::new),
+    };
+    let signature = quote! {
+        #[doc = #doc]
+        pub fn check(
+            #model: #model_type,
+            #rank_param
+            #(#params),*
+        ) -> __memplan::Result<__memplan::Checked>
+    };
+    if bodies == Bodies::Placeholder {
+        let names = scalar_params(plan).map(|(name, _)| name);
+        return quote! {
+            #signature {
+                let _ = (#model, #rank_arg #(#names),*);
+                ::core::unreachable!("memplan: this plan has errors")
+            }
+        };
+    }
+    let info = info();
+    let buffers = host_buffers(plan).map(|(id, buffer)| {
+        let (elem, id) = (&buffer.elem, number(id));
+        quote!(#checker.host::<#elem>(#id)?;)
+    });
+    // A value only host steps read is not read here.
+    let unread = plan
+        .params
+        .iter()
+        .filter(|param| !param.per_run() && matches!(param.kind, ParamKind::Value(_)))
+        .map(|param| &param.name)
+        .filter(|name| {
+            let name = name.to_string();
+            !given
+                .iter()
+                .any(|given| crate::sym::mentions(given.expr(), &name).is_some())
+        });
+    let givens = given.iter().map(|given| given_call(&checker, given));
+    quote! {
+        #signature {
+            #(let _ = &#unread;)*
+            let mut #checker = #start(#model, #rank_arg &#info, &[#(#inputs),*])?;
+            #(#buffers)*
+            #(#givens)*
+            #checker.finish()
         }
     }
 }

@@ -193,7 +193,9 @@ mod tests {
     fn a_placeholder_keeps_the_type_and_drops_the_plan() {
         let code = lowered(PLAN, Bodies::Placeholder);
         assert!(
-            code.contains("pub fn new") && code.contains("plan_methods !"),
+            code.contains("pub fn new")
+                && code.contains("pub fn check")
+                && code.contains("plan_methods !"),
             "{code}"
         );
         assert!(!code.contains("PlanInfo"), "{code}");

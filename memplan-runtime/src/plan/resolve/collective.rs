@@ -64,7 +64,11 @@ impl Resolver<'_> {
                 "a collective's send and receive ranges overlap without being the same range (in place)",
             ));
         }
-        let nccl = crate::nccl::nccl()?;
+        // NCCL's version is a GPU host's, which no device model knows.
+        let nccl = match self.against {
+            Against::Gpus(_) => Some(crate::nccl::nccl()?),
+            Against::Models => None,
+        };
         Ok(Step::Collective {
             call: Call {
                 kind,

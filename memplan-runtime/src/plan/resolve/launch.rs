@@ -13,7 +13,7 @@ impl Resolver<'_> {
         stream: Option<u16>,
         gpu: u16,
     ) -> Result<Step, Fault> {
-        let gpus = self.contexts.len();
+        let gpus = self.devices.len();
         if stream.is_none() && gpus > 1 {
             return Err(Fault::Unsupported(
                 "a launch outside stream blocks in a plan on several GPUs: launch in a stream block, whose stream names the GPU",
@@ -24,8 +24,11 @@ impl Resolver<'_> {
             return Err(MALFORMED);
         }
         let on_gpu = usize::from(launch.kernel) * gpus + usize::from(gpu);
-        let kernel = self.kernels.get(on_gpu).ok_or(MALFORMED)?.clone();
-        let context = self.contexts.get(usize::from(gpu)).ok_or(MALFORMED)?;
+        let kernel = match self.against {
+            Against::Gpus(kernels) => Some(kernels.get(on_gpu).ok_or(MALFORMED)?),
+            Against::Models => None,
+        };
+        let device = self.devices.get(usize::from(gpu)).ok_or(MALFORMED)?;
         let peer = self.info.gpus.is_some_and(|gpus| gpus.peer.is_some());
         let config = LaunchConfig {
             grid: self.dims(index, launch.grid, Which::Grid)?,
@@ -43,7 +46,7 @@ impl Resolver<'_> {
                 }
             },
         };
-        check_limits(context, &kernel, &config)?;
+        check_limits(device, kernel, &config)?;
         // The values extents name first: a cast that changed one is the
         // cause of any extent that then looks wrong.
         for (position, arg) in launch.args.iter().enumerate() {

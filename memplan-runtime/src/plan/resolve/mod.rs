@@ -18,9 +18,9 @@ use super::info::{
 use super::launch::{Arguments, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
 use super::step::Step;
-use crate::context::Context;
 use crate::copy::{Direction, apart, overlap};
 use crate::declaration::RustScalar;
+use crate::device_model::DeviceModel;
 use crate::error::Fault;
 use crate::fill::Pattern;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
@@ -46,12 +46,26 @@ struct Span {
     gpu: Option<u16>,
 }
 
+/// What a plan's ops are checked against as they are resolved.
+#[derive(Clone, Copy)]
+pub(crate) enum Against<'a> {
+    /// The GPUs `new` made the plan on, with each kernel loaded on each
+    /// (kernel `k` on GPU `g` at `k * gpus + g`): launches keep the
+    /// kernels' own limits too, and collectives the NCCL loaded.
+    Gpus(&'a [Kernel]),
+    /// Device models, with nothing loaded: what `check` resolves against.
+    /// A kernel's own limits and NCCL's version are unknown, and go
+    /// unchecked; the steps made are never queued.
+    Models,
+}
+
 /// What resolving an op reads: the plan's description and sizes, where its
-/// buffers are, what `new` gave, and its kernels.
+/// buffers are, what `new` gave, and what it is checked against.
 pub(crate) struct Resolver<'a> {
     pub info: &'static PlanInfo,
-    /// The plan's GPUs, by number.
-    pub contexts: &'a [Context],
+    /// The limits of the plan's GPUs, by number.
+    pub devices: &'a [DeviceModel],
+    pub against: Against<'a>,
     pub sizes: &'a mut Sizes,
     pub placed: &'a [Placed],
     /// The addresses of the elements of sets placed on each GPU.
@@ -59,8 +73,6 @@ pub(crate) struct Resolver<'a> {
     /// The GPU of each stream-ordered allocation, once known.
     pub scratch_gpus: &'a [Option<u16>],
     pub given: &'a Givens,
-    /// Each kernel on each GPU (kernel `k` on GPU `g` at `k * gpus + g`).
-    pub kernels: &'a [Kernel],
     /// By stream declaration: its first stream among the plan's streams
     /// (a set of streams has several), then the total.
     pub streams: &'a [u16],
