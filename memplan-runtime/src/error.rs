@@ -257,7 +257,10 @@ pub enum Fault {
     Timing(String),
     /// [`DeviceModel::named`](crate::DeviceModel::named) given a name it
     /// has no limits for.
-    UnknownDeviceModel { name: String },
+    UnknownDeviceModel {
+        /// The name given, as given.
+        name: String,
+    },
 }
 
 impl fmt::Display for Fault {
