@@ -11,6 +11,8 @@
 #                               synchronization from another thread would invalidate a
 #                               graph capture in progress; the timing of a plan on several
 #                               GPUs, which needs CUPTI, is left out)
+#   MEMPLAN_PROGRAM_LIMIT=600   seconds one program may run (default 900): past it,
+#                               its threads' stacks are printed and it fails
 #
 # Test binaries count one per test; examples and benchmarks one per program.
 cd "$(dirname "$0")" || exit 2
@@ -43,11 +45,38 @@ passed=0
 failed=0
 log=$(mktemp)
 
+# How long one program may run (seconds); past it, where its threads wait is
+# printed and it is stopped, so that a hang is a failure with a trace, not a
+# run that never ends.
+limit=${MEMPLAN_PROGRAM_LIMIT:-900}
+
+limited() {
+    "$@" &
+    pid=$!
+    (
+        sleep "$limit"
+        kill -0 "$pid" 2>/dev/null || exit 0
+        echo "TIMEOUT: $* ran past $limit s; where its threads wait:"
+        for task in /proc/"$pid"/task/*; do
+            echo "  $(cat "$task/comm" 2>/dev/null): $(cat "$task/wchan" 2>/dev/null)"
+        done
+        if command -v gdb >/dev/null; then
+            gdb -batch -ex "thread apply all bt 16" -p "$pid" 2>&1 | grep -E '^(Thread|#)'
+        fi
+        kill -9 "$pid"
+    ) &
+    watcher=$!
+    wait "$pid"
+    status=$?
+    kill "$watcher" 2>/dev/null
+    return $status
+}
+
 under_sanitizer() {
     if [ -n "$SANITIZE" ]; then
-        compute-sanitizer --leak-check full --report-api-errors no --error-exitcode 99 "$@"
+        limited compute-sanitizer --leak-check full --report-api-errors no --error-exitcode 99 "$@"
     else
-        "$@"
+        limited "$@"
     fi
 }
 
