@@ -7,6 +7,7 @@ mod bundle;
 mod demo;
 mod docs_rs;
 mod own_kernel;
+mod package;
 mod process;
 mod setup;
 mod test;

@@ -26,18 +26,8 @@ pub fn run() -> Result {
     // check.
     crate::docs_rs::run()?;
     // Every published crate packages for the registry (metadata, the files
-    // each ships), and each archive builds as `cargo publish` verifies it:
-    // unpacked, against the other crates' archives. memplan-kernels, never
-    // published, is left out: verifying it would only compile every kernel
-    // with nvcc again. `--allow-dirty`: this runs before a commit as often
-    // as after.
-    run_command(cargo().args([
-        "package",
-        "--workspace",
-        "--exclude",
-        "memplan-kernels",
-        "--allow-dirty",
-    ]))?;
+    // each ships), and each archive builds as `cargo publish` verifies it.
+    crate::package::run()?;
     run_command(cargo().args(["test", "--manifest-path", "xtask/Cargo.toml"]))?;
     // A crate outside the repository, set up and built by the README's
     // steps, and run (without a GPU it says so and exits 0).
