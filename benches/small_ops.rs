@@ -4,6 +4,13 @@
 //! adds to that (the median time per run of each, and their ratio), and
 //! what a CUDA graph saves.
 //!
+//! A second plan takes a length and a value at each run (10 ops: fills
+//! of the value and copies of the length): its direct runs against its
+//! runs replayed as graphs (`Replay::Graph`) with the same length and
+//! value every run, a value that changes every run, and a length that
+//! does; a graph changed in place should cost little more than one
+//! replayed unchanged.
+//!
 //! Run it with `cargo xtask bench`, or `benches/small_ops` in the gpu-bundle.
 
 #[path = "../examples/common/mod.rs"]
@@ -11,7 +18,7 @@ mod common;
 
 use common::median;
 use memplan::sys as cu;
-use memplan::{DeviceBuffer, HostAlloc, PinnedBuffer, ResultExt, Stream, memplan};
+use memplan::{DeviceBuffer, HostAlloc, PinnedBuffer, Replay, ResultExt, Stream, memplan};
 use std::time::Instant;
 
 const OPS: usize = 64;
@@ -92,7 +99,36 @@ memplan! {
     }
 }
 
+memplan! {
+    /// Ten ops that read the run's length and value.
+    plan PerRun(cap: usize, run len: usize <= cap, run v: u32) {
+        host   up: [u32; cap] pinned, down: [u32; cap] pinned;
+        device a: [u32; cap], b: [u32; cap];
+        stream work;
+        on work {
+            fill a[..len] with v;
+            copy up[..len] -> b[..len];
+            copy a[..len] -> down[..len];
+            fill b[..len] with v;
+            copy b[..len] -> a[..len];
+            copy up[..len] -> b[..len];
+            fill a[..len] with v;
+            copy a[..len] -> b[..len];
+            copy b[..len] -> down[..len];
+            copy up[..len] -> a[..len];
+        }
+    }
+}
+
+/// Ops of `PerRun`.
+const PER_RUN_OPS: usize = 10;
+
 fn main() -> Result<(), memplan::Error> {
+    small_ops()?;
+    per_run()
+}
+
+fn small_ops() -> Result<(), memplan::Error> {
     let Some(ctx) = common::context_or_skip("small_ops")? else {
         return Ok(());
     };
@@ -147,6 +183,63 @@ fn main() -> Result<(), memplan::Error> {
         per_op(replays),
         replays / raw
     );
+    Ok(())
+}
+
+/// `PerRun` run directly, and replayed with the same, a changing value and
+/// a changing length.
+fn per_run() -> Result<(), memplan::Error> {
+    let Some(ctx) = common::context_or_skip("small_ops")? else {
+        return Ok(());
+    };
+    let cap = 1024;
+    let mut direct = PerRun::new(&ctx, cap)?;
+    let mut replayed = PerRun::new(&ctx, cap)?;
+    replayed.set_replay(Replay::Graph)?;
+    let mut times = [const { Vec::new() }; 4];
+    for rep in 0..REPS + 10 {
+        let mut samples = [0.0; 4];
+        for turn in 0..4 {
+            let which = (rep + turn) % 4;
+            let start = Instant::now();
+            match which {
+                0 => drop(direct.run(cap, 7)?),
+                1 => drop(replayed.run(cap, 7)?),
+                2 => drop(replayed.run(cap, rep as u32)?),
+                _ => drop(replayed.run(cap - rep % 2, 7)?),
+            }
+            samples[which] = start.elapsed().as_secs_f64();
+        }
+        if rep >= 10 {
+            for (time, sample) in times.iter_mut().zip(samples) {
+                time.push(sample);
+            }
+        }
+    }
+    let [direct, same, value, length] = times.map(|mut t| median(&mut t));
+    let per_op = |seconds: f64| seconds * 1e6 / PER_RUN_OPS as f64;
+    println!(
+        "per-run plan on {}: {PER_RUN_OPS} fills and copies of a run's length and value, median of {REPS} runs each",
+        ctx.device_name()?
+    );
+    println!(
+        "  plan.run()                  {:>8.1} us per run, {:.2} us per op",
+        direct * 1e6,
+        per_op(direct)
+    );
+    for (what, time) in [
+        ("replayed, same run", same),
+        ("replayed, value changes", value),
+        ("replayed, length changes", length),
+    ] {
+        println!(
+            "  {what:<27} {:>8.1} us per run, {:.2} us per op, {:.3}x the same run replayed, {:.3}x plan.run()",
+            time * 1e6,
+            per_op(time),
+            time / same,
+            time / direct
+        );
+    }
     Ok(())
 }
 

@@ -92,11 +92,20 @@ impl Pattern {
     }
 
     /// Bytes in one repetition of the pattern.
-    fn unit(self) -> usize {
+    pub(crate) fn unit(self) -> usize {
         match self {
             Pattern::Byte(_) => 1,
             Pattern::Half(_) => 2,
             Pattern::Word(_) => 4,
+        }
+    }
+
+    /// The unit's bits, as a memset node holds them.
+    pub(crate) fn bits(self) -> u32 {
+        match self {
+            Pattern::Byte(value) => u32::from(value),
+            Pattern::Half(value) => u32::from(value),
+            Pattern::Word(value) => value,
         }
     }
 

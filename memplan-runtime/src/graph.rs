@@ -52,6 +52,13 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// The graph captured and the executable graph made from it.
+    pub(crate) fn handles(&self) -> (CUgraph, CUgraphExec) {
+        (self.graph, self.exec)
+    }
+}
+
 impl Drop for Graph {
     fn drop(&mut self) {
         // SAFETY: made by `Capture::end`, destroyed once each. An executable

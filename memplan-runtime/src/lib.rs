@@ -89,7 +89,7 @@ pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, Ho
 pub use op::{OpInfo, OpKind};
 pub use param::{ParamLayout, ParamSlot};
 pub use peer::{copy_peer, copy_peer_async};
-pub use plan::{Checked, HostView, HostViewMut, InFlight, Plan, PlanGraph};
+pub use plan::{Checked, GRAPHS_KEPT, HostView, HostViewMut, InFlight, Plan, PlanGraph, Replay};
 pub use report::{Clock, HostSpan, OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
 pub use signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};

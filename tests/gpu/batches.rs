@@ -49,7 +49,7 @@ pub const TESTS: &[(&str, GpuTest)] = &[
 memplan! {
     /// y = 2a * x + y over the first `len` elements; `rounds`, given to
     /// `new`, is an argument beside two that each run gives.
-    plan Saxpy(cap: usize, rounds: i32, run len: usize, run a: f32) {
+    pub plan Saxpy(cap: usize, rounds: i32, run len: usize, run a: f32) {
         kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
@@ -63,7 +63,7 @@ memplan! {
     }
 
     /// y = a * x + y in the first `k` chunks of `m`.
-    plan Chunks(cap: usize, m: usize, run k: usize, run a: f32) {
+    pub plan Chunks(cap: usize, m: usize, run k: usize, run a: f32) {
         kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
@@ -85,7 +85,7 @@ memplan! {
     /// y = a * x + y over the first `len` elements, in chunks of `m` on a
     /// ring of `s` streams, the last chunk ending at `len`: the bound is
     /// what proves every chunk inside the buffers.
-    plan Stream(cap: usize, m: usize <= cap, s: usize, run len: usize <= cap, run a: f32) {
+    pub plan Stream(cap: usize, m: usize <= cap, s: usize, run len: usize <= cap, run a: f32) {
         kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx: [f32; cap], dy: [f32; cap];
@@ -106,7 +106,7 @@ memplan! {
 memplan! {
     /// The sum of each chunk of `m` of the run's `len` elements, in
     /// `sums[c]`: `(len + m - 1) / m` chunks, at most `(cap + m - 1) / m`.
-    plan ChunkSums(cap: usize, m: usize, run len: usize <= cap) {
+    pub plan ChunkSums(cap: usize, m: usize, run len: usize <= cap) {
         kernel sum_u32(data: &[u32; n], sum: &mut [u64; 1], n: i32) from memplan_kernels::CHECKS;
         host   input: [u32; cap] pinned, sums: [u64; (cap + m - 1) / m] pinned;
         device work: [u32; cap], slot: [u64; 1];
@@ -128,7 +128,7 @@ memplan! {
     /// (fixed at `new`) through a ring of two pairs of `m`-element slots:
     /// each chunk is clamped at both ends by `len`, so those past it are
     /// empty.
-    plan Clamped(cap: usize, m: usize, k: usize, run len: usize <= cap, run a: f32) {
+    pub plan Clamped(cap: usize, m: usize, k: usize, run len: usize <= cap, run a: f32) {
         kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device dx[2]: [f32; m], dy[2]: [f32; m];
@@ -147,11 +147,11 @@ memplan! {
     }
 }
 
-const CAP: usize = 10_000;
+pub const CAP: usize = 10_000;
 
 /// y = a * x + y of the first `len`, on the CPU, in one rounding as the
 /// GPU's fused multiply-add does.
-fn saxpy(a: f32, x: &[f32], y: &mut [f32], len: usize) {
+pub fn saxpy(a: f32, x: &[f32], y: &mut [f32], len: usize) {
     for (y, x) in y[..len].iter_mut().zip(&x[..len]) {
         *y = a.mul_add(*x, *y);
     }

@@ -12,6 +12,7 @@ mod loops;
 mod model_check;
 mod placed;
 mod plans;
+mod replay;
 mod reports;
 mod runtime_errors;
 mod runtime_memory;
@@ -34,6 +35,7 @@ fn main() {
         contracts::TESTS,
         loops::TESTS,
         batches::TESTS,
+        replay::TESTS,
         timing::TESTS,
         model_check::TESTS,
     ]

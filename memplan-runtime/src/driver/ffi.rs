@@ -10,8 +10,9 @@
 //! return [`Status`], which holds any code.
 
 use cust::sys::{
-    CUcontext, CUdevice, CUdevice_attribute, CUdeviceptr, CUevent, CUfunction,
-    CUfunction_attribute, CUgraph, CUgraphExec, CUmodule, CUstream, CUstreamCaptureMode,
+    CUDA_KERNEL_NODE_PARAMS, CUDA_MEMSET_NODE_PARAMS, CUcontext, CUdevice, CUdevice_attribute,
+    CUdeviceptr, CUevent, CUfunction, CUfunction_attribute, CUgraph, CUgraphExec, CUgraphNode,
+    CUmodule, CUstream, CUstreamCaptureMode,
 };
 use std::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
@@ -20,6 +21,44 @@ use std::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
 pub struct Status(pub u32);
+
+/// `CUDA_MEMCPY3D`, with each memory type as the integer the driver
+/// writes (cust_raw's has an enum there, which a value it does not list
+/// would make undefined behaviour). A copy node's parameters are read
+/// into it and written back changed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_snake_case)] // the field names of the CUDA headers
+pub struct Memcpy3d {
+    pub srcXInBytes: usize,
+    pub srcY: usize,
+    pub srcZ: usize,
+    pub srcLOD: usize,
+    pub srcMemoryType: c_uint,
+    pub srcHost: *const c_void,
+    pub srcDevice: CUdeviceptr,
+    pub srcArray: *mut c_void,
+    pub reserved0: *mut c_void,
+    pub srcPitch: usize,
+    pub srcHeight: usize,
+    pub dstXInBytes: usize,
+    pub dstY: usize,
+    pub dstZ: usize,
+    pub dstLOD: usize,
+    pub dstMemoryType: c_uint,
+    pub dstHost: *mut c_void,
+    pub dstDevice: CUdeviceptr,
+    pub dstArray: *mut c_void,
+    pub reserved1: *mut c_void,
+    pub dstPitch: usize,
+    pub dstHeight: usize,
+    pub WidthInBytes: usize,
+    pub Height: usize,
+    pub Depth: usize,
+}
+
+// The same layout as the CUDA headers' (and cust_raw's) struct.
+const _: () = assert!(size_of::<Memcpy3d>() == size_of::<cust::sys::CUDA_MEMCPY3D>());
 
 #[allow(non_snake_case)] // the parameter names of the CUDA headers
 unsafe extern "C" {
@@ -76,6 +115,28 @@ unsafe extern "C" {
         flags: c_ulonglong,
     ) -> Status;
     pub fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> Status;
+    pub fn cuGraphExecKernelNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+    ) -> Status;
+    pub fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut Memcpy3d) -> Status;
+    pub fn cuGraphExecMemcpyNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        copyParams: *const Memcpy3d,
+        ctx: CUcontext,
+    ) -> Status;
+    pub fn cuGraphMemsetNodeGetParams(
+        hNode: CUgraphNode,
+        nodeParams: *mut CUDA_MEMSET_NODE_PARAMS,
+    ) -> Status;
+    pub fn cuGraphExecMemsetNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+        ctx: CUcontext,
+    ) -> Status;
     pub fn cuInit(Flags: c_uint) -> Status;
     pub fn cuLaunchKernel(
         f: CUfunction,
@@ -198,6 +259,14 @@ unsafe extern "C" {
     ) -> Status;
     pub fn cuStreamDestroy_v2(hStream: CUstream) -> Status;
     pub fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> Status;
+    pub fn cuStreamGetCaptureInfo_v2(
+        hStream: CUstream,
+        captureStatus_out: *mut c_uint,
+        id_out: *mut u64,
+        graph_out: *mut CUgraph,
+        dependencies_out: *mut *const CUgraphNode,
+        numDependencies_out: *mut usize,
+    ) -> Status;
     pub fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> Status;
     pub fn cuStreamQuery(hStream: CUstream) -> Status;
     pub fn cuStreamSynchronize(hStream: CUstream) -> Status;

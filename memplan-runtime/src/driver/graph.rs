@@ -1,8 +1,13 @@
-//! CUDA graphs: capturing a stream's work, instantiating and launching it.
+//! CUDA graphs: capturing a stream's work, instantiating and launching it,
+//! and changing the parameters of an executable graph's nodes in place.
 
 use super::error::{DriverError, check};
 use super::ffi as cu;
-use cust::sys::{CUgraph, CUgraphExec, CUstream, CUstreamCaptureMode};
+pub(crate) use super::ffi::Memcpy3d;
+use cust::sys::{
+    CUDA_KERNEL_NODE_PARAMS, CUDA_MEMSET_NODE_PARAMS, CUcontext, CUgraph, CUgraphExec, CUgraphNode,
+    CUstream, CUstreamCaptureMode,
+};
 use std::ffi::c_ulonglong;
 
 /// Begins capturing the work queued on `stream` into a graph
@@ -77,4 +82,109 @@ pub(crate) unsafe fn graph_destroy(graph: CUgraph) -> Result<(), DriverError> {
 pub(crate) unsafe fn graph_exec_destroy(exec: CUgraphExec) -> Result<(), DriverError> {
     // SAFETY: forwarded to the caller.
     check(unsafe { cu::cuGraphExecDestroy(exec) })
+}
+
+/// The node the work last queued on `stream` became, while `stream` is
+/// being captured: the one node the stream's next work would depend on
+/// (`cuStreamGetCaptureInfo`); `None` where that is not one node.
+///
+/// # Safety
+/// `stream` is live.
+pub(crate) unsafe fn stream_capture_last_node(
+    stream: CUstream,
+) -> Result<Option<CUgraphNode>, DriverError> {
+    let (mut status, mut id, mut graph) = (0, 0, std::ptr::null_mut());
+    let (mut nodes, mut count) = (std::ptr::null(), 0usize);
+    // SAFETY: writes the outputs; the stream is the caller's promise.
+    check(unsafe {
+        cu::cuStreamGetCaptureInfo_v2(
+            stream,
+            &mut status,
+            &mut id,
+            &mut graph,
+            &mut nodes,
+            &mut count,
+        )
+    })?;
+    // CU_STREAM_CAPTURE_STATUS_ACTIVE; the array is the driver's, valid
+    // until the stream's next capture call.
+    if status != 1 || count != 1 || nodes.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: `count` (1) nodes at `nodes`.
+    Ok(Some(unsafe { *nodes }))
+}
+
+/// Sets a kernel node's parameters in `exec` for its next launches
+/// (`cuGraphExecKernelNodeSetParams`).
+///
+/// # Safety
+/// `exec` and `node` (a kernel node of the graph `exec` was made from) are
+/// live; the parameters' pointers are valid for the call, and the kernel
+/// and what it reaches meet [`graph_launch`]'s promise at every later
+/// launch.
+pub(crate) unsafe fn graph_exec_kernel_node_set_params(
+    exec: CUgraphExec,
+    node: CUgraphNode,
+    params: &CUDA_KERNEL_NODE_PARAMS,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    check(unsafe { cu::cuGraphExecKernelNodeSetParams(exec, node, params) })
+}
+
+/// A copy node's parameters (`cuGraphMemcpyNodeGetParams`).
+///
+/// # Safety
+/// `node` is a live copy node.
+pub(crate) unsafe fn graph_memcpy_node_get_params(
+    node: CUgraphNode,
+) -> Result<Memcpy3d, DriverError> {
+    let mut params = std::mem::MaybeUninit::<Memcpy3d>::zeroed();
+    // SAFETY: writes the parameters; the node is the caller's promise.
+    check(unsafe { cu::cuGraphMemcpyNodeGetParams(node, params.as_mut_ptr()) })?;
+    // SAFETY: plain integers and pointers, every bit pattern valid.
+    Ok(unsafe { params.assume_init() })
+}
+
+/// Sets a copy node's parameters in `exec` (`cuGraphExecMemcpyNodeSetParams`).
+///
+/// # Safety
+/// As for [`graph_exec_kernel_node_set_params`], for a copy node, with
+/// `context` the one its memory was allocated in.
+pub(crate) unsafe fn graph_exec_memcpy_node_set_params(
+    exec: CUgraphExec,
+    node: CUgraphNode,
+    params: &Memcpy3d,
+    context: CUcontext,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    check(unsafe { cu::cuGraphExecMemcpyNodeSetParams(exec, node, params, context) })
+}
+
+/// A memset node's parameters (`cuGraphMemsetNodeGetParams`).
+///
+/// # Safety
+/// `node` is a live memset node.
+pub(crate) unsafe fn graph_memset_node_get_params(
+    node: CUgraphNode,
+) -> Result<CUDA_MEMSET_NODE_PARAMS, DriverError> {
+    let mut params = std::mem::MaybeUninit::<CUDA_MEMSET_NODE_PARAMS>::zeroed();
+    // SAFETY: writes the parameters; the node is the caller's promise.
+    check(unsafe { cu::cuGraphMemsetNodeGetParams(node, params.as_mut_ptr()) })?;
+    // SAFETY: plain integers, every bit pattern valid.
+    Ok(unsafe { params.assume_init() })
+}
+
+/// Sets a memset node's parameters in `exec` (`cuGraphExecMemsetNodeSetParams`).
+///
+/// # Safety
+/// As for [`graph_exec_memcpy_node_set_params`], for a memset node.
+pub(crate) unsafe fn graph_exec_memset_node_set_params(
+    exec: CUgraphExec,
+    node: CUgraphNode,
+    params: &CUDA_MEMSET_NODE_PARAMS,
+    context: CUcontext,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    check(unsafe { cu::cuGraphExecMemsetNodeSetParams(exec, node, params, context) })
 }

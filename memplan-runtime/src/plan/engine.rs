@@ -183,6 +183,15 @@ impl<P: Plan> Engine<P> {
     /// run's sizes) and, for one rank of a job, agrees with the other ranks
     /// that every one is ready before any queues it: the preparation, and
     /// what else failed (the resolution, or another rank).
+    /// Replays later runs from CUDA graphs, or queues their ops again; see
+    /// [`Replay`](super::Replay). Errors where a graph cannot hold the plan:
+    /// several GPUs, collectives, the caller's slices, host steps and
+    /// synchronous ops.
+    pub fn set_replay(&mut self, replay: super::Replay) -> Result<()> {
+        self.runner.settle();
+        self.runner.set_replay(replay)
+    }
+
     fn prepare_and_agree(&mut self, slices: &[Slice<'_>]) -> (Result<Registrations>, Result<()>) {
         let prepared = self.runner.prepare(slices);
         let resolved = match prepared {

@@ -4,9 +4,12 @@
 
 use super::address::Addr;
 use crate::device_model::DeviceModel;
+use crate::driver::{self, DriverError};
 use crate::error::Fault;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
-use cust::sys::{CUfunction_attribute, CUstream};
+use cust::sys::{
+    CUDA_KERNEL_NODE_PARAMS, CUfunction_attribute, CUgraphExec, CUgraphNode, CUstream,
+};
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
@@ -109,6 +112,62 @@ impl LaunchStep {
         if self.empty {
             return Ok(());
         }
+        let config = self.config;
+        // SAFETY: the pointers point at the arguments' bytes, which live
+        // until the driver has copied them during this call; the rest is
+        // the caller's promise.
+        self.with_arguments(resolve, |pointers| unsafe {
+            kernel.launch_raw(stream, config, pointers)
+        })
+    }
+
+    /// Sets the launch as the kernel node `node` of `exec` will make it at
+    /// its next replays, with the addresses `resolve` gives for the
+    /// arguments known only during a run.
+    ///
+    /// # Safety
+    /// As for [`launch`](Self::launch), for every later replay of `exec`;
+    /// `node` is a kernel node of `kernel`, of the graph `exec` was made
+    /// from. The launch is not empty.
+    pub unsafe fn set_node(
+        &mut self,
+        kernel: &Kernel,
+        exec: CUgraphExec,
+        node: CUgraphNode,
+        resolve: impl Fn(Addr) -> Result<u64, Fault>,
+    ) -> Result<(), Fault> {
+        let LaunchConfig {
+            grid,
+            block,
+            shared_bytes,
+        } = self.config;
+        self.with_arguments(resolve, |pointers| {
+            let params = CUDA_KERNEL_NODE_PARAMS {
+                func: kernel.raw(),
+                gridDimX: grid.x,
+                gridDimY: grid.y,
+                gridDimZ: grid.z,
+                blockDimX: block.x,
+                blockDimY: block.y,
+                blockDimZ: block.z,
+                sharedMemBytes: shared_bytes,
+                kernelParams: pointers,
+                extra: std::ptr::null_mut(),
+            };
+            // SAFETY: the pointers point at the arguments' bytes, which
+            // live until the driver has copied them during this call; the
+            // rest is the caller's promise.
+            unsafe { driver::graph_exec_kernel_node_set_params(exec, node, &params) }
+        })
+    }
+
+    /// Calls `use_them` with a pointer to each argument's bytes, once the
+    /// addresses known only during a run are filled in by `resolve`.
+    fn with_arguments(
+        &mut self,
+        resolve: impl Fn(Addr) -> Result<u64, Fault>,
+        use_them: impl FnOnce(*mut *mut c_void) -> Result<(), DriverError>,
+    ) -> Result<(), Fault> {
         for &(argument, address) in &*self.patches {
             let chunk = &mut self.storage[self.starts[argument]];
             let bytes = resolve(address)?.to_ne_bytes().map(MaybeUninit::new);
@@ -128,10 +187,7 @@ impl LaunchStep {
             // SAFETY: every start is a chunk of `storage`.
             .map(|&start| unsafe { base.add(start) }.cast::<c_void>())
             .collect();
-        // SAFETY: the pointers point at the arguments' bytes, which live
-        // until the driver has copied them during this call; the rest is
-        // the caller's promise.
-        unsafe { kernel.launch_raw(stream, self.config, pointers.as_mut_ptr()) }?;
+        use_them(pointers.as_mut_ptr())?;
         Ok(())
     }
 }

@@ -67,6 +67,11 @@ macro_rules! __plan_methods {
             self.0.graph()
         }
 
+        /// Replays each later run from a CUDA graph (`Replay::Graph`), changed in place to the run's sizes and values, or queues its ops one by one (`Replay::Direct`, the default).
+        pub fn set_replay(&mut self, replay: $crate::Replay) -> $crate::Result<()> {
+            self.0.set_replay(replay)
+        }
+
         #[doc = concat!(" The host buffers (", $buffers, "), to read, after waiting for a run in flight.")]
         pub fn host(&self) -> $crate::HostView<'_, Self> {
             self.0.host()

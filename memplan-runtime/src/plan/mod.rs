@@ -19,6 +19,7 @@ mod launch;
 mod layout;
 mod made;
 mod methods;
+mod replay;
 mod resolve;
 mod runner;
 mod schedule;
@@ -34,6 +35,7 @@ pub use engine::Engine;
 pub use graph::PlanGraph;
 pub use in_flight::InFlight;
 pub use info::{Elem, KernelCode, ParamType, PlanInfo, elem};
+pub use replay::{GRAPHS_KEPT, Replay};
 pub use slices::{Slice, copied, pick};
 
 use crate::error::Fault;

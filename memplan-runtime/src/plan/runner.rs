@@ -8,6 +8,7 @@ use super::builder::{Builder, Givens};
 use super::fingerprint::Agreement;
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
 use super::made::Made;
+use super::replay::{Replay, Replays, Target};
 use super::resolve::Against;
 use super::sizes::Sizes;
 use super::slices::{Lock, Registrations, Slice};
@@ -53,6 +54,8 @@ pub(crate) struct Runner {
     /// An error a dropped guard could not return, for the next call.
     deferred: RefCell<Option<Error>>,
     started: Instant,
+    /// The graphs each run is replayed from, under `Replay::Graph`.
+    replays: Option<Replays>,
 }
 
 impl Runner {
@@ -91,6 +94,7 @@ impl Runner {
             in_flight: Cell::new(false),
             deferred: RefCell::new(None),
             started: Instant::now(),
+            replays: None,
         })
     }
 
@@ -273,8 +277,18 @@ impl Runner {
         self.in_flight.get()
     }
 
-    /// Queues every op, in program order; host steps run through `host`.
+    /// Queues the run: replays its graph under `Replay::Graph`, else
+    /// queues every op (host steps through `host`).
     pub fn queue(&mut self, host: &mut dyn FnMut(u16) -> Result<(), Fault>) -> Result<()> {
+        if self.replays.is_some() {
+            self.replay()
+        } else {
+            self.queue_steps(host)
+        }
+    }
+
+    /// Queues every op, in program order; host steps run through `host`.
+    fn queue_steps(&mut self, host: &mut dyn FnMut(u16) -> Result<(), Fault>) -> Result<()> {
         let Runner {
             made,
             steps,
@@ -416,9 +430,61 @@ impl Runner {
         }
     }
 
+    /// Replays the run from the graph of its shape (see `replay.rs`).
+    fn replay(&mut self) -> Result<()> {
+        let info = self.info;
+        let Runner {
+            made,
+            steps,
+            scratch,
+            params,
+            replays: Some(replays),
+            ..
+        } = self
+        else {
+            return Err(info.error(info.site, MALFORMED));
+        };
+        let mut on = Resources {
+            contexts: &made.contexts,
+            streams: &made.streams,
+            events: &made.events,
+            kernels: &made.kernels,
+            comms: &made.comms,
+            scratch,
+            params,
+        };
+        let target = Target {
+            on: &mut on,
+            context: &made.contexts[0],
+            streams: &made.streams,
+        };
+        let plan_error = |operation, fault| info.error_at_plan(operation, fault);
+        // SAFETY: as for `queue_steps`: every step was resolved from a plan
+        // memplan checked, and `finish` waits for the streams before the
+        // host touches the memory or it is freed; `set_replay` refused
+        // plans with host steps, caller slices, collectives or GPUs past
+        // the first.
+        unsafe { replays.replay(&mut steps.list, target, &plan_error) }
+    }
+
+    /// Replays later runs from CUDA graphs (`Replay::Graph`) or queues
+    /// their ops (`Replay::Direct`); see `replay.rs`.
+    pub fn set_replay(&mut self, replay: Replay) -> Result<()> {
+        match replay {
+            Replay::Direct => self.replays = None,
+            Replay::Graph => {
+                if let Some(why) = self.graph_obstacle(true) {
+                    return Err(self.error_at_plan("set_replay", Fault::Unsupported(why)));
+                }
+                self.replays.get_or_insert_with(Replays::default);
+            }
+        }
+        Ok(())
+    }
+
     /// Captures every op as a CUDA graph.
     pub fn capture(&mut self) -> Result<Graph> {
-        if let Some(why) = self.graph_obstacle() {
+        if let Some(why) = self.graph_obstacle(false) {
             return Err(self.error_at_plan("graph", Fault::Unsupported(why)));
         }
         // Timing records events on the legacy stream, which a capture forbids.
@@ -432,7 +498,7 @@ impl Runner {
         };
         let graph = match capture {
             Ok(capture) => {
-                let queued = self.queue(&mut |_| Err(MALFORMED));
+                let queued = self.queue_steps(&mut |_| Err(MALFORMED));
                 capture.end(queued)
             }
             Err(error) => Err(error),
@@ -443,8 +509,10 @@ impl Runner {
         graph.map_err(|e| self.info.within(self.info.site, e))
     }
 
-    /// Why the plan cannot be captured as a CUDA graph, if it cannot.
-    fn graph_obstacle(&self) -> Option<&'static str> {
+    /// Why the plan cannot be captured as a CUDA graph, if it cannot:
+    /// one graph for every run, or, `per_run`, one replayed with each run's
+    /// sizes and values.
+    fn graph_obstacle(&self, per_run: bool) -> Option<&'static str> {
         if self.made.contexts.len() > 1 {
             Some("this plan runs on several GPUs, and memplan captures plans on one GPU only")
         } else if !self.made.comms.is_empty() {
@@ -453,9 +521,10 @@ impl Runner {
             Some(
                 "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
             )
-        } else if !self.info.run_inputs.is_empty() || !self.info.per_run.is_empty() {
+        } else if !per_run && (!self.info.run_inputs.is_empty() || !self.info.per_run.is_empty()) {
             Some(
-                "this plan takes sizes or values at each run, and a CUDA graph would keep the first run's",
+                "this plan takes sizes or values at each run, and one CUDA graph would keep the first run's: \
+                 `set_replay(Replay::Graph)` replays each run from a graph changed to its sizes and values",
             )
         } else if self.info.ops.iter().any(|op| op.stream.is_none()) {
             Some(

@@ -109,7 +109,7 @@ pub(crate) struct Resources<'a> {
     pub params: &'a [u64],
 }
 
-const UNRESOLVED: Fault = Fault::Unsupported(
+pub(crate) const UNRESOLVED: Fault = Fault::Unsupported(
     "memplan ran an op it had not resolved (a bug in memplan; please report it)",
 );
 
@@ -118,22 +118,10 @@ impl Resources<'_> {
     /// there (a caller slice outside a run). A stream-ordered buffer of no
     /// bytes, like a device buffer of none, is at 0, which nothing reads.
     pub fn address(&self, addr: Addr) -> Result<u64, Fault> {
-        let base = match addr.base {
-            Base::Fixed(base) => Some(base),
-            Base::Param(param) => self
-                .params
-                .get(usize::from(param))
-                .copied()
-                .filter(|&base| base != 0),
-            Base::Scratch(slot) => self.scratch.get(usize::from(slot)).copied(),
-            // Resolved to the element's own base when the op was.
-            Base::Elements(_) => None,
-        };
-        base.and_then(|base| base.checked_add(addr.offset))
-            .ok_or(UNRESOLVED)
+        address_in(addr, self.scratch, self.params)
     }
 
-    fn stream(&self, stream: Option<u16>) -> Result<CUstream, Fault> {
+    pub fn stream(&self, stream: Option<u16>) -> Result<CUstream, Fault> {
         match stream {
             None => Ok(LEGACY),
             Some(index) => Ok(self
@@ -143,6 +131,23 @@ impl Resources<'_> {
                 .raw()),
         }
     }
+}
+
+/// The address `addr` stands for with the stream-ordered allocations
+/// `scratch` and the caller slices `params`.
+pub(crate) fn address_in(addr: Addr, scratch: &[u64], params: &[u64]) -> Result<u64, Fault> {
+    let base = match addr.base {
+        Base::Fixed(base) => Some(base),
+        Base::Param(param) => params
+            .get(usize::from(param))
+            .copied()
+            .filter(|&base| base != 0),
+        Base::Scratch(slot) => scratch.get(usize::from(slot)).copied(),
+        // Resolved to the element's own base when the op was.
+        Base::Elements(_) => None,
+    };
+    base.and_then(|base| base.checked_add(addr.offset))
+        .ok_or(UNRESOLVED)
 }
 
 impl Step {

@@ -26,6 +26,9 @@ pub(crate) struct Resolved {
     /// For a rank's part of a collective: whether it opens the NCCL group
     /// of its collective's parts, and whether it closes it.
     pub group: Option<(bool, bool)>,
+    /// Whether its op reads sizes or values each run gives: a graph
+    /// replaying the run must be given the step anew.
+    pub per_run: bool,
     /// Its op, as errors and reports name it.
     pub op: OpInfo,
 }
@@ -186,8 +189,9 @@ impl Steps {
             let element = inputs.sizes.get(set.index).at_op(&op)?;
             op.element = u16::try_from(element).ok();
         }
+        let per_run = is_dynamic(info, inputs.sizes, index);
         // Unrolled at each run, the run's sizes and values are given.
-        let dynamic = is_dynamic(info, inputs.sizes, index) && !self.unroll_each_run;
+        let dynamic = per_run && !self.unroll_each_run;
         let (mut step, gpu) = match (dynamic, iteration) {
             (false, _) => {
                 let inputs = Inputs {
@@ -233,6 +237,7 @@ impl Steps {
             gpu,
             def: index as u16,
             group: None,
+            per_run,
             op,
         });
         Ok(())

@@ -1,0 +1,395 @@
+//! Runs replayed as CUDA graphs ([`Replay::Graph`]): a run's steps are
+//! captured once per shape, and later runs of that shape change the
+//! nodes of the steps that read what each run gives, in place, and launch
+//! the graph with one call.
+//!
+//! A graph holds fixed what its capture saw of each step: which op it is,
+//! its stream, its event, whether it moves anything, a fill's unit, an
+//! allocation's size. That is the run's *shape*. Steps of one shape differ
+//! only in addresses, lengths, fill values, grids and arguments, which the
+//! driver lets an executable graph change (`cuGraphExec*NodeSetParams`).
+//! A run of another shape (a loop count that changes, a range that
+//! becomes empty) is captured anew; [`GRAPHS_KEPT`] graphs are kept, the
+//! least recently replayed dropped first.
+
+use super::info::MALFORMED;
+use super::step::{Resources, Step, address_in};
+use super::steps::Resolved;
+use crate::context::Context;
+use crate::copy::Direction;
+use crate::driver::{self, Memcpy3d};
+use crate::error::{Error, Fault, Result};
+use crate::graph::{Capture, Graph};
+use crate::op::OpResultExt;
+use crate::stream::Stream;
+use cust::sys::{CUDA_MEMSET_NODE_PARAMS, CUgraphNode};
+use std::ffi::c_void;
+
+/// How a plan's runs reach the GPU; see the plan's `set_replay`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replay {
+    /// Each run queues its ops, one driver call each (the default).
+    #[default]
+    Direct,
+    /// Each run replays a CUDA graph of its ops: one launch, after the
+    /// nodes of the ops that read the run's sizes and values are changed
+    /// in place. A run whose loop counts, or whose empty ranges, differ
+    /// from every graph kept is captured into a new graph first.
+    Graph,
+}
+
+/// The most graphs a plan replaying its runs keeps, one per shape of run
+/// (a batch loop whose last batch is short uses two).
+pub const GRAPHS_KEPT: usize = 4;
+
+/// The graphs of a plan whose runs are replayed.
+#[derive(Default)]
+pub(crate) struct Replays {
+    graphs: Vec<Kept>,
+    /// Counts replays, to find the graph least recently replayed.
+    clock: u64,
+}
+
+/// One executable graph, with the shape of run it holds.
+struct Kept {
+    shape: Vec<Shape>,
+    graph: Graph,
+    /// By step: the node it became, for the steps that became one.
+    nodes: Vec<Option<Node>>,
+    replayed: u64,
+}
+
+/// What a graph holds fixed of one step; see the module's documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    def: u16,
+    stream: Option<u16>,
+    kind: u8,
+    /// What else is fixed, by kind: a kernel and whether its grid is
+    /// empty, a copy's direction and whether it moves nothing, a fill's
+    /// unit (0: nothing), an event, an allocation's slot and size.
+    fixed: (u64, u64),
+}
+
+/// A step's node in a graph, and what setting its parameters needs.
+struct Node {
+    node: CUgraphNode,
+    kind: NodeKind,
+    /// The stream-ordered allocations as they were when the step was
+    /// captured: a graph keeps the addresses its allocations got then.
+    scratch: Box<[u64]>,
+}
+
+enum NodeKind {
+    Kernel,
+    /// The node's parameters as captured, of which each run changes the
+    /// addresses and the length.
+    Copy(Memcpy3d),
+    /// As for `Copy`: the address, the value and the count change.
+    Fill(CUDA_MEMSET_NODE_PARAMS),
+}
+
+/// What replaying a run acts on, besides its steps.
+pub(crate) struct Target<'a, 'r> {
+    pub on: &'a mut Resources<'r>,
+    pub context: &'a Context,
+    /// The plan's streams; the graph is launched on the first.
+    pub streams: &'a [Stream],
+}
+
+impl Replays {
+    /// Replays the run `steps` were resolved for: changes the nodes of
+    /// the steps that read what the run gives in the graph of its shape
+    /// and launches it, capturing that graph first if none is kept.
+    /// `plan_error` names the plan in errors of no one op.
+    ///
+    /// # Safety
+    /// As for [`Step::run`] for every step, at each launch of the graph:
+    /// the plan's memory stays allocated, and the host off it, until its
+    /// streams have finished the replay.
+    pub unsafe fn replay(
+        &mut self,
+        steps: &mut [Resolved],
+        target: Target<'_, '_>,
+        plan_error: &dyn Fn(&'static str, Fault) -> Error,
+    ) -> Result<()> {
+        let Target {
+            on,
+            context,
+            streams,
+        } = target;
+        let Some(first) = streams.first() else {
+            return Err(plan_error("graph launch", Fault::Unsupported(NO_STREAM)));
+        };
+        self.clock += 1;
+        let shape: Vec<Shape> = steps.iter().map(shape_of).collect();
+        let kept = self.graphs.iter().position(|kept| kept.shape == shape);
+        let at = match kept {
+            // SAFETY: the caller's promise.
+            Some(at) => match unsafe { self.graphs[at].update(steps, on, context) } {
+                Ok(true) => Some(at),
+                // A node the capture could not find: capture it again.
+                Ok(false) => {
+                    self.graphs.remove(at);
+                    None
+                }
+                // A graph changed halfway is not replayed again.
+                Err(error) => {
+                    self.graphs.remove(at);
+                    return Err(error);
+                }
+            },
+            None => None,
+        };
+        let at = match at {
+            Some(at) => at,
+            None => {
+                // SAFETY: the caller's promise.
+                let kept = unsafe { capture(steps, on, streams, shape)? };
+                if self.graphs.len() == GRAPHS_KEPT {
+                    let oldest = (0..self.graphs.len()).min_by_key(|&at| self.graphs[at].replayed);
+                    self.graphs.remove(oldest.unwrap_or(0));
+                }
+                self.graphs.push(kept);
+                self.graphs.len() - 1
+            }
+        };
+        let kept = &mut self.graphs[at];
+        kept.replayed = self.clock;
+        // SAFETY: the caller's promise.
+        unsafe { kept.graph.launch(first) }
+    }
+}
+
+/// Why a plan without streams has no graph to launch.
+const NO_STREAM: &str = "the plan has no stream to launch its graph on";
+
+impl Kept {
+    /// Sets the nodes of the steps that read what the run gives to what
+    /// they are in `steps`; `false` if one of them has no node known.
+    ///
+    /// # Safety
+    /// As for [`Replays::replay`].
+    unsafe fn update(
+        &mut self,
+        steps: &mut [Resolved],
+        on: &Resources,
+        context: &Context,
+    ) -> Result<bool> {
+        let (_, exec) = self.graph.handles();
+        for (resolved, node) in steps.iter_mut().zip(&self.nodes) {
+            if !resolved.per_run || !makes_node(&resolved.step) {
+                continue;
+            }
+            let Some(node) = node else {
+                return Ok(false);
+            };
+            let resolve = |addr| address_in(addr, &node.scratch, on.params);
+            // SAFETY: the node is the step's, in the graph `exec` was made
+            // from; the step is the same op of the same shape, so its
+            // memory is of the same kinds and contexts; the rest is the
+            // caller's promise.
+            let set = match (&mut resolved.step, &node.kind) {
+                (Step::Launch { launch, .. }, NodeKind::Kernel) => {
+                    let kernel = on.kernels.get(usize::from(launch.kernel));
+                    let kernel = kernel.ok_or(MALFORMED).at_op(&resolved.op)?;
+                    unsafe { launch.set_node(kernel, exec, node.node, resolve) }
+                }
+                (
+                    &mut Step::Copy {
+                        src, dst, bytes, ..
+                    },
+                    NodeKind::Copy(captured),
+                ) => copy_params(*captured, resolve(src), resolve(dst), bytes).and_then(|params| {
+                    unsafe {
+                        driver::graph_exec_memcpy_node_set_params(
+                            exec,
+                            node.node,
+                            &params,
+                            context.raw(),
+                        )
+                    }
+                    .map_err(Fault::from)
+                }),
+                (
+                    &mut Step::Fill {
+                        dst,
+                        pattern,
+                        bytes,
+                        ..
+                    },
+                    NodeKind::Fill(captured),
+                ) => resolve(dst).and_then(|dst| {
+                    let params = CUDA_MEMSET_NODE_PARAMS {
+                        dst,
+                        value: pattern.bits(),
+                        width: bytes / pattern.unit(),
+                        ..*captured
+                    };
+                    unsafe {
+                        driver::graph_exec_memset_node_set_params(
+                            exec,
+                            node.node,
+                            &params,
+                            context.raw(),
+                        )
+                    }
+                    .map_err(Fault::from)
+                }),
+                _ => Err(MALFORMED),
+            };
+            set.at_op(&resolved.op)?;
+        }
+        Ok(true)
+    }
+}
+
+/// Captures the run `steps` were resolved for into a graph of `shape`,
+/// keeping the node each step that can change became.
+///
+/// # Safety
+/// As for [`Replays::replay`].
+unsafe fn capture(
+    steps: &mut [Resolved],
+    on: &mut Resources,
+    streams: &[Stream],
+    shape: Vec<Shape>,
+) -> Result<Kept> {
+    let streams: Vec<&Stream> = streams.iter().collect();
+    // SAFETY: the plan owns the streams and outlives the capture; this
+    // thread alone queues on them while the plan is borrowed; memory is
+    // the caller's promise.
+    let capture = unsafe { Capture::begin(&streams)? };
+    let mut found = Vec::with_capacity(steps.len());
+    let mut queue = || -> Result<()> {
+        for resolved in steps.iter_mut() {
+            // SAFETY: the caller's promise; a replayed plan has no host
+            // steps.
+            let moved = unsafe { resolved.step.run(on, &mut |_| Err(MALFORMED)) };
+            moved.at_op(&resolved.op)?;
+            let mut node = None;
+            if makes_node(&resolved.step) {
+                let stream = on.stream(resolved.step.queued_on()).at_op(&resolved.op)?;
+                // SAFETY: a stream of the plan's, being captured.
+                let last = unsafe { driver::stream_capture_last_node(stream) };
+                node = last.map_err(Fault::from).at_op(&resolved.op)?;
+            }
+            found.push(node.map(|node| (node, Box::from(&*on.scratch))));
+        }
+        Ok(())
+    };
+    let queued = queue();
+    let graph = capture.end(queued)?;
+    // What the capture allocated in stream order belongs to the graph.
+    on.scratch.fill(0);
+    let mut nodes = Vec::with_capacity(found.len());
+    for (resolved, found) in steps.iter().zip(found) {
+        let Some((node, scratch)) = found else {
+            nodes.push(None);
+            continue;
+        };
+        // SAFETY: a node of `graph`, which is alive. One of another kind
+        // than its step's (the driver made the work otherwise) fails here,
+        // and is never changed in place: such a run is captured again.
+        let kind = match resolved.step {
+            Step::Launch { .. } => Some(NodeKind::Kernel),
+            Step::Copy { .. } => unsafe { driver::graph_memcpy_node_get_params(node) }
+                .ok()
+                .map(NodeKind::Copy),
+            Step::Fill { .. } => unsafe { driver::graph_memset_node_get_params(node) }
+                .ok()
+                .map(NodeKind::Fill),
+            _ => None,
+        };
+        nodes.push(kind.map(|kind| Node {
+            node,
+            kind,
+            scratch,
+        }));
+    }
+    Ok(Kept {
+        shape,
+        graph,
+        nodes,
+        replayed: 0,
+    })
+}
+
+/// Whether the step becomes a node whose parameters a run may change: a
+/// launch, a copy or a fill that does something.
+fn makes_node(step: &Step) -> bool {
+    match step {
+        Step::Launch { launch, .. } => !launch.empty,
+        &Step::Copy { bytes, .. } => bytes > 0,
+        &Step::Fill { pattern, bytes, .. } => bytes / pattern.unit() > 0,
+        _ => false,
+    }
+}
+
+/// A captured copy node's parameters moved to `src` and `dst`, `bytes`
+/// long. Host memory is given as a host pointer, device and unified
+/// memory as a device address, as the capture recorded each.
+fn copy_params(
+    captured: Memcpy3d,
+    src: Result<u64, Fault>,
+    dst: Result<u64, Fault>,
+    bytes: usize,
+) -> Result<Memcpy3d, Fault> {
+    const HOST: u32 = 1;
+    const DEVICE: u32 = 2;
+    const UNIFIED: u32 = 4;
+    let (src, dst) = (src?, dst?);
+    let mut params = Memcpy3d {
+        srcXInBytes: 0,
+        dstXInBytes: 0,
+        WidthInBytes: bytes,
+        ..captured
+    };
+    match captured.srcMemoryType {
+        HOST => params.srcHost = src as *const c_void,
+        DEVICE | UNIFIED => params.srcDevice = src,
+        _ => return Err(MALFORMED),
+    }
+    match captured.dstMemoryType {
+        HOST => params.dstHost = dst as *mut c_void,
+        DEVICE | UNIFIED => params.dstDevice = dst,
+        _ => return Err(MALFORMED),
+    }
+    Ok(params)
+}
+
+/// What a graph holds fixed of `resolved`'s step.
+fn shape_of(resolved: &Resolved) -> Shape {
+    let step = &resolved.step;
+    let (kind, fixed) = match *step {
+        Step::Launch { ref launch, .. } => (1, (u64::from(launch.kernel), u64::from(launch.empty))),
+        Step::Copy {
+            direction, bytes, ..
+        } => (2, (direction_number(direction), u64::from(bytes == 0))),
+        Step::Fill { pattern, .. } => {
+            let unit = if makes_node(step) { pattern.unit() } else { 0 };
+            (3, (unit as u64, 0))
+        }
+        Step::Record { event, .. } => (4, (u64::from(event), 0)),
+        Step::Wait { event, .. } => (5, (u64::from(event), 0)),
+        Step::Alloc { scratch, bytes, .. } => (6, (u64::from(scratch), bytes as u64)),
+        Step::Free { scratch, .. } => (7, (u64::from(scratch), 0)),
+        // Never in a replayed plan (`Runner::graph_obstacle`); kept apart.
+        _ => (0, (0, 0)),
+    };
+    Shape {
+        def: resolved.def,
+        stream: step.queued_on(),
+        kind,
+        fixed,
+    }
+}
+
+fn direction_number(direction: Direction) -> u64 {
+    match direction {
+        Direction::HostToDevice => 0,
+        Direction::DeviceToHost => 1,
+        Direction::DeviceToDevice => 2,
+        Direction::HostToHost => 3,
+    }
+}

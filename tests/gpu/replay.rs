@@ -1,0 +1,316 @@
+//! Runs replayed as CUDA graphs (`set_replay(Replay::Graph)`): over many
+//! runs whose sizes and values change (short last chunks, empty runs, loop
+//! counts that change and change back, more shapes than graphs kept), a
+//! replayed plan gives what the same plan run directly gives; a run its
+//! checks refuse touches no graph; plans a graph cannot hold are refused.
+
+use crate::batches::{CAP, ChunkSums, Clamped, Saxpy, Stream, saxpy};
+use crate::data::{floats, same};
+use crate::harness::{GpuTest, context};
+use libtest_mimic::Failed;
+use memplan::{GRAPHS_KEPT, Replay, memplan};
+
+pub const TESTS: &[(&str, GpuTest)] = &[
+    (
+        "replay::replayed_runs_match_direct_runs",
+        replayed_runs_match_direct_runs,
+    ),
+    (
+        "replay::more_shapes_than_graphs_kept",
+        more_shapes_than_graphs_kept,
+    ),
+    (
+        "replay::values_in_fills_and_stream_ordered_memory",
+        values_in_fills_and_stream_ordered_memory,
+    ),
+    (
+        "replay::a_refused_run_touches_no_graph",
+        a_refused_run_touches_no_graph,
+    ),
+    (
+        "replay::plans_a_graph_cannot_hold_are_refused",
+        plans_a_graph_cannot_hold_are_refused,
+    ),
+];
+
+memplan! {
+    /// `v + 1` in the first `len` elements, through stream-ordered
+    /// memory: a fill of a value each run gives, a launch and a copy whose
+    /// lengths each run gives, all on memory the graph allocates.
+    pub plan FillThenAddOne(cap: usize, run len: usize <= cap, run v: f32) {
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+        host   out: [f32; cap] pinned;
+        stream s;
+        on s {
+            alloc tmp: [f32; cap];
+            fill tmp[..len] with v;
+            launch process_data<<<blocks(len, 256), 256>>>(tmp[..len], len as i32);
+            copy tmp[..len] -> out[..len];
+            free tmp;
+        }
+    }
+
+    /// A synchronous copy, which a graph cannot hold.
+    pub plan Synchronous(n: usize, run v: f32) {
+        host   x: [f32; n] pinned;
+        device d: [f32; n];
+        stream s;
+        fill d with v;
+        copy d -> x;
+        on s {
+            copy x -> d;
+        }
+    }
+}
+
+/// The lengths a batch loop gives: whole, short, empty, one element, a
+/// chunk and one more, and back to whole (graphs kept are replayed).
+const LENGTHS: [usize; 9] = [CAP, CAP - 1234, 0, 1, 1000, 1001, CAP, CAP - 1234, CAP];
+
+fn a_of(run: usize) -> f32 {
+    0.25 * run as f32 - 1.0
+}
+
+fn replayed_runs_match_direct_runs() -> Result<(), Failed> {
+    let ctx = context()?;
+    let (x, y) = (floats(CAP), floats(CAP));
+
+    let mut plans = [Saxpy::new(&ctx, CAP, 2)?, Saxpy::new(&ctx, CAP, 2)?];
+    plans[1].set_replay(Replay::Graph)?;
+    for plan in &mut plans {
+        plan.host_mut().x.copy_from_slice(&x);
+        plan.host_mut().y.copy_from_slice(&y);
+    }
+    let mut expected = y.clone();
+    for (run, len) in LENGTHS.into_iter().enumerate() {
+        for plan in &mut plans {
+            plan.run(len, a_of(run))?;
+        }
+        saxpy(2.0 * a_of(run), &x, &mut expected, len);
+        same(
+            &format!("Saxpy, run {run}, len {len}"),
+            plans[0].host().y,
+            &expected,
+        )?;
+        same(
+            &format!("Saxpy replayed, run {run}, len {len}"),
+            plans[1].host().y,
+            &expected,
+        )?;
+    }
+
+    // Chunks of a ring of streams, as many as the run's length needs.
+    let mut plans = [
+        Stream::new(&ctx, CAP, 1000, 3)?,
+        Stream::new(&ctx, CAP, 1000, 3)?,
+    ];
+    plans[1].set_replay(Replay::Graph)?;
+    for plan in &mut plans {
+        plan.host_mut().x.copy_from_slice(&x);
+        plan.host_mut().y.copy_from_slice(&y);
+    }
+    let mut expected = y.clone();
+    for (run, len) in LENGTHS.into_iter().enumerate() {
+        // Queued and waited for as a batch loop does.
+        for plan in &mut plans {
+            plan.submit(len, a_of(run))?;
+        }
+        for plan in &mut plans {
+            plan.wait()?.ok_or("no run in flight after submit")?;
+        }
+        saxpy(a_of(run), &x, &mut expected, len);
+        same(
+            &format!("Stream, run {run}, len {len}"),
+            plans[0].host().y,
+            &expected,
+        )?;
+        same(
+            &format!("Stream replayed, run {run}, len {len}"),
+            plans[1].host().y,
+            &expected,
+        )?;
+    }
+
+    // A fixed count of chunks clamped by the run's length: those past it
+    // are empty, a shape of their own.
+    let mut plans = [
+        Clamped::new(&ctx, CAP, 1000, 12)?,
+        Clamped::new(&ctx, CAP, 1000, 12)?,
+    ];
+    plans[1].set_replay(Replay::Graph)?;
+    for plan in &mut plans {
+        plan.host_mut().x.copy_from_slice(&x);
+        plan.host_mut().y.copy_from_slice(&y);
+    }
+    let mut expected = y.clone();
+    for (run, len) in LENGTHS.into_iter().enumerate() {
+        for plan in &mut plans {
+            plan.run(len, a_of(run))?;
+        }
+        saxpy(a_of(run), &x, &mut expected, len);
+        same(
+            &format!("Clamped, run {run}, len {len}"),
+            plans[0].host().y,
+            &expected,
+        )?;
+        same(
+            &format!("Clamped replayed, run {run}, len {len}"),
+            plans[1].host().y,
+            &expected,
+        )?;
+    }
+
+    // A fill, a launch and a copy of one result per chunk.
+    let input: Vec<u32> = (0..CAP as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let mut plans = [
+        ChunkSums::new(&ctx, CAP, 1000)?,
+        ChunkSums::new(&ctx, CAP, 1000)?,
+    ];
+    plans[1].set_replay(Replay::Graph)?;
+    for plan in &mut plans {
+        plan.host_mut().input.copy_from_slice(&input);
+    }
+    for (run, len) in LENGTHS.into_iter().enumerate() {
+        for plan in &mut plans {
+            plan.host_mut().sums.fill(u64::MAX);
+            plan.run(len)?;
+        }
+        same(
+            &format!("ChunkSums replayed against direct, run {run}, len {len}"),
+            plans[1].host().sums,
+            plans[0].host().sums,
+        )?;
+        let first: u64 = input[..len.min(1000)].iter().map(|&v| u64::from(v)).sum();
+        let got = plans[1].host().sums[0];
+        let expected = if len == 0 { u64::MAX } else { first };
+        ensure!(
+            got == expected,
+            "run {run}, len {len}: first sum {got}, expected {expected}"
+        );
+    }
+    Ok(())
+}
+
+fn more_shapes_than_graphs_kept() -> Result<(), Failed> {
+    let ctx = context()?;
+    let m = 1000;
+    let (x, y) = (floats(CAP), floats(CAP));
+    let mut plan = Stream::new(&ctx, CAP, m, 2)?;
+    plan.set_replay(Replay::Graph)?;
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    let mut expected = y.clone();
+    // Twice through more loop counts than graphs are kept, then one
+    // count again and again: every run right, whichever graph it finds.
+    let shapes = GRAPHS_KEPT + 3;
+    let counts = (1..=shapes).chain(1..=shapes).chain([2, 2, shapes, 2]);
+    for (run, chunks) in counts.enumerate() {
+        let len = chunks * m - run % 7;
+        plan.run(len, a_of(run))?;
+        saxpy(a_of(run), &x, &mut expected, len);
+        same(
+            &format!("run {run}, {chunks} chunks, len {len}"),
+            plan.host().y,
+            &expected,
+        )?;
+    }
+    Ok(())
+}
+
+fn values_in_fills_and_stream_ordered_memory() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = FillThenAddOne::new(&ctx, CAP)?;
+    plan.set_replay(Replay::Graph)?;
+    let mut expected = vec![-7.0f32; CAP];
+    plan.host_mut().out.copy_from_slice(&expected);
+    for (run, len) in LENGTHS.into_iter().enumerate() {
+        // Values of every memset unit: 0.0 is a byte pattern, 1.5 a word.
+        let v = [0.0, 1.5, -3.25][run % 3];
+        plan.run(len, v)?;
+        expected[..len].fill(v + 1.0);
+        same(
+            &format!("run {run}, len {len}, v {v}"),
+            plan.host().out,
+            &expected,
+        )?;
+    }
+    Ok(())
+}
+
+fn a_refused_run_touches_no_graph() -> Result<(), Failed> {
+    let ctx = context()?;
+    let (x, y) = (floats(CAP), floats(CAP));
+    let mut plans = [
+        Stream::new(&ctx, CAP, 1000, 2)?,
+        Stream::new(&ctx, CAP, 1000, 2)?,
+    ];
+    plans[1].set_replay(Replay::Graph)?;
+    for plan in &mut plans {
+        plan.host_mut().x.copy_from_slice(&x);
+        plan.host_mut().y.copy_from_slice(&y);
+    }
+    let mut expected = y.clone();
+    for plan in &mut plans {
+        plan.run(CAP, 0.5)?;
+    }
+    saxpy(0.5, &x, &mut expected, CAP);
+    // The same error, replayed or not, and nothing runs.
+    let direct = plans[0]
+        .run(CAP + 1, 1.0)
+        .err()
+        .ok_or("a run above the bound ran")?;
+    let replayed = plans[1]
+        .run(CAP + 1, 1.0)
+        .err()
+        .ok_or("a replay above the bound ran")?;
+    ensure!(
+        direct.to_string() == replayed.to_string(),
+        "direct: {direct}\nreplayed: {replayed}"
+    );
+    ensure!(
+        replayed.to_string().contains("len <= cap"),
+        "message: {replayed}"
+    );
+    let refused = plans[1]
+        .submit(usize::MAX, 1.0)
+        .err()
+        .ok_or("a submit above the bound was queued")?;
+    ensure!(
+        refused.to_string().contains("len <= cap"),
+        "message: {refused}"
+    );
+    same("after refused runs", plans[1].host().y, &expected)?;
+    // The graph replays on, with the run's own values.
+    plans[1].run(CAP - 3, -2.0)?;
+    saxpy(-2.0, &x, &mut expected, CAP - 3);
+    same("after a refused run", plans[1].host().y, &expected)?;
+    // And back to queuing every op.
+    plans[1].set_replay(Replay::Direct)?;
+    plans[1].run(CAP, 1.0)?;
+    saxpy(1.0, &x, &mut expected, CAP);
+    same("direct again", plans[1].host().y, &expected)
+}
+
+fn plans_a_graph_cannot_hold_are_refused() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = Synchronous::new(&ctx, 1000)?;
+    let error = plan
+        .set_replay(Replay::Graph)
+        .err()
+        .ok_or("a plan with synchronous ops replays")?;
+    ensure!(
+        error
+            .to_string()
+            .contains("synchronous operations or host steps"),
+        "message: {error}"
+    );
+    // Refused, the plan runs as before.
+    plan.run(2.0)?;
+    ensure!(
+        plan.host().x.iter().all(|&v| v == 2.0),
+        "the plan did not run"
+    );
+    Ok(())
+}
