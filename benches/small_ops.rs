@@ -4,12 +4,13 @@
 //! adds to that (the median time per run of each, and their ratio), and
 //! what a CUDA graph saves.
 //!
-//! A second plan takes a length and a value at each run (10 ops: fills
-//! of the value and copies of the length): its direct runs against its
-//! runs replayed as graphs (`Replay::Graph`) with the same length and
-//! value every run, a value that changes every run, and a length that
-//! does; a graph changed in place should cost little more than one
-//! replayed unchanged.
+//! Then plans of 1, 10 and 100 tiny kernel launches (and the two fills
+//! that give them their input), which take a length and a value at each
+//! run, against the same driver calls made by hand: run directly, and
+//! replayed as CUDA graphs (`Replay::Graph`) with the same length and
+//! value each run, a value that changes each run, and a length that does.
+//! Each is timed twice: until the run is queued (the host's cost), and
+//! until it is done.
 //!
 //! Run it with `cargo xtask bench`, or `benches/small_ops` in the gpu-bundle.
 
@@ -18,7 +19,10 @@ mod common;
 
 use common::median;
 use memplan::sys as cu;
-use memplan::{DeviceBuffer, HostAlloc, PinnedBuffer, Replay, ResultExt, Stream, memplan};
+use memplan::{
+    DeviceBuffer, HostAlloc, Kernel, LaunchConfig, Module, PinnedBuffer, Replay, ResultExt, Stream,
+    blocks, memplan,
+};
 use std::time::Instant;
 
 const OPS: usize = 64;
@@ -100,32 +104,33 @@ memplan! {
 }
 
 memplan! {
-    /// Ten ops that read the run's length and value.
-    plan PerRun(cap: usize, run len: usize <= cap, run v: u32) {
-        host   up: [u32; cap] pinned, down: [u32; cap] pinned;
-        device a: [u32; cap], b: [u32; cap];
+    /// `k` launches of a one-block saxpy over the run's first `len`
+    /// elements, with the run's `a`, after two fills.
+    plan Launches(n: usize, k: usize, run len: usize <= n, run a: f32) {
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
+        device x: [f32; n], y: [f32; n];
         stream work;
         on work {
-            fill a[..len] with v;
-            copy up[..len] -> b[..len];
-            copy a[..len] -> down[..len];
-            fill b[..len] with v;
-            copy b[..len] -> a[..len];
-            copy up[..len] -> b[..len];
-            fill a[..len] with v;
-            copy a[..len] -> b[..len];
-            copy b[..len] -> down[..len];
-            copy up[..len] -> a[..len];
+            fill x with 1.0;
+            fill y with 0.0;
+        }
+        for i in 0..k {
+            on work {
+                launch saxpy<<<blocks(len, 256), 256>>>(len as i32, a, x[..len], y[..len]);
+            }
         }
     }
 }
 
-/// Ops of `PerRun`.
-const PER_RUN_OPS: usize = 10;
+/// Elements each launch reads and writes: one block.
+const ELEMENTS: usize = 256;
 
 fn main() -> Result<(), memplan::Error> {
     small_ops()?;
-    per_run()
+    for launches in [1, 10, 100] {
+        tiny_launches(launches)?;
+    }
+    Ok(())
 }
 
 fn small_ops() -> Result<(), memplan::Error> {
@@ -186,61 +191,138 @@ fn small_ops() -> Result<(), memplan::Error> {
     Ok(())
 }
 
-/// `PerRun` run directly, and replayed with the same, a changing value and
-/// a changing length.
-fn per_run() -> Result<(), memplan::Error> {
+/// `k` tiny launches: by hand, run directly, and replayed with the same,
+/// a changing value and a changing length.
+fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     let Some(ctx) = common::context_or_skip("small_ops")? else {
         return Ok(());
     };
-    let cap = 1024;
-    let mut direct = PerRun::new(&ctx, cap)?;
-    let mut replayed = PerRun::new(&ctx, cap)?;
-    replayed.set_replay(Replay::Graph)?;
-    let mut times = [const { Vec::new() }; 4];
+    let n = ELEMENTS;
+    let raw = RawLaunches::new(&ctx, n)?;
+    let mut direct = Launches::new(&ctx, n, k)?;
+    let mut replayed = [
+        Launches::new(&ctx, n, k)?,
+        Launches::new(&ctx, n, k)?,
+        Launches::new(&ctx, n, k)?,
+    ];
+    for plan in &mut replayed {
+        plan.set_replay(Replay::Graph)?;
+    }
+    const WAYS: usize = 5;
+    let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
     for rep in 0..REPS + 10 {
-        let mut samples = [0.0; 4];
-        for turn in 0..4 {
-            let which = (rep + turn) % 4;
+        for turn in 0..WAYS {
+            let which = (rep + turn) % WAYS;
             let start = Instant::now();
-            match which {
-                0 => drop(direct.run(cap, 7)?),
-                1 => drop(replayed.run(cap, 7)?),
-                2 => drop(replayed.run(cap, rep as u32)?),
-                _ => drop(replayed.run(cap - rep % 2, 7)?),
+            let in_flight = match which {
+                0 => {
+                    raw.queue(k, 1.0)?;
+                    None
+                }
+                1 => Some(direct.enqueue(n, 1.0)?),
+                2 => Some(replayed[0].enqueue(n, 1.0)?),
+                3 => Some(replayed[1].enqueue(n, 1.0 + (rep % 2) as f32)?),
+                _ => Some(replayed[2].enqueue(n - rep % 2, 1.0)?),
+            };
+            let queuing = start.elapsed().as_secs_f64();
+            match in_flight {
+                Some(in_flight) => drop(in_flight.wait()?),
+                None => raw.stream.synchronize()?,
             }
-            samples[which] = start.elapsed().as_secs_f64();
-        }
-        if rep >= 10 {
-            for (time, sample) in times.iter_mut().zip(samples) {
-                time.push(sample);
+            if rep >= 10 {
+                queued[which].push(queuing);
+                done[which].push(start.elapsed().as_secs_f64());
             }
         }
     }
-    let [direct, same, value, length] = times.map(|mut t| median(&mut t));
-    let per_op = |seconds: f64| seconds * 1e6 / PER_RUN_OPS as f64;
+    let queued = queued.map(|mut t| median(&mut t));
+    let done = done.map(|mut t| median(&mut t));
+    let ops = (k + 2) as f64;
     println!(
-        "per-run plan on {}: {PER_RUN_OPS} fills and copies of a run's length and value, median of {REPS} runs each",
+        "{k} launches and 2 fills on {}, a length and a value each run, median of {REPS} runs, us per op:",
         ctx.device_name()?
     );
     println!(
-        "  plan.run()                  {:>8.1} us per run, {:.2} us per op",
-        direct * 1e6,
-        per_op(direct)
+        "  {:<28} {:>8} {:>10} {:>8} {:>10}",
+        "", "queued", "x by hand", "done", "x by hand"
     );
-    for (what, time) in [
-        ("replayed, same run", same),
-        ("replayed, value changes", value),
-        ("replayed, length changes", length),
-    ] {
+    let names = [
+        "by hand (cuLaunchKernel)",
+        "plan.run()",
+        "replayed, same run",
+        "replayed, value changes",
+        "replayed, length changes",
+    ];
+    for (at, name) in names.iter().enumerate() {
         println!(
-            "  {what:<27} {:>8.1} us per run, {:.2} us per op, {:.3}x the same run replayed, {:.3}x plan.run()",
-            time * 1e6,
-            per_op(time),
-            time / same,
-            time / direct
+            "  {name:<28} {:>8.2} {:>10.3} {:>8.2} {:>10.3}",
+            queued[at] * 1e6 / ops,
+            queued[at] / queued[0],
+            done[at] * 1e6 / ops,
+            done[at] / done[0]
         );
     }
+    println!(
+        "  replayed with a value changed: {:.3}x the same run replayed; with a length changed: {:.3}x",
+        done[3] / done[2],
+        done[4] / done[2]
+    );
     Ok(())
+}
+
+/// The launches plan's work as driver calls made by hand.
+struct RawLaunches {
+    stream: Stream,
+    x: DeviceBuffer<f32>,
+    y: DeviceBuffer<f32>,
+    saxpy: Kernel,
+    n: usize,
+}
+
+impl RawLaunches {
+    fn new(ctx: &memplan::Context, n: usize) -> memplan::Result<RawLaunches> {
+        let module = Module::from_image(ctx, &memplan_kernels::SAXPY)?;
+        Ok(RawLaunches {
+            stream: Stream::new(ctx)?,
+            x: DeviceBuffer::new(ctx, n)?,
+            y: DeviceBuffer::new(ctx, n)?,
+            saxpy: module.kernel("saxpy")?,
+            n,
+        })
+    }
+
+    /// Queues the two fills and `k` launches.
+    fn queue(&self, k: usize, a: f32) -> memplan::Result<()> {
+        let at = memplan::Location::caller();
+        let (x, y) = (self.x.device_ptr().as_raw(), self.y.device_ptr().as_raw());
+        // SAFETY: both buffers hold `n` elements and outlive the sync that
+        // follows each run.
+        let statuses = unsafe {
+            [
+                cu::cuMemsetD32Async(x, 1.0f32.to_bits(), self.n, self.stream.raw()),
+                cu::cuMemsetD32Async(y, 0, self.n, self.stream.raw()),
+            ]
+        };
+        if let Some(&error) = statuses
+            .iter()
+            .find(|&&s| s != cu::cudaError_enum::CUDA_SUCCESS)
+        {
+            return Err(memplan::Fault::Driver(memplan::DriverError(error as u32)))
+                .at("cuMemsetD32Async", at);
+        }
+        for _ in 0..k {
+            // SAFETY: saxpy(n, a, x, y) over `n` elements of both buffers.
+            unsafe {
+                self.saxpy.launch(
+                    &self.stream,
+                    LaunchConfig::new(blocks(self.n, 256), 256, 0),
+                    (self.n as i32, a, x, y),
+                )
+            }
+            .at("cuLaunchKernel", at)?;
+        }
+        Ok(())
+    }
 }
 
 /// The plan's 64 copies as raw driver calls, then the wait: the baseline.
