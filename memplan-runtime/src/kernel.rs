@@ -10,6 +10,7 @@ use cust::memory::DeviceCopy;
 use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A loaded module of GPU code (a fatbin, cubin or PTX image).
 ///
@@ -114,6 +115,7 @@ impl Module {
         Ok(Kernel {
             raw,
             _module: self.clone(),
+            attributes: Arc::new([const { AtomicU32::new(UNREAD) }; ATTRIBUTES_KEPT]),
         })
     }
 }
@@ -130,7 +132,22 @@ impl Drop for Loaded {
 pub struct Kernel {
     raw: CUfunction,
     _module: Module,
+    /// The attributes plans check launches against, read from the driver
+    /// once: a plan resolves a launch at every run that changes it, and a
+    /// `cuFuncGetAttribute` there cost a quarter of a launch. Shared by
+    /// clones, which are the same function.
+    attributes: Arc<[AtomicU32; ATTRIBUTES_KEPT]>,
 }
+
+/// The attributes a [`Kernel`] keeps, by their place in its array.
+const KEPT: [CUfunction_attribute; ATTRIBUTES_KEPT] = [
+    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+    CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+];
+const ATTRIBUTES_KEPT: usize = 3;
+/// A kept attribute not read yet.
+const UNREAD: u32 = u32::MAX;
 
 // SAFETY: function handles may be used from any thread of the process.
 unsafe impl Send for Kernel {}
@@ -240,11 +257,23 @@ impl Kernel {
         Err(DriverError::INVALID_VALUE)
     }
 
-    /// One of the kernel's attributes on this GPU (`cuFuncGetAttribute`).
+    /// One of the kernel's attributes on this GPU (`cuFuncGetAttribute`),
+    /// read once for those it keeps.
     pub(crate) fn attribute(&self, attribute: CUfunction_attribute) -> Result<u32, DriverError> {
+        let kept = KEPT.iter().position(|&k| k == attribute);
+        if let Some(at) = kept {
+            let value = self.attributes[at].load(Ordering::Relaxed);
+            if value != UNREAD {
+                return Ok(value);
+            }
+        }
         // SAFETY: a live function handle.
         let value = unsafe { driver::func_get_attribute(attribute, self.raw) }?;
-        Ok(u32::try_from(value).unwrap_or(0))
+        let value = u32::try_from(value).unwrap_or(0);
+        if let Some(at) = kept {
+            self.attributes[at].store(value, Ordering::Relaxed);
+        }
+        Ok(value)
     }
 
     /// Sets one of the kernel's attributes (`cuFuncSetAttribute`).
@@ -253,9 +282,14 @@ impl Kernel {
         attribute: CUfunction_attribute,
         value: u32,
     ) -> Result<(), DriverError> {
-        let value = i32::try_from(value).map_err(|_| DriverError::INVALID_VALUE)?;
+        let signed = i32::try_from(value).map_err(|_| DriverError::INVALID_VALUE)?;
+        // Read again when next asked: what the driver keeps may differ from
+        // what was asked for.
+        if let Some(at) = KEPT.iter().position(|&k| k == attribute) {
+            self.attributes[at].store(UNREAD, Ordering::Relaxed);
+        }
         // SAFETY: a live function handle; the driver checks the value.
-        unsafe { driver::func_set_attribute(self.raw, attribute, value) }
+        unsafe { driver::func_set_attribute(self.raw, attribute, signed) }
     }
 }
 

@@ -65,6 +65,7 @@ impl Givens {
                 align: align_of::<T>(),
                 type_id: std::any::TypeId::of::<T>(),
                 integer: integer_of(&value),
+                initialized: without_padding(&value),
             },
         });
     }
@@ -165,6 +166,20 @@ fn integer_of(value: &dyn std::any::Any) -> Option<i128> {
     None
 }
 
+/// Whether every byte of `value` is initialized: a type memplan knows to
+/// have no padding. Another type's bytes are passed to the driver as they
+/// are, and never compared (see `Value::initialized`).
+fn without_padding(value: &dyn std::any::Any) -> bool {
+    use crate::vector::{Double2, Float2, Float4, Int2, Int4, UInt2, UInt4};
+    macro_rules! any_of {
+        ($($ty:ty),*) => { false $(|| value.is::<$ty>())* };
+    }
+    any_of!(
+        i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64, bool, Float2, Float4,
+        Double2, Int2, Int4, UInt2, UInt4
+    )
+}
+
 /// Something `new` gave for op `op` (and its argument `arg`, for values).
 pub(crate) struct Given<T> {
     pub op: u16,
@@ -189,6 +204,10 @@ pub(crate) struct Value {
     pub type_id: std::any::TypeId,
     /// Its value, when it is an integer (for the checks of extents).
     pub integer: Option<i128>,
+    /// Whether every byte of `bytes` is initialized (its type has no
+    /// padding), so that the bytes may be read and compared: a graph
+    /// replaying a launch changes its node only when its arguments change.
+    pub initialized: bool,
 }
 
 /// A fill value's bytes, and its type.

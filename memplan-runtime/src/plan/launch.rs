@@ -35,23 +35,51 @@ pub(crate) struct LaunchStep {
     /// Pointer arguments whose address is known only during a run (caller
     /// slices, stream-ordered buffers): (argument, address).
     patches: Box<[(usize, Addr)]>,
+    /// Whether every byte of `storage` is initialized: no argument's type
+    /// has padding (chunks start zeroed).
+    initialized: bool,
 }
 
 /// The arguments of a launch, in order, as they are being laid out.
-#[derive(Default)]
 pub(crate) struct Arguments {
     storage: Vec<Chunk>,
     starts: Vec<usize>,
     patches: Vec<(usize, Addr)>,
+    initialized: bool,
+}
+
+impl Default for Arguments {
+    fn default() -> Self {
+        Arguments {
+            storage: Vec::new(),
+            starts: Vec::new(),
+            patches: Vec::new(),
+            initialized: true,
+        }
+    }
 }
 
 impl Arguments {
-    /// Appends a value argument of `bytes`.
-    pub fn value(&mut self, bytes: &[MaybeUninit<u8>]) {
+    /// Appends a value argument of `bytes`, every one initialized.
+    pub fn value(&mut self, bytes: &[u8]) {
+        // SAFETY: `u8` and `MaybeUninit<u8>` have one layout; initialized
+        // bytes are valid `MaybeUninit<u8>`s.
+        let bytes = unsafe { &*(std::ptr::from_ref(bytes) as *const [MaybeUninit<u8>]) };
+        self.bytes(bytes);
+    }
+
+    /// Appends a value argument of a type that may have padding, whose
+    /// bytes may be uninitialized.
+    pub fn value_of_any_type(&mut self, bytes: &[MaybeUninit<u8>], initialized: bool) {
+        self.initialized &= initialized;
+        self.bytes(bytes);
+    }
+
+    fn bytes(&mut self, bytes: &[MaybeUninit<u8>]) {
         let start = self.storage.len();
         let chunks = bytes.len().div_ceil(16).max(1);
         self.storage
-            .resize(start + chunks, Chunk(MaybeUninit::uninit()));
+            .resize(start + chunks, Chunk(MaybeUninit::zeroed()));
         // SAFETY: `chunks` chunks from `start` hold at least `bytes.len()`
         // bytes; `MaybeUninit` bytes may be copied whatever they hold.
         unsafe {
@@ -78,8 +106,7 @@ impl Arguments {
                 0
             }
         };
-        let bytes = value.to_ne_bytes().map(MaybeUninit::new);
-        self.value(&bytes);
+        self.value(&value.to_ne_bytes());
     }
 
     pub fn finish(self, kernel: u16, config: LaunchConfig) -> LaunchStep {
@@ -91,6 +118,7 @@ impl Arguments {
             storage: self.storage.into_boxed_slice(),
             starts: self.starts.into_boxed_slice(),
             patches: self.patches.into_boxed_slice(),
+            initialized: self.initialized,
         }
     }
 }
@@ -168,6 +196,44 @@ impl LaunchStep {
         resolve: impl Fn(Addr) -> Result<u64, Fault>,
         use_them: impl FnOnce(*mut *mut c_void) -> Result<(), DriverError>,
     ) -> Result<(), Fault> {
+        self.patch(resolve)?;
+        let base = self.storage.as_mut_ptr();
+        let mut pointers: Vec<*mut c_void> = self
+            .starts
+            .iter()
+            // SAFETY: every start is a chunk of `storage`.
+            .map(|&start| unsafe { base.add(start) }.cast::<c_void>())
+            .collect();
+        use_them(pointers.as_mut_ptr())?;
+        Ok(())
+    }
+
+    /// What the launch is, as a graph's kernel node holds it, with the
+    /// addresses known only during a run filled in by `resolve`: its
+    /// configuration and its arguments' bytes; `None` where an argument's
+    /// type may have padding, whose bytes cannot be compared.
+    pub fn as_node(
+        &mut self,
+        resolve: impl Fn(Addr) -> Result<u64, Fault>,
+    ) -> Result<Option<(LaunchConfig, &[u8])>, Fault> {
+        self.patch(resolve)?;
+        if !self.initialized {
+            return Ok(None);
+        }
+        // SAFETY: every byte of `storage` is initialized: its chunks start
+        // zeroed, and every argument written over them is of initialized
+        // bytes (`initialized`).
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                self.storage.as_ptr().cast::<u8>(),
+                size_of_val::<[Chunk]>(&self.storage),
+            )
+        };
+        Ok(Some((self.config, bytes)))
+    }
+
+    /// Fills in the addresses known only during a run.
+    fn patch(&mut self, resolve: impl Fn(Addr) -> Result<u64, Fault>) -> Result<(), Fault> {
         for &(argument, address) in &*self.patches {
             let chunk = &mut self.storage[self.starts[argument]];
             let bytes = resolve(address)?.to_ne_bytes().map(MaybeUninit::new);
@@ -180,14 +246,6 @@ impl LaunchStep {
                     .write(bytes)
             };
         }
-        let base = self.storage.as_mut_ptr();
-        let mut pointers: Vec<*mut c_void> = self
-            .starts
-            .iter()
-            // SAFETY: every start is a chunk of `storage`.
-            .map(|&start| unsafe { base.add(start) }.cast::<c_void>())
-            .collect();
-        use_them(pointers.as_mut_ptr())?;
         Ok(())
     }
 }
@@ -281,9 +339,9 @@ mod tests {
     #[test]
     fn arguments_start_on_chunks_and_keep_their_bytes() {
         let mut arguments = Arguments::default();
-        arguments.value(&7u32.to_ne_bytes().map(MaybeUninit::new));
+        arguments.value(&7u32.to_ne_bytes());
         arguments.pointer(Ok(0xdead_beef));
-        arguments.value(&[MaybeUninit::new(1u8); 24]);
+        arguments.value(&[1u8; 24]);
         let launch = arguments.finish(0, LaunchConfig::new(1, 1, 0));
         assert_eq!(&*launch.starts, &[0, 1, 2]);
         assert_eq!(launch.storage.len(), 4, "24 bytes take two chunks");

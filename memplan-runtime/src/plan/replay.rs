@@ -20,6 +20,7 @@ use crate::copy::Direction;
 use crate::driver::{self, Memcpy3d};
 use crate::error::{Error, Fault, Result};
 use crate::graph::{Capture, Graph};
+use crate::kernel::LaunchConfig;
 use crate::op::OpResultExt;
 use crate::stream::Stream;
 use cust::sys::{CUDA_MEMSET_NODE_PARAMS, CUgraphNode};
@@ -78,6 +79,19 @@ struct Node {
     /// The stream-ordered allocations as they were when the step was
     /// captured: a graph keeps the addresses its allocations got then.
     scratch: Box<[u64]>,
+    /// What the node does now, where it can be compared: a run that
+    /// gives the step the same leaves the node as it is.
+    now: Option<Does>,
+}
+
+/// What a node does, in the terms its step is compared in.
+#[derive(PartialEq)]
+enum Does {
+    Launch(LaunchConfig, Box<[u8]>),
+    /// Source, destination, bytes.
+    Copy(u64, u64, usize),
+    /// Destination, the unit's bits, units.
+    Fill(u64, u32, usize),
 }
 
 enum NodeKind {
@@ -177,30 +191,52 @@ impl Kept {
         context: &Context,
     ) -> Result<bool> {
         let (_, exec) = self.graph.handles();
-        for (resolved, node) in steps.iter_mut().zip(&self.nodes) {
+        for (resolved, node) in steps.iter_mut().zip(&mut self.nodes) {
             if !resolved.per_run || !makes_node(&resolved.step) {
                 continue;
             }
             let Some(node) = node else {
                 return Ok(false);
             };
-            let resolve = |addr| address_in(addr, &node.scratch, on.params);
+            let scratch = &node.scratch;
+            let resolve = |addr| address_in(addr, scratch, on.params);
             // SAFETY: the node is the step's, in the graph `exec` was made
             // from; the step is the same op of the same shape, so its
             // memory is of the same kinds and contexts; the rest is the
             // caller's promise.
             let set = match (&mut resolved.step, &node.kind) {
-                (Step::Launch { launch, .. }, NodeKind::Kernel) => {
-                    let kernel = on.kernels.get(usize::from(launch.kernel));
-                    let kernel = kernel.ok_or(MALFORMED).at_op(&resolved.op)?;
-                    unsafe { launch.set_node(kernel, exec, node.node, resolve) }
-                }
+                (Step::Launch { launch, .. }, NodeKind::Kernel) => (|| {
+                    if let (Some((config, bytes)), Some(Does::Launch(now_config, now_bytes))) =
+                        (launch.as_node(resolve)?, &node.now)
+                        && config == *now_config
+                        && bytes == &**now_bytes
+                    {
+                        return Ok(());
+                    }
+                    let kernel = on
+                        .kernels
+                        .get(usize::from(launch.kernel))
+                        .ok_or(MALFORMED)?;
+                    node.now = None;
+                    unsafe { launch.set_node(kernel, exec, node.node, resolve) }?;
+                    node.now = launch
+                        .as_node(resolve)?
+                        .map(|(config, bytes)| Does::Launch(config, bytes.into()));
+                    Ok(())
+                })(),
                 (
                     &mut Step::Copy {
                         src, dst, bytes, ..
                     },
                     NodeKind::Copy(captured),
-                ) => copy_params(*captured, resolve(src), resolve(dst), bytes).and_then(|params| {
+                ) => (|| {
+                    let (src, dst) = (resolve(src)?, resolve(dst)?);
+                    let does = Does::Copy(src, dst, bytes);
+                    if node.now.as_ref() == Some(&does) {
+                        return Ok(());
+                    }
+                    let params = copy_params(*captured, src, dst, bytes)?;
+                    node.now = None;
                     unsafe {
                         driver::graph_exec_memcpy_node_set_params(
                             exec,
@@ -208,9 +244,10 @@ impl Kept {
                             &params,
                             context.raw(),
                         )
-                    }
-                    .map_err(Fault::from)
-                }),
+                    }?;
+                    node.now = Some(does);
+                    Ok(())
+                })(),
                 (
                     &mut Step::Fill {
                         dst,
@@ -219,13 +256,20 @@ impl Kept {
                         ..
                     },
                     NodeKind::Fill(captured),
-                ) => resolve(dst).and_then(|dst| {
+                ) => (|| {
+                    let (dst, value, width) =
+                        (resolve(dst)?, pattern.bits(), bytes / pattern.unit());
+                    let does = Does::Fill(dst, value, width);
+                    if node.now.as_ref() == Some(&does) {
+                        return Ok(());
+                    }
                     let params = CUDA_MEMSET_NODE_PARAMS {
                         dst,
-                        value: pattern.bits(),
-                        width: bytes / pattern.unit(),
+                        value,
+                        width,
                         ..*captured
                     };
+                    node.now = None;
                     unsafe {
                         driver::graph_exec_memset_node_set_params(
                             exec,
@@ -233,9 +277,10 @@ impl Kept {
                             &params,
                             context.raw(),
                         )
-                    }
-                    .map_err(Fault::from)
-                }),
+                    }?;
+                    node.now = Some(does);
+                    Ok(())
+                })(),
                 _ => Err(MALFORMED),
             };
             set.at_op(&resolved.op)?;
@@ -283,7 +328,7 @@ unsafe fn capture(
     // What the capture allocated in stream order belongs to the graph.
     on.scratch.fill(0);
     let mut nodes = Vec::with_capacity(found.len());
-    for (resolved, found) in steps.iter().zip(found) {
+    for (resolved, found) in steps.iter_mut().zip(found) {
         let Some((node, scratch)) = found else {
             nodes.push(None);
             continue;
@@ -301,10 +346,39 @@ unsafe fn capture(
                 .map(NodeKind::Fill),
             _ => None,
         };
-        nodes.push(kind.map(|kind| Node {
+        let Some(kind) = kind else {
+            nodes.push(None);
+            continue;
+        };
+        // What the capture saw the step do, for the next run to compare.
+        let resolve = |addr| address_in(addr, &scratch, on.params);
+        let now = match resolved.step {
+            Step::Launch { ref mut launch, .. } => launch
+                .as_node(resolve)
+                .ok()
+                .flatten()
+                .map(|(config, bytes)| Does::Launch(config, bytes.into())),
+            Step::Copy {
+                src, dst, bytes, ..
+            } => match (resolve(src), resolve(dst)) {
+                (Ok(src), Ok(dst)) => Some(Does::Copy(src, dst, bytes)),
+                _ => None,
+            },
+            Step::Fill {
+                dst,
+                pattern,
+                bytes,
+                ..
+            } => resolve(dst)
+                .ok()
+                .map(|dst| Does::Fill(dst, pattern.bits(), bytes / pattern.unit())),
+            _ => None,
+        };
+        nodes.push(Some(Node {
             node,
             kind,
             scratch,
+            now,
         }));
     }
     Ok(Kept {
@@ -329,16 +403,10 @@ fn makes_node(step: &Step) -> bool {
 /// A captured copy node's parameters moved to `src` and `dst`, `bytes`
 /// long. Host memory is given as a host pointer, device and unified
 /// memory as a device address, as the capture recorded each.
-fn copy_params(
-    captured: Memcpy3d,
-    src: Result<u64, Fault>,
-    dst: Result<u64, Fault>,
-    bytes: usize,
-) -> Result<Memcpy3d, Fault> {
+fn copy_params(captured: Memcpy3d, src: u64, dst: u64, bytes: usize) -> Result<Memcpy3d, Fault> {
     const HOST: u32 = 1;
     const DEVICE: u32 = 2;
     const UNIFIED: u32 = 4;
-    let (src, dst) = (src?, dst?);
     let mut params = Memcpy3d {
         srcXInBytes: 0,
         dstXInBytes: 0,

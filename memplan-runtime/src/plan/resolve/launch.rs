@@ -140,11 +140,7 @@ impl Resolver<'_> {
                             ))
                         },
                     )?;
-                    let bytes: Vec<std::mem::MaybeUninit<u8>> = integer(value, int, param)?
-                        .into_iter()
-                        .map(std::mem::MaybeUninit::new)
-                        .collect();
-                    arguments.value(&bytes);
+                    arguments.value(&integer(value, int, param)?);
                 }
                 Arg::Value | Arg::Bound(..) => {
                     let value = self.value(index, position)?;
@@ -166,7 +162,7 @@ impl Resolver<'_> {
                             value.align
                         )));
                     }
-                    arguments.value(&value.bytes);
+                    arguments.value_of_any_type(&value.bytes, value.initialized);
                 }
             }
         }
