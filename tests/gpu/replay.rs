@@ -98,6 +98,23 @@ fn replayed_runs_match_direct_runs() -> Result<(), Failed> {
             &expected,
         )?;
     }
+    // The same run again and again: a graph left as it is still runs.
+    for again in 0..3 {
+        for plan in &mut plans {
+            plan.run(CAP - 1, 0.75)?;
+        }
+        saxpy(1.5, &x, &mut expected, CAP - 1);
+        same(
+            &format!("Saxpy, the same run {again}"),
+            plans[0].host().y,
+            &expected,
+        )?;
+        same(
+            &format!("Saxpy replayed, the same run {again}"),
+            plans[1].host().y,
+            &expected,
+        )?;
+    }
 
     // Chunks of a ring of streams, as many as the run's length needs.
     let mut plans = [
