@@ -29,12 +29,12 @@ pub(crate) struct LaunchStep {
     /// input is valid input).
     pub empty: bool,
     /// Every argument's bytes, each from a chunk boundary.
-    storage: Box<[Chunk]>,
+    storage: Vec<Chunk>,
     /// The first chunk of each argument.
-    starts: Box<[usize]>,
+    starts: Vec<usize>,
     /// Pointer arguments whose address is known only during a run (caller
     /// slices, stream-ordered buffers): (argument, address).
-    patches: Box<[(usize, Addr)]>,
+    patches: Vec<(usize, Addr)>,
     /// Whether every byte of `storage` is initialized: no argument's type
     /// has padding (chunks start zeroed).
     initialized: bool,
@@ -46,6 +46,8 @@ pub(crate) struct Arguments {
     starts: Vec<usize>,
     patches: Vec<(usize, Addr)>,
     initialized: bool,
+    /// The launch whose allocations these are, laid out again.
+    home: Option<Box<LaunchStep>>,
 }
 
 impl Default for Arguments {
@@ -55,11 +57,28 @@ impl Default for Arguments {
             starts: Vec::new(),
             patches: Vec::new(),
             initialized: true,
+            home: None,
         }
     }
 }
 
 impl Arguments {
+    /// Arguments laid out in the allocations of `old`, a launch resolved
+    /// before, which `finish` fills in again.
+    pub fn reusing(mut old: Box<LaunchStep>) -> Arguments {
+        let mut arguments = Arguments {
+            storage: std::mem::take(&mut old.storage),
+            starts: std::mem::take(&mut old.starts),
+            patches: std::mem::take(&mut old.patches),
+            ..Arguments::default()
+        };
+        arguments.storage.clear();
+        arguments.starts.clear();
+        arguments.patches.clear();
+        arguments.home = Some(old);
+        arguments
+    }
+
     /// Appends a value argument of `bytes`, every one initialized.
     pub fn value(&mut self, bytes: &[u8]) {
         // SAFETY: `u8` and `MaybeUninit<u8>` have one layout; initialized
@@ -109,16 +128,23 @@ impl Arguments {
         self.value(&value.to_ne_bytes());
     }
 
-    pub fn finish(self, kernel: u16, config: LaunchConfig) -> LaunchStep {
+    pub fn finish(self, kernel: u16, config: LaunchConfig) -> Box<LaunchStep> {
         let empty = [config.grid.x, config.grid.y, config.grid.z].contains(&0);
-        LaunchStep {
+        let launch = LaunchStep {
             kernel,
             config,
             empty,
-            storage: self.storage.into_boxed_slice(),
-            starts: self.starts.into_boxed_slice(),
-            patches: self.patches.into_boxed_slice(),
+            storage: self.storage,
+            starts: self.starts,
+            patches: self.patches,
             initialized: self.initialized,
+        };
+        match self.home {
+            Some(mut home) => {
+                *home = launch;
+                home
+            }
+            None => Box::new(launch),
         }
     }
 }
@@ -269,12 +295,14 @@ pub(crate) fn check_limits(
             "a block of {x} x {y} x {z} threads has none"
         )));
     }
-    let gpu = device.described();
+    // Written out only for an error: a launch is checked at every run.
+    let gpu = || device.described();
     let axes = ["x", "y", "z"];
     for ((value, limit), axis) in [x, y, z].into_iter().zip(device.max_block_dims()).zip(axes) {
         if value > limit {
             return Err(Fault::Launch(format!(
-                "the block's {axis} dimension is {value}, above {gpu}'s {limit}"
+                "the block's {axis} dimension is {value}, above {gpu}'s {limit}",
+                gpu = gpu()
             )));
         }
     }
@@ -286,7 +314,8 @@ pub(crate) fn check_limits(
     {
         if value > limit {
             return Err(Fault::Launch(format!(
-                "the grid's {axis} dimension is {value}, above {gpu}'s {limit}"
+                "the grid's {axis} dimension is {value}, above {gpu}'s {limit}",
+                gpu = gpu()
             )));
         }
     }
@@ -294,7 +323,8 @@ pub(crate) fn check_limits(
     let most = u64::from(device.max_threads_per_block());
     if threads > most {
         return Err(Fault::Launch(format!(
-            "a block of {threads} threads, above the {most} a block can have on {gpu}"
+            "a block of {threads} threads, above the {most} a block can have on {gpu}",
+            gpu = gpu()
         )));
     }
     // Static and dynamic shared memory together fit in what a block can
@@ -303,7 +333,8 @@ pub(crate) fn check_limits(
     let most = device.max_shared_memory_per_block();
     if shared > most {
         return Err(Fault::Launch(format!(
-            "{shared} bytes of dynamic shared memory, above the {most} a block can have on {gpu}"
+            "{shared} bytes of dynamic shared memory, above the {most} a block can have on {gpu}",
+            gpu = gpu()
         )));
     }
     let Some(kernel) = kernel else {
@@ -312,7 +343,8 @@ pub(crate) fn check_limits(
     let most = u64::from(kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?);
     if threads > most {
         return Err(Fault::Launch(format!(
-            "a block of {threads} threads, above the {most} this kernel can run on {gpu}"
+            "a block of {threads} threads, above the {most} this kernel can run on {gpu}",
+            gpu = gpu()
         )));
     }
     let allowed = kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
@@ -324,7 +356,8 @@ pub(crate) fn check_limits(
             .saturating_sub(static_bytes);
         if shared > most {
             return Err(Fault::Launch(format!(
-                "{shared} bytes of dynamic shared memory, above the {most} this kernel can have on {gpu}"
+                "{shared} bytes of dynamic shared memory, above the {most} this kernel can have on {gpu}",
+                gpu = gpu()
             )));
         }
         kernel.set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)?;

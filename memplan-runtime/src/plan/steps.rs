@@ -5,6 +5,7 @@
 
 use super::builder::Givens;
 use super::info::{MALFORMED, PlanInfo};
+use super::launch::LaunchStep;
 use super::layout::Layout;
 use super::resolve::{Against, Resolver, op_info, sizes_of};
 use super::sizes::Sizes;
@@ -54,6 +55,9 @@ pub(crate) struct Steps {
     /// The GPU each stream-ordered allocation is made on (its `alloc`'s
     /// stream's), once an `alloc` of it is resolved.
     pub scratch_gpus: Vec<Option<u16>>,
+    /// Launches of the last unrolling, whose allocations the next one's
+    /// launches take over.
+    spares: Vec<Box<LaunchStep>>,
 }
 
 impl Steps {
@@ -66,6 +70,7 @@ impl Steps {
             dynamic: Vec::new(),
             unroll_each_run: false,
             scratch_gpus: vec![None; usize::from(inputs.layout.scratch_buffers)],
+            spares: Vec::new(),
         };
         steps.unroll_each_run = info.loops.iter().any(|l| {
             inputs.sizes.is_dynamic(l.count)
@@ -81,9 +86,15 @@ impl Steps {
     /// or the whole plan again when a loop does.
     pub fn resolve_for_run(&mut self, inputs: Inputs<'_>) -> Result<()> {
         if self.unroll_each_run {
-            self.list.clear();
+            for resolved in self.list.drain(..) {
+                if let Step::Launch { launch, .. } = resolved.step {
+                    self.spares.push(launch);
+                }
+            }
             self.dynamic.clear();
-            return self.unroll(inputs);
+            let unrolled = self.unroll(inputs);
+            self.spares.clear();
+            return unrolled;
         }
         let Inputs {
             layout,
@@ -98,10 +109,14 @@ impl Steps {
                 sizes: &mut *sizes,
                 given,
             };
-            let op = &self.list[step].op;
-            let (resolved, gpu) = resolver(inputs, &self.scratch_gpus)
-                .resolve(index)
-                .at_op(op)?;
+            let Resolved { step: old, op, .. } = &mut self.list[step];
+            let mut resolver = resolver(inputs, &self.scratch_gpus);
+            // Until resolved, the step is pending: a run that fails here
+            // queues nothing, and the next resolves it again.
+            if let Step::Launch { launch, .. } = std::mem::replace(old, Step::Pending) {
+                resolver.spare = Some(launch);
+            }
+            let (resolved, gpu) = resolver.resolve(index).at_op(op)?;
             match resolved {
                 // Events are resolved once, in program order: they read no
                 // size a run gives.
@@ -200,9 +215,11 @@ impl Steps {
                     sizes: inputs.sizes,
                     given: inputs.given,
                 };
-                resolver(inputs, &self.scratch_gpus)
-                    .resolve(index)
-                    .at_op(&op)?
+                let mut resolver = resolver(inputs, &self.scratch_gpus);
+                resolver.spare = self.spares.pop();
+                let resolved = resolver.resolve(index);
+                self.spares.extend(resolver.spare.take());
+                resolved.at_op(&op)?
             }
             (true, None) => {
                 self.dynamic.push((self.list.len(), index));
@@ -301,6 +318,7 @@ fn resolver<'a>(inputs: Inputs<'a>, scratch_gpus: &'a [Option<u16>]) -> Resolver
         stream_gpus: &layout.stream_gpus,
         events: &layout.event_starts,
         ranks: layout.ranks,
+        spare: None,
     }
 }
 

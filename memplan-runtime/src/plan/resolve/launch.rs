@@ -71,7 +71,10 @@ impl Resolver<'_> {
             .ok_or(MALFORMED)?
             .written;
         let empty = [config.grid.x, config.grid.y, config.grid.z].contains(&0);
-        let mut arguments = Arguments::default();
+        let mut arguments = match self.spare.take() {
+            Some(old) => Arguments::reusing(old),
+            None => Arguments::default(),
+        };
         for (position, arg) in launch.args.iter().enumerate() {
             match arg {
                 &(Arg::Buffer(place) | Arg::Extent(place, ..) | Arg::Measured(place, ..)) => {
@@ -167,9 +170,7 @@ impl Resolver<'_> {
             }
         }
         Ok(Step::Launch {
-            launch: Box::new(
-                arguments.finish(u16::try_from(on_gpu).map_err(|_| MALFORMED)?, config),
-            ),
+            launch: arguments.finish(u16::try_from(on_gpu).map_err(|_| MALFORMED)?, config),
             stream,
         })
     }
@@ -265,12 +266,15 @@ impl Resolver<'_> {
 
 /// A size as the kernel's integer parameter `param` of type `int`, in its
 /// bytes; one that does not fit is an error, never truncated.
-pub(crate) fn integer(value: usize, int: RustScalar, param: &str) -> Result<Vec<u8>, Fault> {
+pub(crate) fn integer(value: usize, int: RustScalar, param: &str) -> Result<IntegerBytes, Fault> {
     fn bytes<T: TryFrom<usize>, const N: usize>(
         value: usize,
         to_bytes: fn(T) -> [u8; N],
-    ) -> Option<Vec<u8>> {
-        T::try_from(value).ok().map(|v| to_bytes(v).to_vec())
+    ) -> Option<IntegerBytes> {
+        let value = to_bytes(T::try_from(value).ok()?);
+        let mut bytes = [0; 8];
+        bytes.get_mut(..N)?.copy_from_slice(&value);
+        Some(IntegerBytes { bytes, len: N })
     }
     let encoded = match int {
         RustScalar::I8 => bytes(value, i8::to_ne_bytes),
@@ -292,6 +296,20 @@ pub(crate) fn integer(value: usize, int: RustScalar, param: &str) -> Result<Vec<
     })
 }
 
+/// An integer's bytes, at most 8, kept without allocating: a launch's
+/// counts are written at every run that changes them.
+pub(crate) struct IntegerBytes {
+    bytes: [u8; 8],
+    len: usize,
+}
+
+impl std::ops::Deref for IntegerBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{RustScalar, integer};
@@ -302,7 +320,7 @@ mod tests {
     #[test]
     fn counts_are_written_in_the_parameters_own_type() {
         assert_eq!(
-            integer(40000, RustScalar::U16, "n").unwrap(),
+            *integer(40000, RustScalar::U16, "n").unwrap(),
             40000u16.to_ne_bytes()
         );
         assert!(integer(40000, RustScalar::I16, "n").is_err());
@@ -310,15 +328,15 @@ mod tests {
         assert!(integer(128, RustScalar::I8, "n").is_err());
         assert!(integer(1 << 31, RustScalar::I32, "n").is_err());
         assert_eq!(
-            integer(1 << 31, RustScalar::U32, "n").unwrap(),
+            *integer(1 << 31, RustScalar::U32, "n").unwrap(),
             (1u32 << 31).to_ne_bytes()
         );
         assert_eq!(
-            integer(1 << 40, RustScalar::I64, "n").unwrap(),
+            *integer(1 << 40, RustScalar::I64, "n").unwrap(),
             (1i64 << 40).to_ne_bytes()
         );
         assert_eq!(
-            integer(7, RustScalar::Usize, "n").unwrap(),
+            *integer(7, RustScalar::Usize, "n").unwrap(),
             7usize.to_ne_bytes()
         );
         assert!(integer(1, RustScalar::F32, "n").is_err());

@@ -15,7 +15,7 @@ use super::info::{
     Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, LaunchInfo, MALFORMED, Op,
     OpDef, Place, PlanInfo, Shared, Size, Term,
 };
-use super::launch::{Arguments, MAX_ALIGN, check_limits};
+use super::launch::{Arguments, LaunchStep, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
 use super::step::Step;
 use crate::copy::{Direction, apart, overlap};
@@ -83,6 +83,10 @@ pub(crate) struct Resolver<'a> {
     /// With collectives: how many ranks the communicator has, and the
     /// rank of the plan's first GPU (the others follow it).
     pub ranks: Option<(usize, usize)>,
+    /// A launch resolved before for the op being resolved again, whose
+    /// allocations a launch takes over: an op resolved at every run then
+    /// allocates nothing.
+    pub spare: Option<Box<LaunchStep>>,
 }
 
 impl Resolver<'_> {
