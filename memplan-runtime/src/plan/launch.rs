@@ -224,12 +224,21 @@ impl LaunchStep {
     ) -> Result<(), Fault> {
         self.patch(resolve)?;
         let base = self.storage.as_mut_ptr();
-        let mut pointers: Vec<*mut c_void> = self
-            .starts
-            .iter()
+        // On the stack for the kernels most take: a launch is the one
+        // driver call of its step.
+        let mut inline = [std::ptr::null_mut::<c_void>(); 16];
+        let mut spilled = Vec::new();
+        let pointers = match inline.get_mut(..self.starts.len()) {
+            Some(inline) => inline,
+            None => {
+                spilled.resize(self.starts.len(), std::ptr::null_mut());
+                &mut spilled[..]
+            }
+        };
+        for (pointer, &start) in pointers.iter_mut().zip(&self.starts) {
             // SAFETY: every start is a chunk of `storage`.
-            .map(|&start| unsafe { base.add(start) }.cast::<c_void>())
-            .collect();
+            *pointer = unsafe { base.add(start) }.cast::<c_void>();
+        }
         use_them(pointers.as_mut_ptr())?;
         Ok(())
     }

@@ -4,7 +4,7 @@
 //! parts gathered into one NCCL group.
 
 use super::builder::Givens;
-use super::info::{MALFORMED, PlanInfo};
+use super::info::{MALFORMED, Op, PlanInfo};
 use super::launch::LaunchStep;
 use super::layout::Layout;
 use super::resolve::{Against, Resolver, op_info, sizes_of};
@@ -56,8 +56,15 @@ pub(crate) struct Steps {
     /// stream's), once an `alloc` of it is resolved.
     pub scratch_gpus: Vec<Option<u16>>,
     /// Launches of the last unrolling, whose allocations the next one's
-    /// launches take over.
+    /// launches take over: their boxes too, which steps hold.
+    #[allow(clippy::vec_box)]
     spares: Vec<Box<LaunchStep>>,
+    /// By op: whether it reads sizes or values each run gives (which
+    /// sizes do is fixed when the plan is made).
+    per_run: Vec<bool>,
+    /// Whether the plan has collectives, whose parts each unrolling
+    /// gathers into groups.
+    collectives: bool,
 }
 
 impl Steps {
@@ -71,10 +78,17 @@ impl Steps {
             unroll_each_run: false,
             scratch_gpus: vec![None; usize::from(inputs.layout.scratch_buffers)],
             spares: Vec::new(),
+            per_run: (0..info.ops.len())
+                .map(|op| is_dynamic(info, inputs.sizes, op))
+                .collect(),
+            collectives: info
+                .ops
+                .iter()
+                .any(|def| matches!(def.op, Op::Collective(_))),
         };
         steps.unroll_each_run = info.loops.iter().any(|l| {
             inputs.sizes.is_dynamic(l.count)
-                || (l.first..l.end).any(|op| is_dynamic(info, inputs.sizes, usize::from(op)))
+                || (l.first..l.end).any(|op| steps.per_run.get(usize::from(op)) == Some(&true))
         });
         if !steps.unroll_each_run {
             steps.unroll(inputs)?;
@@ -204,7 +218,7 @@ impl Steps {
             let element = inputs.sizes.get(set.index).at_op(&op)?;
             op.element = u16::try_from(element).ok();
         }
-        let per_run = is_dynamic(info, inputs.sizes, index);
+        let per_run = self.per_run.get(index) == Some(&true);
         // Unrolled at each run, the run's sizes and values are given.
         let dynamic = per_run && !self.unroll_each_run;
         let (mut step, gpu) = match (dynamic, iteration) {
@@ -263,6 +277,9 @@ impl Steps {
     /// Orders the run's steps so that each collective's parts are queued
     /// together, once each is checked to have one part on every GPU.
     fn gather_collectives(&mut self, layout: &Layout) -> Result<()> {
+        if !self.collectives {
+            return Ok(());
+        }
         let (info, ranks) = (layout.info, layout.communicators);
         let sites: Vec<u16> = self.list.iter().map(|resolved| resolved.def).collect();
         let gpus: Vec<u16> = self.list.iter().map(|r| gpu_of_step(layout, r)).collect();

@@ -249,10 +249,11 @@ impl Resolver<'_> {
                     return Err(MALFORMED);
                 }
                 for ((value, &size), axis) in values.iter_mut().zip(sizes).zip(["x", "y", "z"]) {
-                    *value = to_u32(
-                        self.sizes.get(size)?,
-                        &format!("the {what}'s {axis} dimension"),
-                    )?;
+                    let size = self.sizes.get(size)?;
+                    // The name written out only for an error: a launch is
+                    // resolved at every run that changes it.
+                    *value = u32::try_from(size)
+                        .or_else(|_| to_u32(size, &format!("the {what}'s {axis} dimension")))?;
                 }
                 Ok(Dim3 {
                     x: values[0],
