@@ -6,11 +6,18 @@
 //! device-to-host on another stream, raw. Then the same with a kernel whose
 //! time matches the copies, against max(copy bound, kernel time).
 //!
+//! Last, the batch loop of two plans in turns (`examples/batches`) over
+//! small batches, where the host's share of a batch shows: each run queued
+//! op by op, and each replayed from a CUDA graph changed to its batch's
+//! length and scale; the time per batch of each.
+//!
 //! Each is the median of `RUNS` runs taken in turns (one of each, then the
 //! next round), printed as milliseconds and as a ratio to the bound.
 //!
 //! Run it with `cargo xtask bench`, or `benches/pipeline` in the gpu-bundle.
 
+#[path = "../examples/common/batches.rs"]
+mod batch_loop;
 #[path = "../examples/common/mod.rs"]
 mod common;
 #[path = "../examples/common/pipeline.rs"]
@@ -121,6 +128,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     chunk_counts(&ctx, &a, &b, &expected, &mut raw)?;
     heavy(&ctx, &a, &b, &expected, &mut raw)?;
+    batches(&ctx)?;
+    Ok(())
+}
+
+/// The batch loop of two plans in turns over 64 batches of 64K floats
+/// (the last shorter, each with its own scale), run directly and replayed
+/// from graphs, in turns: the median time per batch of each.
+fn batches(ctx: &Context) -> Result<(), Box<dyn std::error::Error>> {
+    use batch_loop::{Saxpy, in_turns};
+    use memplan::Replay;
+    const BATCH: usize = 1 << 16;
+    const BATCHES: usize = 64;
+    let total = BATCHES * BATCH - BATCH / 3;
+    let x: Vec<f32> = (0..total).map(|i| (i % 1000) as f32 * 0.5).collect();
+    let y: Vec<f32> = (0..total).map(|i| (i % 333) as f32).collect();
+    let a = |k: usize| 1.0 + (k % 4) as f32;
+    let expected: Vec<f32> = (0..total).map(|i| a(i / BATCH) * x[i] + y[i]).collect();
+    let mut direct = [Saxpy::new(ctx, BATCH, 1)?, Saxpy::new(ctx, BATCH, 1)?];
+    let mut replayed = [Saxpy::new(ctx, BATCH, 1)?, Saxpy::new(ctx, BATCH, 1)?];
+    for plan in &mut replayed {
+        plan.set_replay(Replay::Graph)?;
+    }
+    let mut times = [Vec::new(), Vec::new()];
+    let mut outs = [vec![f32::NAN; total], vec![f32::NAN; total]];
+    for round in 0..RUNS + 1 {
+        for turn in 0..2 {
+            let which = (round + turn) % 2;
+            let plans = if which == 0 {
+                &mut direct
+            } else {
+                &mut replayed
+            };
+            let start = Instant::now();
+            in_turns(plans, &x, &y, a, &mut outs[which])?;
+            if round > 0 {
+                times[which].push(start.elapsed().as_secs_f64() * 1e3 / BATCHES as f64);
+            }
+        }
+    }
+    common::verify("batches in turns", &outs[0], &expected)?;
+    common::verify("batches in turns, replayed", &outs[1], &expected)?;
+    let [direct_ms, replayed_ms] = times.map(|mut t| median(&mut t));
+    println!(
+        "batches: two plans in turns, {BATCHES} batches of up to {BATCH} floats, median of {RUNS} loops:"
+    );
+    println!("  each run queued op by op       {direct_ms:8.4} ms a batch");
+    println!(
+        "  each run replayed as a graph   {replayed_ms:8.4} ms a batch, {:.3}x",
+        replayed_ms / direct_ms
+    );
     Ok(())
 }
 

@@ -8,7 +8,9 @@
 //! that give them their input), which take a length and a value at each
 //! run, against the same driver calls made by hand: run directly, and
 //! replayed as CUDA graphs (`Replay::Graph`) with the same length and
-//! value each run, a value that changes each run, and a length that does.
+//! value each run, a value that changes each run, and a length that does;
+//! and the same driver calls captured by hand into a graph, replayed
+//! unchanged: the driver's floor for replaying them.
 //! Each is timed twice: until the run is queued (the host's cost), and
 //! until it is done.
 //!
@@ -20,8 +22,8 @@ mod common;
 use common::median;
 use memplan::sys as cu;
 use memplan::{
-    DeviceBuffer, HostAlloc, Kernel, LaunchConfig, Module, PinnedBuffer, Replay, ResultExt, Stream,
-    blocks, memplan,
+    DeviceBuffer, Graph, HostAlloc, Kernel, LaunchConfig, Module, PinnedBuffer, Replay, ResultExt,
+    Stream, blocks, memplan,
 };
 use std::time::Instant;
 
@@ -208,7 +210,11 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     for plan in &mut replayed {
         plan.set_replay(Replay::Graph)?;
     }
-    const WAYS: usize = 5;
+    // SAFETY: the graph holds the addresses of `raw`'s buffers, which
+    // outlive it (it is dropped first, below), and every launch of it
+    // is waited for before the next run.
+    let by_hand_graph = unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0))? };
+    const WAYS: usize = 6;
     let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
     for rep in 0..REPS + 10 {
         for turn in 0..WAYS {
@@ -222,7 +228,12 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
                 1 => Some(direct.enqueue(n, 1.0)?),
                 2 => Some(replayed[0].enqueue(n, 1.0)?),
                 3 => Some(replayed[1].enqueue(n, 1.0 + (rep % 2) as f32)?),
-                _ => Some(replayed[2].enqueue(n - rep % 2, 1.0)?),
+                4 => Some(replayed[2].enqueue(n - rep % 2, 1.0)?),
+                _ => {
+                    // SAFETY: as for its capture.
+                    unsafe { by_hand_graph.launch(&raw.stream)? };
+                    None
+                }
             };
             let queuing = start.elapsed().as_secs_f64();
             match in_flight {
@@ -252,6 +263,7 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         "replayed, same run",
         "replayed, value changes",
         "replayed, length changes",
+        "by hand, as a graph",
     ];
     for (at, name) in names.iter().enumerate() {
         println!(
@@ -267,6 +279,11 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         done[3] / done[2],
         done[4] / done[2]
     );
+    println!(
+        "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand",
+        done[2] / done[5]
+    );
+    drop(by_hand_graph);
     Ok(())
 }
 

@@ -4,33 +4,24 @@
 // plan's `host()` (which waits for the run if it is still going) hands
 // back the batch's result. Each batch has its own scale `a` and the last
 // one is shorter: both are given to the run, so the plans are made once.
+// Then the same loop with each run replayed from a CUDA graph
+// (`set_replay(Replay::Graph)`), changed in place to the batch's length
+// and scale.
 //
 // The kernel is saxpy with `rounds` of extra arithmetic that leaves the
 // result as it is, standing for real work: set so that the GPU's share of
 // a batch takes about as long as the host's (copying the batch in and the
 // result out), where overlapping the two pays most.
 
+#[path = "common/batches.rs"]
+mod batch_loop;
 #[path = "common/mod.rs"]
 mod common;
 
+use batch_loop::{Saxpy, in_turns};
+
 use memplan::prelude::*;
 use std::time::Instant;
-
-memplan! {
-    /// y = a * x + y over the first `len` of `cap` elements.
-    pub plan Saxpy(cap: usize, rounds: i32, run len: usize, run a: f32) {
-        kernel saxpy_rounds(n: i32, a: f32, rounds: i32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
-        host   x: [f32; cap] pinned, y: [f32; cap] pinned;
-        device dx: [f32; cap], dy: [f32; cap];
-        stream s;
-        on s {
-            copy x[..len] -> dx[..len];
-            copy y[..len] -> dy[..len];
-            launch saxpy_rounds<<<blocks(len, 256), 256>>>(len as i32, a, rounds, dx[..len], dy[..len]);
-            copy dy[..len] -> y[..len];
-        }
-    }
-}
 
 const BATCH: usize = 4 << 20;
 const BATCHES: usize = 24;
@@ -76,29 +67,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for plan in &mut plans {
         plan.run(BATCH, 1.0)?;
     }
-    let mut pending: [Option<(usize, usize)>; 2] = [None, None];
     let mut out = vec![f32::NAN; total];
     let started = Instant::now();
-    for (k, (start, len)) in batches().enumerate() {
-        let (plan, slot) = (&mut plans[k % 2], &mut pending[k % 2]);
-        // This plan's batch before last: waits for it, if still running.
-        if let Some((done, done_len)) = slot.take() {
-            out[done..done + done_len].copy_from_slice(&plan.host().y[..done_len]);
-        }
-        let host = plan.host_mut();
-        host.x[..len].copy_from_slice(&x[start..start + len]);
-        host.y[..len].copy_from_slice(&y[start..start + len]);
-        plan.submit(len, a(k))?;
-        *slot = Some((start, len));
-    }
-    for (plan, slot) in plans.iter_mut().zip(&mut pending) {
-        plan.wait()?;
-        if let Some((done, done_len)) = slot.take() {
-            out[done..done + done_len].copy_from_slice(&plan.host().y[..done_len]);
-        }
-    }
+    in_turns(&mut plans, &x, &y, a, &mut out)?;
     let two_ms = started.elapsed().as_secs_f64() * 1e3;
     common::verify("two plans in turns", &out, &expected)?;
+
+    // The same, each run replayed from a graph: the first run captures
+    // it, later ones change its nodes to the batch's length and scale.
+    let mut replayed = [
+        Saxpy::new(&ctx, BATCH, rounds)?,
+        Saxpy::new(&ctx, BATCH, rounds)?,
+    ];
+    for plan in &mut replayed {
+        plan.set_replay(Replay::Graph)?;
+        plan.run(BATCH, 1.0)?;
+    }
+    let mut out = vec![f32::NAN; total];
+    let started = Instant::now();
+    in_turns(&mut replayed, &x, &y, a, &mut out)?;
+    let graph_ms = started.elapsed().as_secs_f64() * 1e3;
+    common::verify("two plans in turns, replayed", &out, &expected)?;
 
     println!(
         "saxpy ({rounds} rounds) over {BATCHES} batches of up to {BATCH} floats, a new `a` each:"
@@ -107,6 +96,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "  two plans in turns:            {two_ms:8.2} ms, {:.2}x",
         one_ms / two_ms
+    );
+    println!(
+        "  the same, replayed as graphs:  {graph_ms:8.2} ms, {:.3} ms a batch against {:.3} run directly",
+        graph_ms / BATCHES as f64,
+        two_ms / BATCHES as f64
     );
     println!(
         "  a batch alone: {host_ms:.2} ms of host copies, {gpu_ms:.2} ms on the GPU \

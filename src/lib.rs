@@ -39,6 +39,6 @@ pub mod prelude {
     pub use crate::memplan;
     pub use memplan_runtime::{
         Context, DeviceBuffer, DeviceModel, Error, Event, HostAlloc, PinnedBuffer, Priority,
-        Registered, Result, RunReport, Stream, Timeline,
+        Registered, Replay, Result, RunReport, Stream, Timeline,
     };
 }
