@@ -35,6 +35,7 @@ pub struct Builder {
 /// The values `new` gave, by op.
 #[derive(Default)]
 pub(crate) struct Givens {
+    /// Sorted by op, then argument.
     pub values: Vec<Given<Value>>,
     pub fills: Vec<Given<FillValue>>,
     pub dims: Vec<Given<(Which, Dim3)>>,
@@ -57,17 +58,29 @@ impl Givens {
                 size_of::<T>(),
             );
         }
-        self.values.push(Given {
-            op,
-            arg,
-            value: Value {
-                bytes,
-                align: align_of::<T>(),
-                type_id: std::any::TypeId::of::<T>(),
-                integer: integer_of(&value),
-                initialized: without_padding(&value),
+        let at = self.values.partition_point(|g| (g.op, g.arg) < (op, arg));
+        self.values.insert(
+            at,
+            Given {
+                op,
+                arg,
+                value: Value {
+                    bytes,
+                    align: align_of::<T>(),
+                    type_id: std::any::TypeId::of::<T>(),
+                    integer: integer_of(&value),
+                    initialized: without_padding(&value),
+                },
             },
-        });
+        );
+    }
+
+    /// The value given for argument `arg` of launch `op`.
+    pub fn value_of(&self, op: u16, arg: u16) -> Option<&Value> {
+        let found = self
+            .values
+            .binary_search_by_key(&(op, arg), |g| (g.op, g.arg));
+        found.ok().map(|at| &self.values[at].value)
     }
 
     /// The value fill `op` writes.
@@ -118,6 +131,9 @@ impl Givens {
         self.values.retain(|g| !arguments.contains(&given(g)));
         self.fills.retain(|g| !fills.contains(&g.op));
         self.values.extend(run.values);
+        // Sorted by launch and argument, for `value_of`: two sorted runs,
+        // which a stable sort merges in one pass.
+        self.values.sort_by_key(given);
         self.fills.extend(run.fills);
     }
 }

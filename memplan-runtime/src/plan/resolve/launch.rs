@@ -222,12 +222,9 @@ impl Resolver<'_> {
 
     /// The value `new` gave for argument `position` of launch `index`.
     fn value(&self, index: usize, position: usize) -> Result<&Value, Fault> {
-        self.given
-            .values
-            .iter()
-            .find(|given| usize::from(given.op) == index && usize::from(given.arg) == position)
-            .map(|given| &given.value)
-            .ok_or(MALFORMED)
+        let op = u16::try_from(index).map_err(|_| MALFORMED)?;
+        let arg = u16::try_from(position).map_err(|_| MALFORMED)?;
+        self.given.value_of(op, arg).ok_or(MALFORMED)
     }
 
     fn dims(&mut self, index: usize, dims: Dims, which: Which) -> Result<Dim3, Fault> {
