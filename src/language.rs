@@ -57,8 +57,11 @@
 //!   range of it (`x[..len]`), which each run checks against the buffer.
 //!   `run` values go into launch arguments and fill values, computed at
 //!   each run. Ops that read `run` parameters are resolved again at each
-//!   run (a loop that does, unrolled again); a plan with `run` parameters
-//!   does not replay as a CUDA graph, which would keep the first run's.
+//!   run (a loop that does, unrolled again). Such a plan replays as CUDA
+//!   graphs with `set_replay(Replay::Graph)` (below, under the plan's
+//!   methods): each run's graph is changed in place to its sizes and
+//!   values; `graph()`, one graph for every run, would keep the first
+//!   run's, and refuses it.
 //! - `run len: usize <= cap` (any size parameter, `new`'s too, bounded by
 //!   any size of the plan): every value given is at most the bound, and
 //!   the checks take that as true. `new` checks the bounds it can compute,
@@ -973,7 +976,51 @@
 //!   lent for `run` alone.
 //! - `graph()`: captures the plan as a CUDA graph
 //!   ([`PlanGraph`](crate::PlanGraph)), replayed with one launch per
-//!   run, for plans whose operations all run in stream blocks.
+//!   run, for plans whose operations all run in stream blocks and that
+//!   take no `run` parameters.
+//! - `set_replay(Replay::Graph)`: every later `run`, `enqueue` and
+//!   `submit` replays a CUDA graph of its ops instead of queuing them one
+//!   by one, with the same signature, checks and errors
+//!   ([`Replay`](crate::Replay)). The first run of each *shape* captures
+//!   its graph; later runs of that shape change, in place, the nodes of
+//!   the ops whose sizes or values differ from what the graph holds
+//!   (`cuGraphExecKernelNodeSetParams`, `...MemcpyNodeSetParams`,
+//!   `...MemsetNodeSetParams`) and launch it once. A run's shape is what a
+//!   graph holds fixed: its unrolled ops (so its loop counts), each op's
+//!   stream and event, which of its copies, fills and launches are empty,
+//!   a fill's memset unit, a stream-ordered allocation's size. The plan
+//!   keeps [`GRAPHS_KEPT`](crate::GRAPHS_KEPT) (4) graphs, one a shape,
+//!   and drops the one replayed longest ago: a batch loop whose last batch
+//!   is short uses two, a loop count that changes and changes back finds
+//!   its graph again. A run whose checks fail (a length above its bound)
+//!   fails before any graph is touched. Refused, with the reason, for
+//!   plans a graph cannot hold: synchronous ops or host steps, the
+//!   caller's slices, collectives, several GPUs. `Replay::Direct` (the
+//!   default) goes back to queuing. A launch whose value arguments are of
+//!   a type with padding is set at every run (its bytes cannot be
+//!   compared); the others only when they change.
+//!
+//!   ```
+//!   # use memplan::prelude::*;
+//!   memplan! {
+//!       plan Scale(cap: usize, run len: usize <= cap, run v: f32) {
+//!           host   out: [f32; cap] pinned;
+//!           device d: [f32; cap];
+//!           stream s;
+//!           on s {
+//!               fill d[..len] with v;
+//!               copy d[..len] -> out[..len];
+//!           }
+//!       }
+//!   }
+//!   # fn demo(ctx: &Context) -> memplan::Result<()> {
+//!   let mut plan = Scale::new(ctx, 1 << 20)?;
+//!   plan.set_replay(Replay::Graph)?;
+//!   for (len, v) in [(1 << 20, 1.0), (1 << 20, 2.0), (1000, 3.0)] {
+//!       plan.run(len, v)?; // one graph launch each; the last two change it
+//!   }
+//!   # Ok(()) }
+//!   ```
 //! - `host()` / `host_mut()`: the host buffers, as slices, in a struct with
 //!   one field per buffer (`plan.host_mut().data.copy_from_slice(..)`),
 //!   named [`HostView<Plan>`](crate::HostView) and
