@@ -7,6 +7,10 @@ use crate::event::Event;
 use crate::stream::Stream;
 use cust::sys::{CUgraph, CUgraphExec, CUstream, CUstreamCaptureMode_enum};
 
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY` (CUDA 11.7): a graph's
+/// kernels run at the priority of the stream they were captured from.
+const CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY: u64 = 8;
+
 /// An instantiated CUDA graph: work captured from streams, replayed with a
 /// single launch (one driver call instead of one per operation).
 pub struct Graph {
@@ -153,7 +157,9 @@ impl Capture {
         }
         let graph = graph?;
         // SAFETY: a complete graph.
-        let exec = match unsafe { driver::graph_instantiate_with_flags(graph, 0) } {
+        // Each node keeps its stream's priority, as a stream would.
+        let flags = CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+        let exec = match unsafe { driver::graph_instantiate_with_flags(graph, flags) } {
             Ok(exec) => exec,
             Err(error) => {
                 // SAFETY: the graph from above, not used again.

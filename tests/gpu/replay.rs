@@ -31,6 +31,18 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "replay::plans_a_graph_cannot_hold_are_refused",
         plans_a_graph_cannot_hold_are_refused,
     ),
+    (
+        "replay::a_node_grown_or_changed_back_is_right",
+        a_node_grown_or_changed_back_is_right,
+    ),
+    (
+        "replay::a_replay_in_flight_is_waited_for",
+        a_replay_in_flight_is_waited_for,
+    ),
+    (
+        "replay::a_failed_capture_leaves_the_plan_usable",
+        a_failed_capture_leaves_the_plan_usable,
+    ),
 ];
 
 memplan! {
@@ -47,6 +59,22 @@ memplan! {
             launch process_data<<<blocks(len, 256), 256>>>(tmp[..len], len as i32);
             copy tmp[..len] -> out[..len];
             free tmp;
+        }
+    }
+
+    /// A stream-ordered buffer of `huge` elements, which the GPU cannot
+    /// have, beside one it can.
+    pub plan TooBig(cap: usize, huge: usize, run v: f32) {
+        host   out: [f32; cap] pinned;
+        stream s;
+        on s {
+            alloc keep: [f32; cap];
+            alloc big: [f32; huge];
+            fill big with 0.0;
+            fill keep with v;
+            copy keep -> out;
+            free big;
+            free keep;
         }
     }
 
@@ -329,5 +357,89 @@ fn plans_a_graph_cannot_hold_are_refused() -> Result<(), Failed> {
         plan.host().x.iter().all(|&v| v == 2.0),
         "the plan did not run"
     );
+    Ok(())
+}
+
+fn a_node_grown_or_changed_back_is_right() -> Result<(), Failed> {
+    let ctx = context()?;
+    // A fill captured one element wide, then grown to all of them (which
+    // the driver may refuse to change in place), then shrunk.
+    let mut plan = FillThenAddOne::new(&ctx, CAP)?;
+    plan.set_replay(Replay::Graph)?;
+    let mut expected = vec![-7.0f32; CAP];
+    plan.host_mut().out.copy_from_slice(&expected);
+    for (len, v) in [(1, 1.5), (CAP, 1.5), (7, 0.0), (CAP, -3.25), (2, -3.25)] {
+        plan.run(len, v)?;
+        expected[..len].fill(v + 1.0);
+        same(&format!("len {len}, v {v}"), plan.host().out, &expected)?;
+    }
+    // A value the last run gave, but not the one this run's graph holds:
+    // a whole run with a = 1, an empty one (another graph) with a = 2,
+    // then a whole one with a = 2.
+    let (x, y) = (floats(CAP), floats(CAP));
+    let mut plan = Saxpy::new(&ctx, CAP, 1)?;
+    plan.set_replay(Replay::Graph)?;
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    let mut expected = y.clone();
+    for (len, a) in [(CAP, 1.0), (0, 2.0), (CAP, 2.0), (CAP, 2.0)] {
+        plan.run(len, a)?;
+        saxpy(2.0 * a, &x, &mut expected, len);
+        same(&format!("len {len}, a {a}"), plan.host().y, &expected)?;
+    }
+    Ok(())
+}
+
+fn a_replay_in_flight_is_waited_for() -> Result<(), Failed> {
+    let ctx = context()?;
+    let (x, y) = (floats(CAP), floats(CAP));
+    let mut plan = Saxpy::new(&ctx, CAP, 50)?;
+    plan.set_replay(Replay::Graph)?;
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    let mut expected = y.clone();
+    // The host's view waits for the replay submitted.
+    plan.submit(CAP, 0.5)?;
+    saxpy(1.0, &x, &mut expected, CAP);
+    same("host() after submit", plan.host().y, &expected)?;
+    // Back to queuing while a replay is on the GPU: it is waited for.
+    plan.submit(CAP, 0.5)?;
+    plan.set_replay(Replay::Direct)?;
+    saxpy(1.0, &x, &mut expected, CAP);
+    same("set_replay after submit", plan.host().y, &expected)?;
+    // Timing on: a replayed run reports its wall time, not each op's.
+    plan.set_replay(Replay::Graph)?;
+    plan.set_timing(true)?;
+    let report = plan.run(CAP, 0.5)?;
+    saxpy(1.0, &x, &mut expected, CAP);
+    ensure!(
+        report.ops.is_empty(),
+        "a replay timed {} ops",
+        report.ops.len()
+    );
+    same("timed replay", plan.host().y, &expected)?;
+    // A plan dropped with a replay on the GPU waits for it first.
+    plan.submit(CAP, 0.5)?;
+    drop(plan);
+    Ok(())
+}
+
+fn a_failed_capture_leaves_the_plan_usable() -> Result<(), Failed> {
+    let ctx = context()?;
+    // 2^42 floats: no GPU has 16 TiB for the graph to allocate.
+    let mut plan = TooBig::new(&ctx, 1000, 1 << 42)?;
+    plan.set_replay(Replay::Graph)?;
+    for _ in 0..2 {
+        ensure!(plan.run(1.0).is_err(), "16 TiB were allocated");
+    }
+    plan.set_replay(Replay::Direct)?;
+    ensure!(plan.run(1.0).is_err(), "16 TiB were allocated");
+    // What does fit runs on, replayed, in a plan made after.
+    let mut plan = TooBig::new(&ctx, 1000, 10)?;
+    plan.set_replay(Replay::Graph)?;
+    for v in [1.0, 2.0] {
+        plan.run(v)?;
+        ensure!(plan.host().out.iter().all(|&o| o == v), "v {v}");
+    }
     Ok(())
 }

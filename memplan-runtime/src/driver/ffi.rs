@@ -58,7 +58,17 @@ pub struct Memcpy3d {
 }
 
 // The same layout as the CUDA headers' (and cust_raw's) struct.
-const _: () = assert!(size_of::<Memcpy3d>() == size_of::<cust::sys::CUDA_MEMCPY3D>());
+const _: () = {
+    use cust::sys::CUDA_MEMCPY3D as Theirs;
+    use std::mem::offset_of;
+    assert!(size_of::<Memcpy3d>() == size_of::<Theirs>());
+    assert!(offset_of!(Memcpy3d, srcMemoryType) == offset_of!(Theirs, srcMemoryType));
+    assert!(offset_of!(Memcpy3d, srcDevice) == offset_of!(Theirs, srcDevice));
+    assert!(offset_of!(Memcpy3d, dstMemoryType) == offset_of!(Theirs, dstMemoryType));
+    assert!(offset_of!(Memcpy3d, dstDevice) == offset_of!(Theirs, dstDevice));
+    assert!(offset_of!(Memcpy3d, WidthInBytes) == offset_of!(Theirs, WidthInBytes));
+    assert!(offset_of!(Memcpy3d, Depth) == offset_of!(Theirs, Depth));
+};
 
 #[allow(non_snake_case)] // the parameter names of the CUDA headers
 unsafe extern "C" {
@@ -120,6 +130,7 @@ unsafe extern "C" {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
     ) -> Status;
+    pub fn cuGraphNodeGetType(hNode: CUgraphNode, type_: *mut c_uint) -> Status;
     pub fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut Memcpy3d) -> Status;
     pub fn cuGraphExecMemcpyNodeSetParams(
         hGraphExec: CUgraphExec,

@@ -115,6 +115,18 @@ pub(crate) unsafe fn stream_capture_last_node(
     Ok(Some(unsafe { *nodes }))
 }
 
+/// Whether `node` is a kernel node (`cuGraphNodeGetType`).
+///
+/// # Safety
+/// `node` is a live node.
+pub(crate) unsafe fn graph_node_is_kernel(node: CUgraphNode) -> Result<bool, DriverError> {
+    let mut kind = u32::MAX;
+    // SAFETY: writes the type; the node is the caller's promise.
+    check(unsafe { cu::cuGraphNodeGetType(node, &mut kind) })?;
+    // CU_GRAPH_NODE_TYPE_KERNEL
+    Ok(kind == 0)
+}
+
 /// Sets a kernel node's parameters in `exec` for its next launches
 /// (`cuGraphExecKernelNodeSetParams`).
 ///

@@ -58,7 +58,10 @@ impl Givens {
                 size_of::<T>(),
             );
         }
-        let at = self.values.partition_point(|g| (g.op, g.arg) < (op, arg));
+        // After any given before for the same argument: the first stays
+        // the one `value_of` finds, as it was when values were searched in
+        // order.
+        let at = self.values.partition_point(|g| (g.op, g.arg) <= (op, arg));
         self.values.insert(
             at,
             Given {
@@ -77,10 +80,9 @@ impl Givens {
 
     /// The value given for argument `arg` of launch `op`.
     pub fn value_of(&self, op: u16, arg: u16) -> Option<&Value> {
-        let found = self
-            .values
-            .binary_search_by_key(&(op, arg), |g| (g.op, g.arg));
-        found.ok().map(|at| &self.values[at].value)
+        let at = self.values.partition_point(|g| (g.op, g.arg) < (op, arg));
+        let given = self.values.get(at).filter(|g| (g.op, g.arg) == (op, arg));
+        given.map(|g| &g.value)
     }
 
     /// The value fill `op` writes.

@@ -179,19 +179,20 @@ impl<P: Plan> Engine<P> {
         self.runner.set_timing(timing.into())
     }
 
-    /// Prepares a run (the caller's slices, and the ops that read this
-    /// run's sizes) and, for one rank of a job, agrees with the other ranks
-    /// that every one is ready before any queues it: the preparation, and
-    /// what else failed (the resolution, or another rank).
     /// Replays later runs from CUDA graphs, or queues their ops again; see
     /// [`Replay`](super::Replay). Errors where a graph cannot hold the plan:
     /// several GPUs, collectives, the caller's slices, host steps and
-    /// synchronous ops.
+    /// synchronous ops. A replayed run's report has its wall time only, as
+    /// a [`PlanGraph`](super::PlanGraph)'s.
     pub fn set_replay(&mut self, replay: super::Replay) -> Result<()> {
         self.runner.settle();
         self.runner.set_replay(replay)
     }
 
+    /// Prepares a run (the caller's slices, and the ops that read this
+    /// run's sizes) and, for one rank of a job, agrees with the other ranks
+    /// that every one is ready before any queues it: the preparation, and
+    /// what else failed (the resolution, or another rank).
     fn prepare_and_agree(&mut self, slices: &[Slice<'_>]) -> (Result<Registrations>, Result<()>) {
         let prepared = self.runner.prepare(slices);
         let resolved = match prepared {

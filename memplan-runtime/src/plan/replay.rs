@@ -23,7 +23,7 @@ use crate::graph::{Capture, Graph};
 use crate::kernel::LaunchConfig;
 use crate::op::OpResultExt;
 use crate::stream::Stream;
-use cust::sys::{CUDA_MEMSET_NODE_PARAMS, CUgraphNode};
+use cust::sys::{CUDA_MEMSET_NODE_PARAMS, CUgraphExec, CUgraphNode};
 use std::ffi::c_void;
 
 /// How a plan's runs reach the GPU; see the plan's `set_replay`.
@@ -143,11 +143,13 @@ impl Replays {
             Some(at) => match unsafe { self.graphs[at].update(steps, on, context) } {
                 Ok(true) => Some(at),
                 // A node the capture could not find: capture it again.
+                // A node the capture could not find, or a change the driver
+                // refused (a memset grown past what its node can do):
+                // captured again, and a graph changed halfway is dropped.
                 Ok(false) => {
                     self.graphs.remove(at);
                     None
                 }
-                // A graph changed halfway is not replayed again.
                 Err(error) => {
                     self.graphs.remove(at);
                     return Err(error);
@@ -180,7 +182,9 @@ const NO_STREAM: &str = "the plan has no stream to launch its graph on";
 
 impl Kept {
     /// Sets the nodes of the steps that read what the run gives to what
-    /// they are in `steps`; `false` if one of them has no node known.
+    /// they are in `steps`; `false` if one of them has no node known, or
+    /// the driver refused to change it (a memset grown past what its node
+    /// can do, which the driver may refuse): the run is captured again.
     ///
     /// # Safety
     /// As for [`Replays::replay`].
@@ -198,94 +202,110 @@ impl Kept {
             let Some(node) = node else {
                 return Ok(false);
             };
-            let scratch = &node.scratch;
-            let resolve = |addr| address_in(addr, scratch, on.params);
-            // SAFETY: the node is the step's, in the graph `exec` was made
-            // from; the step is the same op of the same shape, so its
-            // memory is of the same kinds and contexts; the rest is the
-            // caller's promise.
-            let set = match (&mut resolved.step, &node.kind) {
-                (Step::Launch { launch, .. }, NodeKind::Kernel) => (|| {
-                    if let (Some((config, bytes)), Some(Does::Launch(now_config, now_bytes))) =
-                        (launch.as_node(resolve)?, &node.now)
-                        && config == *now_config
-                        && bytes == &**now_bytes
-                    {
-                        return Ok(());
-                    }
-                    let kernel = on
-                        .kernels
-                        .get(usize::from(launch.kernel))
-                        .ok_or(MALFORMED)?;
-                    node.now = None;
-                    unsafe { launch.set_node(kernel, exec, node.node, resolve) }?;
-                    node.now = launch
-                        .as_node(resolve)?
-                        .map(|(config, bytes)| Does::Launch(config, bytes.into()));
-                    Ok(())
-                })(),
-                (
-                    &mut Step::Copy {
-                        src, dst, bytes, ..
-                    },
-                    NodeKind::Copy(captured),
-                ) => (|| {
-                    let (src, dst) = (resolve(src)?, resolve(dst)?);
-                    let does = Does::Copy(src, dst, bytes);
-                    if node.now.as_ref() == Some(&does) {
-                        return Ok(());
-                    }
-                    let params = copy_params(*captured, src, dst, bytes)?;
-                    node.now = None;
-                    unsafe {
-                        driver::graph_exec_memcpy_node_set_params(
-                            exec,
-                            node.node,
-                            &params,
-                            context.raw(),
-                        )
-                    }?;
-                    node.now = Some(does);
-                    Ok(())
-                })(),
-                (
-                    &mut Step::Fill {
-                        dst,
-                        pattern,
-                        bytes,
-                        ..
-                    },
-                    NodeKind::Fill(captured),
-                ) => (|| {
-                    let (dst, value, width) =
-                        (resolve(dst)?, pattern.bits(), bytes / pattern.unit());
-                    let does = Does::Fill(dst, value, width);
-                    if node.now.as_ref() == Some(&does) {
-                        return Ok(());
-                    }
-                    let params = CUDA_MEMSET_NODE_PARAMS {
-                        dst,
-                        value,
-                        width,
-                        ..*captured
-                    };
-                    node.now = None;
-                    unsafe {
-                        driver::graph_exec_memset_node_set_params(
-                            exec,
-                            node.node,
-                            &params,
-                            context.raw(),
-                        )
-                    }?;
-                    node.now = Some(does);
-                    Ok(())
-                })(),
-                _ => Err(MALFORMED),
-            };
-            set.at_op(&resolved.op)?;
+            // SAFETY: the caller's promise.
+            let set = unsafe { node.set(&mut resolved.step, exec, on, context) };
+            if !set.at_op(&resolved.op)? {
+                return Ok(false);
+            }
         }
         Ok(true)
+    }
+}
+
+impl Node {
+    /// Makes the node do what `step` does now, if it does not already:
+    /// `false` if the driver refused.
+    ///
+    /// # Safety
+    /// `exec` was made from the graph this node is of; `step` is the step
+    /// the node was captured from, resolved again for a run of the same
+    /// shape (so its memory is of the same kinds and contexts); and as
+    /// for [`Replays::replay`].
+    unsafe fn set(
+        &mut self,
+        step: &mut Step,
+        exec: CUgraphExec,
+        on: &Resources,
+        context: &Context,
+    ) -> Result<bool, Fault> {
+        let scratch = &self.scratch;
+        let resolve = |addr| address_in(addr, scratch, on.params);
+        let (does, set) = match (step, &self.kind) {
+            (Step::Launch { launch, .. }, NodeKind::Kernel) => {
+                if let (Some((config, bytes)), Some(Does::Launch(now_config, now_bytes))) =
+                    (launch.as_node(resolve)?, &self.now)
+                    && config == *now_config
+                    && bytes == &**now_bytes
+                {
+                    return Ok(true);
+                }
+                let kernel = on.kernels.get(usize::from(launch.kernel));
+                let kernel = kernel.ok_or(MALFORMED)?;
+                // SAFETY: the caller's promise.
+                let set = unsafe { launch.set_node(kernel, exec, self.node, resolve) };
+                let does = launch.as_node(resolve)?;
+                let does = does.map(|(config, bytes)| Does::Launch(config, bytes.into()));
+                (does, set.is_ok())
+            }
+            (
+                &mut Step::Copy {
+                    src, dst, bytes, ..
+                },
+                NodeKind::Copy(captured),
+            ) => {
+                let (src, dst) = (resolve(src)?, resolve(dst)?);
+                let does = Does::Copy(src, dst, bytes);
+                if self.now.as_ref() == Some(&does) {
+                    return Ok(true);
+                }
+                let params = copy_params(*captured, src, dst, bytes)?;
+                // SAFETY: the caller's promise.
+                let set = unsafe {
+                    driver::graph_exec_memcpy_node_set_params(
+                        exec,
+                        self.node,
+                        &params,
+                        context.raw(),
+                    )
+                };
+                (Some(does), set.is_ok())
+            }
+            (
+                &mut Step::Fill {
+                    dst,
+                    pattern,
+                    bytes,
+                    ..
+                },
+                NodeKind::Fill(captured),
+            ) => {
+                let (dst, value, width) = (resolve(dst)?, pattern.bits(), bytes / pattern.unit());
+                let does = Does::Fill(dst, value, width);
+                if self.now.as_ref() == Some(&does) {
+                    return Ok(true);
+                }
+                let params = CUDA_MEMSET_NODE_PARAMS {
+                    dst,
+                    value,
+                    width,
+                    ..*captured
+                };
+                // SAFETY: the caller's promise.
+                let set = unsafe {
+                    driver::graph_exec_memset_node_set_params(
+                        exec,
+                        self.node,
+                        &params,
+                        context.raw(),
+                    )
+                };
+                (Some(does), set.is_ok())
+            }
+            _ => return Err(MALFORMED),
+        };
+        // What the node does is known only once the driver took it.
+        self.now = if set { does } else { None };
+        Ok(set)
     }
 }
 
@@ -324,9 +344,11 @@ unsafe fn capture(
         Ok(())
     };
     let queued = queue();
-    let graph = capture.end(queued)?;
-    // What the capture allocated in stream order belongs to the graph.
+    let graph = capture.end(queued);
+    // What the capture allocated in stream order belongs to the graph, or
+    // to none if it failed: never the plan's to free.
     on.scratch.fill(0);
+    let graph = graph?;
     let mut nodes = Vec::with_capacity(found.len());
     for (resolved, found) in steps.iter_mut().zip(found) {
         let Some((node, scratch)) = found else {
@@ -337,7 +359,9 @@ unsafe fn capture(
         // than its step's (the driver made the work otherwise) fails here,
         // and is never changed in place: such a run is captured again.
         let kind = match resolved.step {
-            Step::Launch { .. } => Some(NodeKind::Kernel),
+            Step::Launch { .. } => unsafe { driver::graph_node_is_kernel(node) }
+                .is_ok_and(|kernel| kernel)
+                .then_some(NodeKind::Kernel),
             Step::Copy { .. } => unsafe { driver::graph_memcpy_node_get_params(node) }
                 .ok()
                 .map(NodeKind::Copy),

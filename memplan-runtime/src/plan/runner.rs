@@ -31,6 +31,10 @@ static NEXT_INSTANCE: AtomicU32 = AtomicU32::new(1);
 
 pub(crate) struct Runner {
     info: &'static PlanInfo,
+    /// The graphs each run is replayed from, under `Replay::Graph`. Before
+    /// `made`: dropped first, while the kernels and memory their nodes
+    /// name are still there.
+    replays: Option<Replays>,
     made: Made,
     sizes: Sizes,
     /// The values `new` gave (kept: ops resolved at each run need them).
@@ -54,8 +58,6 @@ pub(crate) struct Runner {
     /// An error a dropped guard could not return, for the next call.
     deferred: RefCell<Option<Error>>,
     started: Instant,
-    /// The graphs each run is replayed from, under `Replay::Graph`.
-    replays: Option<Replays>,
 }
 
 impl Runner {
