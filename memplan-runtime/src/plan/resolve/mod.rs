@@ -396,24 +396,28 @@ impl Resolver<'_> {
         if end > len {
             return Err(Fault::OutOfBounds { start, end, len });
         }
-        let bytes = |elements: usize| {
-            elements
-                .checked_mul(element_size)
-                .ok_or(Fault::SizeOverflow {
-                    len: elements,
-                    element_size,
-                })
+        // Errors made only when they happen (not `ok_or`): a span is
+        // resolved for every buffer argument at every run that changes it,
+        // and an unused `Fault` still costs its drop.
+        let bytes = |elements: usize| match elements.checked_mul(element_size) {
+            Some(bytes) => Ok(bytes),
+            None => Err(Fault::SizeOverflow {
+                len: elements,
+                element_size,
+            }),
         };
         let base = match side {
             Side::Host => placed.host,
             Side::Device => placed.device,
         };
-        let mut base = base.ok_or(match side {
-            Side::Host => MALFORMED,
-            Side::Device => Fault::Unsupported(
-                "a kernel cannot reach this buffer: it is host memory that is not mapped",
-            ),
-        })?;
+        let Some(mut base) = base else {
+            return Err(match side {
+                Side::Host => MALFORMED,
+                Side::Device => Fault::Unsupported(
+                    "a kernel cannot reach this buffer: it is host memory that is not mapped",
+                ),
+            });
+        };
         // Each element its own allocation: the element's, from its start.
         let mut slot_in_base = slot;
         if let Base::Elements(first) = base {
@@ -435,10 +439,12 @@ impl Resolver<'_> {
         let first = slot_in_base
             .checked_mul(len)
             .and_then(|skip| skip.checked_add(start));
-        let first = first.ok_or(Fault::SizeOverflow {
-            len: slot,
-            element_size: len,
-        })?;
+        let Some(first) = first else {
+            return Err(Fault::SizeOverflow {
+                len: slot,
+                element_size: len,
+            });
+        };
         Ok(Span {
             addr: Addr {
                 base,
