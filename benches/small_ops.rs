@@ -6,13 +6,14 @@
 //!
 //! Then plans of 1, 10 and 100 tiny kernel launches (and the two fills
 //! that give them their input), which take a length and a value at each
-//! run, against the same driver calls made by hand: run directly, and
-//! replayed as CUDA graphs (`Replay::Graph`) with the same length and
-//! value each run, a value that changes each run, and a length that does;
-//! and the same driver calls captured by hand into a graph, replayed
-//! unchanged: the driver's floor for replaying them.
-//! Each is timed twice: until the run is queued (the host's cost), and
-//! until it is done.
+//! run, against the same driver calls made by hand: run directly with the
+//! same length and value each run (which resolves nothing again) and with
+//! a value that changes each run (which resolves every launch again), and
+//! replayed as CUDA graphs (`Replay::Graph`) with the same, a changing
+//! value and a changing length; and the same driver calls captured by
+//! hand into a graph, replayed unchanged: the driver's floor for replaying
+//! them. Each is timed twice: until the run is queued (the host's cost),
+//! and until it is done.
 //!
 //! Run it with `cargo xtask bench`, or `benches/small_ops` in the gpu-bundle.
 
@@ -201,7 +202,7 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     };
     let n = ELEMENTS;
     let raw = RawLaunches::new(&ctx, n)?;
-    let mut direct = Launches::new(&ctx, n, k)?;
+    let mut direct = [Launches::new(&ctx, n, k)?, Launches::new(&ctx, n, k)?];
     let mut replayed = [
         Launches::new(&ctx, n, k)?,
         Launches::new(&ctx, n, k)?,
@@ -214,7 +215,7 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     // outlive it (it is dropped first, below), and every launch of it
     // is waited for before the next run.
     let by_hand_graph = unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0))? };
-    const WAYS: usize = 6;
+    const WAYS: usize = 7;
     let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
     for rep in 0..REPS + 10 {
         for turn in 0..WAYS {
@@ -225,10 +226,11 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
                     raw.queue(k, 1.0)?;
                     None
                 }
-                1 => Some(direct.enqueue(n, 1.0)?),
-                2 => Some(replayed[0].enqueue(n, 1.0)?),
-                3 => Some(replayed[1].enqueue(n, 1.0 + (rep % 2) as f32)?),
-                4 => Some(replayed[2].enqueue(n - rep % 2, 1.0)?),
+                1 => Some(direct[0].enqueue(n, 1.0)?),
+                2 => Some(direct[1].enqueue(n, 1.0 + (rep % 2) as f32)?),
+                3 => Some(replayed[0].enqueue(n, 1.0)?),
+                4 => Some(replayed[1].enqueue(n, 1.0 + (rep % 2) as f32)?),
+                5 => Some(replayed[2].enqueue(n - rep % 2, 1.0)?),
                 _ => {
                     // SAFETY: as for its capture.
                     unsafe { by_hand_graph.launch(&raw.stream)? };
@@ -259,7 +261,8 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     );
     let names = [
         "by hand (cuLaunchKernel)",
-        "plan.run()",
+        "plan.run(), same run",
+        "plan.run(), value changes",
         "replayed, same run",
         "replayed, value changes",
         "replayed, length changes",
@@ -276,12 +279,12 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     }
     println!(
         "  replayed with a value changed: {:.3}x the same run replayed; with a length changed: {:.3}x",
-        done[3] / done[2],
-        done[4] / done[2]
+        done[4] / done[3],
+        done[5] / done[3]
     );
     println!(
         "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand",
-        done[2] / done[5]
+        done[3] / done[6]
     );
     drop(by_hand_graph);
     Ok(())

@@ -314,6 +314,14 @@ fn a_refused_run_touches_no_graph() -> Result<(), Failed> {
         direct.to_string() == replayed.to_string(),
         "direct: {direct}\nreplayed: {replayed}"
     );
+    // Given again, the same run is refused again: a run that gives what
+    // the last gave resolves nothing, unless the last was refused.
+    for plan in &mut plans {
+        ensure!(
+            plan.run(CAP + 1, 1.0).is_err(),
+            "a run above the bound ran, given twice"
+        );
+    }
     ensure!(
         replayed.to_string().contains("len <= cap"),
         "message: {replayed}"

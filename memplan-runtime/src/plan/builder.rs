@@ -124,6 +124,22 @@ impl Givens {
         });
     }
 
+    /// Whether `run` gives what was given already: the same value for
+    /// each argument and fill it names, each value's bytes compared (a
+    /// value of a type that may have padding is never the same).
+    pub(crate) fn already_has(&self, run: &Givens) -> bool {
+        let values = run.values.iter().all(|new| {
+            self.value_of(new.op, new.arg)
+                .is_some_and(|old| old.same_as(&new.value))
+        });
+        let fills = run.fills.iter().all(|new| {
+            let old = self.fills.iter().find(|old| old.op == new.op);
+            // A fill's element type is its buffer's: the bytes say it all.
+            old.is_some_and(|old| old.value.bytes == new.value.bytes)
+        });
+        values && fills && run.dims.is_empty() && run.shared.is_empty()
+    }
+
     /// Replaces what was given for the arguments and fills `run` gives
     /// values for, keeping the rest (a launch's values `new` gave).
     pub(crate) fn replace(&mut self, run: Givens) {
@@ -226,6 +242,22 @@ pub(crate) struct Value {
     /// padding), so that the bytes may be read and compared: a graph
     /// replaying a launch changes its node only when its arguments change.
     pub initialized: bool,
+}
+
+impl Value {
+    /// Whether `other` is this value, byte for byte; never for a type
+    /// that may have padding, whose bytes cannot be read.
+    fn same_as(&self, other: &Value) -> bool {
+        if !(self.initialized && other.initialized) || self.type_id != other.type_id {
+            return false;
+        }
+        // SAFETY: every byte of both is initialized (`initialized`), and
+        // `MaybeUninit<u8>` has `u8`'s layout.
+        let bytes = |value: &Value| unsafe {
+            std::slice::from_raw_parts(value.bytes.as_ptr().cast::<u8>(), value.bytes.len())
+        };
+        bytes(self) == bytes(other)
+    }
 }
 
 /// A fill value's bytes, and its type.

@@ -52,6 +52,9 @@ pub(crate) struct Runner {
     timer: Timer,
     /// This plan's number among the plans of the process, for reports.
     instance: u32,
+    /// Whether `steps` are resolved for the sizes and values the plan
+    /// holds now: a run that gives the same again resolves nothing.
+    resolved: bool,
     /// Whether a run may still be on the GPU. A `Cell`, because the host
     /// views (`&self`) must settle such a run first.
     in_flight: Cell<bool>,
@@ -90,6 +93,7 @@ impl Runner {
             sizes,
             given,
             steps: steps?,
+            resolved: false,
             agree_each_run,
             timer: Timer::default(),
             instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
@@ -133,6 +137,15 @@ impl Runner {
         {
             return Err(self.info.error(info.site, MALFORMED));
         }
+        // The same sizes and values as the run the steps were resolved
+        // for (a loop of equal batches): nothing to resolve again.
+        let sizes_kept = (self.info.run_inputs.iter())
+            .zip(&run.sizes)
+            .all(|(&input, &value)| self.sizes.input(input) == Some(value));
+        if self.resolved && sizes_kept && self.given.already_has(&run.given) {
+            return Ok(());
+        }
+        self.resolved = false;
         for (&input, &value) in self.info.run_inputs.iter().zip(&run.sizes) {
             self.sizes.set_run_input(input, value);
         }
@@ -158,6 +171,12 @@ impl Runner {
     /// `prepare` and `apply`): the ops that do, or the whole plan again
     /// when a loop does.
     pub fn resolve_for_run(&mut self) -> Result<()> {
+        // Resolved for these sizes and values, bounds checked, by the last
+        // run; the caller's slices differ from run to run.
+        if self.resolved && !self.has_caller_slices() {
+            return Ok(());
+        }
+        self.resolved = false;
         // The bounds first: the checks took them as true of every size.
         self.sizes
             .check_bounds(false)
@@ -167,7 +186,9 @@ impl Runner {
             against: Against::Gpus(&self.made.kernels),
             sizes: &mut self.sizes,
             given: &self.given,
-        })
+        })?;
+        self.resolved = true;
+        Ok(())
     }
 
     pub fn has_caller_slices(&self) -> bool {

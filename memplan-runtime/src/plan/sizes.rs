@@ -150,6 +150,11 @@ impl Sizes {
             .unwrap_or(false)
     }
 
+    /// The value of input `input`, if given.
+    pub fn input(&self, input: u16) -> Option<usize> {
+        self.inputs.get(usize::from(input)).copied().flatten()
+    }
+
     /// Sets a run input, and forgets every size computed from run inputs.
     pub fn set_run_input(&mut self, input: u16, value: usize) {
         if let Some(slot) = self.inputs.get_mut(usize::from(input)) {
