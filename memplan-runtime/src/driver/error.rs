@@ -43,6 +43,10 @@ impl DriverError {
     /// `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`: the host range is
     /// registered already.
     pub const HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
+    /// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`: a capture ended by an error
+    /// during it, which may be another thread's (a context synchronized
+    /// while the capture lasted).
+    pub const STREAM_CAPTURE_INVALIDATED: Self = Self(901);
 
     /// The code's name, `CUDA_ERROR_OUT_OF_MEMORY`: the driver's, or (when
     /// there is no driver to ask) memplan's own for common codes.

@@ -17,7 +17,7 @@ use super::step::{Resources, Step, address_in};
 use super::steps::Resolved;
 use crate::context::Context;
 use crate::copy::Direction;
-use crate::driver::{self, Memcpy3d};
+use crate::driver::{self, DriverError, Memcpy3d};
 use crate::error::{Error, Fault, Result};
 use crate::graph::{Capture, Graph};
 use crate::kernel::LaunchConfig;
@@ -161,7 +161,7 @@ impl Replays {
             Some(at) => at,
             None => {
                 // SAFETY: the caller's promise.
-                let kept = unsafe { capture(steps, on, streams, shape)? };
+                let kept = unsafe { capture_again_if_invalidated(steps, on, streams, shape)? };
                 if self.graphs.len() == GRAPHS_KEPT {
                     let oldest = (0..self.graphs.len()).min_by_key(|&at| self.graphs[at].replayed);
                     self.graphs.remove(oldest.unwrap_or(0));
@@ -306,6 +306,37 @@ impl Node {
         // What the node does is known only once the driver took it.
         self.now = if set { does } else { None };
         Ok(set)
+    }
+}
+
+/// How many times a capture that another thread invalidated is tried.
+const CAPTURE_TRIES: usize = 3;
+
+/// [`capture`], tried again when the capture was invalidated: another
+/// thread synchronizing the context (`cuCtxSynchronize`, which a failed
+/// run's clean-up calls) ends every capture in it, through no fault of
+/// this run's.
+///
+/// # Safety
+/// As for [`Replays::replay`].
+unsafe fn capture_again_if_invalidated(
+    steps: &mut [Resolved],
+    on: &mut Resources,
+    streams: &[Stream],
+    shape: Vec<Shape>,
+) -> Result<Kept> {
+    let mut tries = 1;
+    loop {
+        // SAFETY: the caller's promise.
+        match unsafe { capture(steps, on, streams, shape.clone()) } {
+            Err(error)
+                if error.driver_error() == Some(DriverError::STREAM_CAPTURE_INVALIDATED)
+                    && tries < CAPTURE_TRIES =>
+            {
+                tries += 1;
+            }
+            captured => return captured,
+        }
     }
 }
 
