@@ -993,9 +993,12 @@
 //!   and drops the one replayed longest ago: a batch loop whose last batch
 //!   is short uses two, a loop count that changes and changes back finds
 //!   its graph again. A run whose checks fail (a length above its bound)
-//!   fails before any graph is touched. Refused, with the reason, for
-//!   plans a graph cannot hold: synchronous ops or host steps, the
-//!   caller's slices, collectives, several GPUs. `Replay::Direct` (the
+//!   fails before any graph is touched. A rank's collectives (`ranks
+//!   world;`) are captured into its graph as NCCL's kernels, which are not
+//!   changed in place: a collective whose length or buffers change makes
+//!   a shape of its own. Refused, with the reason, for plans a graph
+//!   cannot hold: synchronous ops or host steps, the caller's slices,
+//!   several GPUs in one process. `Replay::Direct` (the
 //!   default) goes back to queuing. A launch whose value arguments are of
 //!   a type with padding is set at every run (its bytes cannot be
 //!   compared); the others only when they change. A replayed run's report

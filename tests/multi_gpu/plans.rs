@@ -31,6 +31,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         RANKS_THAT_DISAGREE,
         ranks_that_disagree_are_refused_by_every_rank,
     ),
+    (
+        "multi_gpu::plans::ranks_replay_their_collectives",
+        ranks_replay_their_collectives,
+    ),
 ];
 
 const RANKS_THAT_DISAGREE: &str = "multi_gpu::plans::ranks_that_disagree_are_refused_by_every_rank";
@@ -254,6 +258,65 @@ fn a_plan_per_gpu_joins_one_job() -> Result<(), Failed> {
             &y[..4]
         );
     }
+    Ok(())
+}
+
+/// A rank per thread, each run replayed from a CUDA graph with its
+/// all-reduce captured in it (`set_replay(Replay::Graph)`): lengths that
+/// change and come back (a graph each, found again), the host's data new
+/// at every run; every rank's sums right and its own shard its own. A plan
+/// on several GPUs of one process is refused, naming why.
+fn ranks_replay_their_collectives() -> Result<(), Failed> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpus = gpus()?;
+    let count = gpus.len();
+    let id = UniqueId::new()?;
+    let (n, shard) = (1 << 16, 100);
+    let lengths = [n, n / 2, n, n / 2, 3, n];
+    let results = on_a_thread_each(count, |rank| {
+        let mut plan = Uneven::new(&gpus[rank], &Rank { id, count, rank }, n, shard)?;
+        plan.set_replay(Replay::Graph)?;
+        let mut seen = Vec::new();
+        for (run, len) in lengths.into_iter().enumerate() {
+            let mine = (rank * 10 + run) as f32;
+            plan.host_mut().x.fill(mine + 1.0);
+            plan.host_mut().mine.fill(mine);
+            plan.run(len)?;
+            let host = plan.host();
+            seen.push((
+                host.x[0],
+                host.x[len - 1],
+                host.x.get(len).copied(),
+                host.mine[0],
+            ));
+        }
+        Ok(seen)
+    });
+    for (rank, result) in results.into_iter().enumerate() {
+        for (run, (first, last, past, mine)) in result?.into_iter().enumerate() {
+            // Every rank's x, summed: the sum of (10 r + run + 1) over r.
+            let sum: f32 = (0..count).map(|r| (r * 10 + run + 1) as f32).sum();
+            let own = (rank * 10 + run) as f32;
+            ensure!(
+                first == sum && last == sum,
+                "rank {rank}, run {run}: {first}, {last}, expected {sum}"
+            );
+            ensure!(
+                past.is_none_or(|past| past == own + 1.0),
+                "rank {rank}, run {run}: past the length {past:?}, expected {}",
+                own + 1.0
+            );
+            ensure!(
+                mine == own,
+                "rank {rank}, run {run}: shard {mine}, expected {own}"
+            );
+        }
+    }
+    let error = Reduce::new(&gpus, 1024, count)?
+        .set_replay(Replay::Graph)
+        .err()
+        .ok_or("a plan on several GPUs replays")?;
+    ensure!(error.to_string().contains("several GPUs"), "{error}");
     Ok(())
 }
 

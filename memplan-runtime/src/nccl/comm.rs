@@ -457,7 +457,7 @@ pub struct Collective<'a> {
 
 /// One NCCL call's arguments, checked, but for the communicator and the
 /// stream: what a plan keeps for each rank's part of a collective.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Call {
     pub kind: Kind,
     /// The op, root or peer.

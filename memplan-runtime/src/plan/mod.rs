@@ -13,6 +13,7 @@ mod collectives;
 mod engine;
 mod fingerprint;
 mod graph;
+mod group;
 mod in_flight;
 mod info;
 mod launch;

@@ -10,8 +10,12 @@
 //! driver lets an executable graph change (`cuGraphExec*NodeSetParams`).
 //! A run of another shape (a loop count that changes, a range that
 //! becomes empty) is captured anew; [`GRAPHS_KEPT`] graphs are kept, the
-//! least recently replayed dropped first.
+//! least recently replayed dropped first. A rank's collectives are
+//! captured as NCCL queues them, as one group each; their nodes are NCCL's
+//! and never changed, so all of a collective is in its shape.
 
+use super::address::Addr;
+use super::group::queue_group;
 use super::info::MALFORMED;
 use super::step::{Resources, Step, address_in};
 use super::steps::Resolved;
@@ -21,8 +25,10 @@ use crate::driver::{self, DriverError, Memcpy3d};
 use crate::error::{Error, Fault, Result};
 use crate::graph::{Capture, Graph};
 use crate::kernel::LaunchConfig;
+use crate::nccl::Call;
 use crate::op::OpResultExt;
 use crate::stream::Stream;
+use crate::timer::Timer;
 use cust::sys::{CUDA_MEMSET_NODE_PARAMS, CUgraphExec, CUgraphNode};
 use std::ffi::c_void;
 
@@ -70,6 +76,9 @@ struct Shape {
     /// empty, a copy's direction and whether it moves nothing, a fill's
     /// unit (0: nothing), an event, an allocation's slot and size.
     fixed: (u64, u64),
+    /// A rank's part of a collective, all of it: NCCL's kernels are not
+    /// changed in place, so a collective that changes is a new shape.
+    collective: Option<(Call, Addr, Addr, u16)>,
 }
 
 /// A step's node in a graph, and what setting its parameters needs.
@@ -358,7 +367,21 @@ unsafe fn capture(
     let capture = unsafe { Capture::begin(&streams)? };
     let mut found = Vec::with_capacity(steps.len());
     let mut queue = || -> Result<()> {
-        for resolved in steps.iter_mut() {
+        let mut index = 0;
+        while index < steps.len() {
+            // A collective's parts, queued as one NCCL group (captured as
+            // NCCL's kernels): never changed in place, a node each none.
+            if let Some((true, _)) = steps[index].group {
+                let end = (index..steps.len())
+                    .find(|&at| matches!(steps[at].group, Some((_, true))))
+                    .ok_or_else(|| steps[index].op.error(MALFORMED))?;
+                queue_group(&steps[index..=end], index, on, &mut Timer::default())?;
+                found.extend((index..=end).map(|_| None));
+                index = end + 1;
+                continue;
+            }
+            let resolved = &mut steps[index];
+            index += 1;
             // SAFETY: the caller's promise; a replayed plan has no host
             // steps.
             let moved = unsafe { resolved.step.run(on, &mut |_| Err(MALFORMED)) };
@@ -497,14 +520,26 @@ fn shape_of(resolved: &Resolved) -> Shape {
         Step::Wait { event, .. } => (5, (u64::from(event), 0)),
         Step::Alloc { scratch, bytes, .. } => (6, (u64::from(scratch), bytes as u64)),
         Step::Free { scratch, .. } => (7, (u64::from(scratch), 0)),
+        Step::Collective { .. } => (8, (0, 0)),
         // Never in a replayed plan (`Runner::graph_obstacle`); kept apart.
         _ => (0, (0, 0)),
+    };
+    let collective = match *step {
+        Step::Collective {
+            call,
+            send,
+            recv,
+            comm,
+            ..
+        } => Some((call, send, recv, comm)),
+        _ => None,
     };
     Shape {
         def: resolved.def,
         stream: step.queued_on(),
         kind,
         fixed,
+        collective,
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::builder::{Builder, Givens};
 use super::fingerprint::Agreement;
+use super::group::queue_group;
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
 use super::made::Made;
 use super::replay::{Replay, Replays, Target};
@@ -21,7 +22,7 @@ use crate::graph::{Capture, Graph};
 use crate::op::OpResultExt;
 use crate::report::RunReport;
 use crate::stream::{LEGACY, Stream, wait_all};
-use crate::timer::{GroupPart, Timer, Timing};
+use crate::timer::{Timer, Timing};
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
@@ -485,8 +486,7 @@ impl Runner {
         // SAFETY: as for `queue_steps`: every step was resolved from a plan
         // memplan checked, and `finish` waits for the streams before the
         // host touches the memory or it is freed; `set_replay` refused
-        // plans with host steps, caller slices, collectives or GPUs past
-        // the first.
+        // plans with host steps, caller slices or GPUs past the first.
         unsafe { replays.replay(&mut steps.list, target, &plan_error) }
     }
 
@@ -538,8 +538,11 @@ impl Runner {
     fn graph_obstacle(&self, per_run: bool) -> Option<&'static str> {
         if self.made.contexts.len() > 1 {
             Some("this plan runs on several GPUs, and memplan captures plans on one GPU only")
-        } else if !self.made.comms.is_empty() {
-            Some("this plan has NCCL collectives, which memplan does not capture in CUDA graphs")
+        } else if !per_run && !self.made.comms.is_empty() {
+            Some(
+                "this plan has NCCL collectives, which `graph()` does not capture: \
+                 `set_replay(Replay::Graph)` replays each run from a graph, collectives included",
+            )
         } else if self.has_caller_slices() {
             Some(
                 "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
@@ -598,48 +601,6 @@ impl Runner {
     pub fn error_at_plan(&self, operation: &'static str, fault: Fault) -> Error {
         self.info.error_at_plan(operation, fault)
     }
-}
-
-/// Queues one NCCL group: the parts of a collective on every GPU, or
-/// sends and receives that meet (ops `first..`, `steps`). Every part is
-/// made before the group starts, so that nothing of memplan's fails
-/// inside it: a failure there, after some parts were handed over, would
-/// leave NCCL to launch those alone at `ncclGroupEnd`, and their GPUs to
-/// wait for ever for the rest. When NCCL refuses a call, it drops the
-/// whole group at `ncclGroupEnd`.
-fn queue_group(steps: &[Resolved], first: usize, on: &Resources, timer: &mut Timer) -> Result<()> {
-    let (Some(first_op), Some(last_op)) = (steps.first(), steps.last()) else {
-        return Ok(());
-    };
-    let (first_op, last_op) = (&first_op.op, &last_op.op);
-    let mut parts = Vec::with_capacity(steps.len());
-    for resolved in steps {
-        let part = resolved
-            .step
-            .nccl_part(on)
-            .and_then(|part| part.ok_or(MALFORMED));
-        parts.push(part.at_op(&resolved.op)?);
-    }
-    let timed: Vec<GroupPart> = (parts.iter().enumerate())
-        .map(|(at, part)| part.timed_as(first + at))
-        .collect();
-    timer.start_group(&timed).at_op(first_op)?;
-    let mut queued = crate::nccl::group_start().at_op(first_op);
-    if queued.is_ok() {
-        for (part, resolved) in parts.iter().zip(steps) {
-            // SAFETY: as for `Step::run`, which `Runner::queue` promises.
-            queued = unsafe { part.queue() }.at_op(&resolved.op);
-            if queued.is_err() {
-                break;
-            }
-        }
-        let ended = crate::nccl::group_end().at_op(last_op);
-        queued = queued.and(ended);
-    }
-    // The mark ends even when the group failed: CUPTI's id for it must
-    // not stay on this thread.
-    let marked = timer.end_group(&timed, queued.is_ok()).at_op(last_op);
-    queued.and(marked)
 }
 
 /// For one rank of a job, once its plan is made (or failed to be, `ready`
