@@ -43,6 +43,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "replay::a_failed_capture_leaves_the_plan_usable",
         a_failed_capture_leaves_the_plan_usable,
     ),
+    (
+        "replay::values_change_while_sizes_stay",
+        values_change_while_sizes_stay,
+    ),
 ];
 
 memplan! {
@@ -448,6 +452,73 @@ fn a_failed_capture_leaves_the_plan_usable() -> Result<(), Failed> {
     for v in [1.0, 2.0] {
         plan.run(v)?;
         ensure!(plan.host().out.iter().all(|&o| o == v), "v {v}");
+    }
+    Ok(())
+}
+
+/// Runs that give the sizes of the last run and new values write the
+/// values into the steps resolved for those sizes (launch arguments, fill
+/// values), run directly and replayed, on plans resolved op by op and
+/// plans unrolled at each run; then a new size, and the values again.
+fn values_change_while_sizes_stay() -> Result<(), Failed> {
+    let ctx = context()?;
+    let (x, y) = (floats(CAP), floats(CAP));
+    let runs = [
+        (CAP - 5, 0.5),
+        (CAP - 5, -1.0),
+        (CAP - 5, 2.0),
+        (CAP - 5, 2.0),
+        (CAP - 5, 0.25),
+        (1000, 0.25),
+        (1000, 3.0),
+        (CAP - 5, 3.0),
+        (CAP - 5, -0.5),
+    ];
+    for replay in [Replay::Direct, Replay::Graph] {
+        // Resolved op by op (no loop).
+        let mut plan = Saxpy::new(&ctx, CAP, 1)?;
+        plan.set_replay(replay)?;
+        plan.host_mut().x.copy_from_slice(&x);
+        plan.host_mut().y.copy_from_slice(&y);
+        let mut expected = y.clone();
+        for (run, (len, a)) in runs.into_iter().enumerate() {
+            plan.run(len, a)?;
+            saxpy(2.0 * a, &x, &mut expected, len);
+            same(
+                &format!("Saxpy {replay:?}, run {run}"),
+                plan.host().y,
+                &expected,
+            )?;
+        }
+        // Unrolled at each run: a loop whose count is the run's length's.
+        let mut plan = Stream::new(&ctx, CAP, 1000, 3)?;
+        plan.set_replay(replay)?;
+        plan.host_mut().x.copy_from_slice(&x);
+        plan.host_mut().y.copy_from_slice(&y);
+        let mut expected = y.clone();
+        for (run, (len, a)) in runs.into_iter().enumerate() {
+            plan.run(len, a)?;
+            saxpy(a, &x, &mut expected, len);
+            same(
+                &format!("Stream {replay:?}, run {run}"),
+                plan.host().y,
+                &expected,
+            )?;
+        }
+        // A fill of the run's value.
+        let mut plan = FillThenAddOne::new(&ctx, CAP)?;
+        plan.set_replay(replay)?;
+        let mut expected = vec![-7.0f32; CAP];
+        plan.host_mut().out.copy_from_slice(&expected);
+        for (run, (len, v)) in runs.into_iter().enumerate() {
+            plan.run(len, v)?;
+            expected[..len].fill(v + 1.0);
+            same(
+                &format!("FillThenAddOne {replay:?}, run {run}"),
+                plan.host().out,
+                &expected,
+            )?;
+        }
     }
     Ok(())
 }

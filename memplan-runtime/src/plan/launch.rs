@@ -175,6 +175,44 @@ impl LaunchStep {
         })
     }
 
+    /// Writes value argument `position` again, as `bytes` (of a type with
+    /// padding, unless `initialized`); `false` if the launch has no such
+    /// argument, or it holds fewer bytes: the launch must be resolved
+    /// again.
+    pub fn set_value(
+        &mut self,
+        position: usize,
+        bytes: &[MaybeUninit<u8>],
+        initialized: bool,
+    ) -> bool {
+        let Some(&start) = self.starts.get(position) else {
+            return false;
+        };
+        let end = self
+            .starts
+            .get(position + 1)
+            .copied()
+            .unwrap_or(self.storage.len());
+        let Some(chunks) = self.storage.get_mut(start..end) else {
+            return false;
+        };
+        if bytes.len() > size_of_val::<[Chunk]>(chunks) {
+            return false;
+        }
+        chunks.fill(Chunk(MaybeUninit::zeroed()));
+        // SAFETY: `chunks` holds at least `bytes.len()` bytes (checked);
+        // `MaybeUninit` bytes may be copied whatever they hold.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                chunks.as_mut_ptr().cast::<MaybeUninit<u8>>(),
+                bytes.len(),
+            );
+        }
+        self.initialized &= initialized;
+        true
+    }
+
     /// Sets the launch as the kernel node `node` of `exec` will make it at
     /// its next replays, with the addresses `resolve` gives for the
     /// arguments known only during a run.

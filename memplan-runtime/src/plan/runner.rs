@@ -56,6 +56,9 @@ pub(crate) struct Runner {
     /// Whether `steps` are resolved for the sizes and values the plan
     /// holds now: a run that gives the same again resolves nothing.
     resolved: bool,
+    /// Whether `steps` are resolved for the sizes the plan holds now, and
+    /// only values differ: the run writes them into its steps.
+    values_only: bool,
     /// Whether a run may still be on the GPU. A `Cell`, because the host
     /// views (`&self`) must settle such a run first.
     in_flight: Cell<bool>,
@@ -95,6 +98,7 @@ impl Runner {
             given,
             steps: steps?,
             resolved: false,
+            values_only: false,
             agree_each_run,
             timer: Timer::default(),
             instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
@@ -146,6 +150,9 @@ impl Runner {
         if self.resolved && sizes_kept && self.given.already_has(&run.given) {
             return Ok(());
         }
+        // The same sizes, new values: steps resolved for the sizes stand,
+        // with the values written into them.
+        self.values_only = (self.resolved || self.values_only) && sizes_kept;
         self.resolved = false;
         for (&input, &value) in self.info.run_inputs.iter().zip(&run.sizes) {
             self.sizes.set_run_input(input, value);
@@ -175,6 +182,16 @@ impl Runner {
         // Resolved for these sizes and values, bounds checked, by the last
         // run; the caller's slices differ from run to run.
         if self.resolved && !self.has_caller_slices() {
+            return Ok(());
+        }
+        // Only values changed since the steps were resolved: written into
+        // them, checked as resolving checks them; where that cannot be
+        // done, resolved as usual below.
+        if std::mem::take(&mut self.values_only)
+            && !self.has_caller_slices()
+            && (self.steps).rewrite_values(self.info, &mut self.sizes, &self.given)
+        {
+            self.resolved = true;
             return Ok(());
         }
         self.resolved = false;

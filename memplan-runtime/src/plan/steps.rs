@@ -4,13 +4,15 @@
 //! parts gathered into one NCCL group.
 
 use super::builder::Givens;
+use super::info::{Arg, LaunchInfo, Place};
 use super::info::{MALFORMED, Op, PlanInfo};
-use super::launch::LaunchStep;
+use super::launch::{LaunchStep, MAX_ALIGN};
 use super::layout::Layout;
 use super::resolve::{Against, Resolver, op_info, sizes_of};
 use super::sizes::Sizes;
 use super::step::Step;
 use crate::error::{Fault, Result};
+use crate::fill::Pattern;
 use crate::op::{OpInfo, OpResultExt};
 
 /// The most ops a plan's loops may unroll into: more would be a run of
@@ -144,6 +146,54 @@ impl Steps {
             (self.list[step].step, self.list[step].gpu) = (resolved, gpu);
         }
         Ok(())
+    }
+
+    /// Writes a run's values into the steps resolved for the last run,
+    /// which gave the same sizes: each launch argument and fill value a run
+    /// gives, checked as resolving checks it. `false` where a step must be
+    /// resolved again (an extent measured from a value, a value that does
+    /// not fit its place, one an extent names that differs from its size):
+    /// the caller resolves the run as usual, and any error comes from
+    /// there. Steps of the ops that read run sizes only are as they were.
+    pub fn rewrite_values(&mut self, info: &PlanInfo, sizes: &mut Sizes, given: &Givens) -> bool {
+        for resolved in &mut self.list {
+            if !resolved.per_run {
+                continue;
+            }
+            let Some(def) = info.ops.get(usize::from(resolved.def)) else {
+                return false;
+            };
+            let rewritten = match (&def.op, &mut resolved.step) {
+                (Op::Launch(launch), Step::Launch { launch: step, .. }) => {
+                    rewrite_arguments(info, sizes, given, resolved.def, launch, step)
+                }
+                (&Op::Fill(dst), Step::Fill { pattern, .. }) => {
+                    match fill_value(info, given, resolved.def, dst).and_then(Pattern::of) {
+                        Some(new) => {
+                            *pattern = new;
+                            true
+                        }
+                        None => false,
+                    }
+                }
+                (&Op::Fill(dst), Step::FillHost { value, .. }) => {
+                    match fill_value(info, given, resolved.def, dst) {
+                        Some(bytes) => {
+                            *value = bytes.into();
+                            true
+                        }
+                        None => false,
+                    }
+                }
+                (Op::Launch(_) | Op::Fill(_), _) => false,
+                // What reads run sizes only: the sizes are the same.
+                _ => true,
+            };
+            if !rewritten {
+                return false;
+            }
+        }
+        true
     }
 
     /// Resolves every op into the steps of a run, in program order, each
@@ -317,6 +367,64 @@ impl Steps {
         }
         Ok(())
     }
+}
+
+/// Writes the values a run gives into `step`, launch `def` of `launch`;
+/// `false` where it must be resolved again (see `Steps::rewrite_values`).
+fn rewrite_arguments(
+    info: &PlanInfo,
+    sizes: &mut Sizes,
+    given: &Givens,
+    def: u16,
+    launch: &LaunchInfo<'static>,
+    step: &mut LaunchStep,
+) -> bool {
+    let Ok(code) = info.kernel_code(launch.kernel) else {
+        return false;
+    };
+    for (position, arg) in launch.args.iter().enumerate() {
+        let bound = match *arg {
+            Arg::Measured(..) => return false,
+            Arg::Value => None,
+            Arg::Bound(size, _) => Some(size),
+            Arg::Buffer(_) | Arg::Extent(..) | Arg::Count(..) => continue,
+        };
+        let (Ok(at), Some(param)) = (u16::try_from(position), code.params.get(position)) else {
+            return false;
+        };
+        let Some(value) = given.value_of(def, at) else {
+            return false;
+        };
+        // As resolving checks it: the parameter's own type and layout.
+        let layout = param.layout();
+        if !param.takes(value.type_id)
+            || value.bytes.len() != layout.size
+            || value.align != layout.align
+            || value.align > MAX_ALIGN
+        {
+            return false;
+        }
+        // A value an extent names equals the size it stands for.
+        if let Some(size) = bound {
+            let Ok(size) = sizes.get(size) else {
+                return false;
+            };
+            if value.integer.is_none() || i128::try_from(size).ok() != value.integer {
+                return false;
+            }
+        }
+        if !step.set_value(position, &value.bytes, value.initialized) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The bytes a run gives fill `def` of `dst`, if of `dst`'s element type.
+fn fill_value<'g>(info: &PlanInfo, given: &'g Givens, def: u16, dst: Place) -> Option<&'g [u8]> {
+    let value = &given.fills.iter().find(|g| g.op == def)?.value;
+    let elem = info.elem(dst.buffer()).ok()?;
+    value.elem.same_as(&elem).then_some(&*value.bytes)
 }
 
 /// What resolving an op reads.
