@@ -57,7 +57,10 @@
 //!   range of it (`x[..len]`), which each run checks against the buffer.
 //!   `run` values go into launch arguments and fill values, computed at
 //!   each run. Ops that read `run` parameters are resolved again at each
-//!   run (a loop that does, unrolled again). Such a plan replays as CUDA
+//!   run (a loop that does, unrolled again), unless the run gives the
+//!   sizes of the last: then its values are written into the ops resolved
+//!   for those sizes, checked as resolving checks them, and a run that
+//!   gives what the last gave changes nothing. Such a plan replays as CUDA
 //!   graphs with `set_replay(Replay::Graph)` (below, under the plan's
 //!   methods): each run's graph is changed in place to its sizes and
 //!   values; `graph()`, one graph for every run, would keep the first
