@@ -82,6 +82,20 @@ memplan! {
         }
     }
 
+    /// Adds one to the first `m` elements, `m` given to each run: an
+    /// extent measured from a value, checked at each run.
+    pub plan Counted(cap: usize, run m: i32) {
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+        host   out: [f32; cap] pinned;
+        device d: [f32; cap];
+        stream s;
+        on s {
+            fill d with 0.0;
+            launch process_data<<<blocks(cap, 256), 256>>>(d, m);
+            copy d -> out;
+        }
+    }
+
     /// A synchronous copy, which a graph cannot hold.
     pub plan Synchronous(n: usize, run v: f32) {
         host   x: [f32; n] pinned;
@@ -518,6 +532,42 @@ fn values_change_while_sizes_stay() -> Result<(), Failed> {
                 plan.host().out,
                 &expected,
             )?;
+        }
+        // The same length, values whose memset unit differs (0.0 is a
+        // byte pattern, -0.0 a word).
+        for (run, v) in [1.5f32, 0.0, -0.0, 0.0, 2.0].into_iter().enumerate() {
+            plan.run(1000, v)?;
+            expected[..1000].fill(v + 1.0);
+            let what = format!("FillThenAddOne {replay:?}, unit run {run}");
+            same(&what, plan.host().out, &expected)?;
+        }
+        // An extent measured from a value: refused at every run that
+        // gives one too long or negative, right at every run in between.
+        let mut plan = Counted::new(&ctx, 1000)?;
+        plan.set_replay(replay)?;
+        for (m, ok) in [
+            (4, true),
+            (1008, false),
+            (1008, false),
+            (-5, false),
+            (4, true),
+            (10, true),
+        ] {
+            let ran = plan.run(m);
+            ensure!(
+                ran.is_ok() == ok,
+                "Counted {replay:?}, m {m}: {:?}",
+                ran.err()
+            );
+            if ok {
+                let out = plan.host().out;
+                let ones = usize::try_from(m)?;
+                ensure!(
+                    out[..ones].iter().all(|&o| o == 1.0) && out[ones..].iter().all(|&o| o == 0.0),
+                    "Counted {replay:?}, m {m}: {:?}",
+                    &out[..12]
+                );
+            }
         }
     }
     Ok(())

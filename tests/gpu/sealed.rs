@@ -43,6 +43,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         a_run_value_of_another_type_is_refused,
     ),
     (
+        "sealed::a_fill_value_of_another_type_is_refused",
+        a_fill_value_of_another_type_is_refused,
+    ),
+    (
         "sealed::scopes_refuse_overlapping_and_unordered_copies",
         scopes_refuse_overlapping_and_unordered_copies,
     ),
@@ -354,6 +358,47 @@ memplan! {
         fill d with 0.0;
         launch process_data<<<blocks(cap, 256), 256>>>(d, m);
     }
+}
+
+memplan! {
+    /// Fills `d` with the value each run gives.
+    plan FillRun(cap: usize, run v: f32) {
+        host   out: [f32; cap] pinned;
+        device d: [f32; cap];
+        stream s;
+        on s {
+            fill d with v;
+            copy d -> out;
+        }
+    }
+}
+
+/// A fill's value of another type, with the very bytes the last run gave
+/// (a run that gives what the last gave resolves nothing again): refused.
+fn a_fill_value_of_another_type_is_refused() -> Result<(), Failed> {
+    let ctx = context()?;
+    let mut plan = FillRun::new(&ctx, 256)?;
+    plan.run(1.0)?;
+    let given = |_: &_| {
+        let mut given = memplan::__private::RunGiven::new(&[]);
+        given.fill::<u32>(0, 1.0f32.to_bits());
+        given
+    };
+    let error = plan
+        .0
+        .run_given(Some(&given), &mut [])
+        .err()
+        .ok_or("a u32 fill was taken for an f32 one")?;
+    ensure!(
+        matches!(error.fault(), Fault::Unsupported(why) if why.contains("inconsistent")),
+        "a fill value of another type is refused as not the plan's: {error}"
+    );
+    plan.run(2.0)?;
+    ensure!(
+        plan.host().out.iter().all(|&o| o == 2.0),
+        "the plan did not run"
+    );
+    Ok(())
 }
 
 fn a_run_value_of_another_type_is_refused() -> Result<(), Failed> {

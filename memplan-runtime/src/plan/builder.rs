@@ -134,8 +134,9 @@ impl Givens {
         });
         let fills = run.fills.iter().all(|new| {
             let old = self.fills.iter().find(|old| old.op == new.op);
-            // A fill's element type is its buffer's: the bytes say it all.
-            old.is_some_and(|old| old.value.bytes == new.value.bytes)
+            old.is_some_and(|old| {
+                old.value.elem.same_as(&new.value.elem) && old.value.bytes == new.value.bytes
+            })
         });
         values && fills && run.dims.is_empty() && run.shared.is_empty()
     }

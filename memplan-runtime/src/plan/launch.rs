@@ -209,6 +209,8 @@ impl LaunchStep {
                 bytes.len(),
             );
         }
+        // Only ever less: a parameter's type, and so whether its values
+        // have padding, is fixed, so this stays as the launch was laid out.
         self.initialized &= initialized;
         true
     }

@@ -217,6 +217,11 @@ impl Runner {
     /// plan registers, and resolves the ops that read their lengths.
     pub fn prepare(&mut self, slices: &[Slice<'_>]) -> Result<Registrations> {
         let info = self.info;
+        // The slices' lengths are inputs too: the steps are resolved again.
+        if !slices.is_empty() {
+            self.resolved = false;
+            self.values_only = false;
+        }
         let declared: Vec<(usize, &super::info::BufferInfo)> = info
             .buffers
             .iter()

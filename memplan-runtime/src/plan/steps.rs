@@ -185,7 +185,7 @@ impl Steps {
                         None => false,
                     }
                 }
-                (Op::Launch(_) | Op::Fill(_), _) => false,
+                (Op::Launch(_) | Op::Fill(_), _) | (_, Step::Pending) => false,
                 // What reads run sizes only: the sizes are the same.
                 _ => true,
             };
