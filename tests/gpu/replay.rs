@@ -10,6 +10,33 @@ use crate::harness::{GpuTest, context};
 use libtest_mimic::Failed;
 use memplan::{GRAPHS_KEPT, Replay, memplan};
 
+/// Two of the plan `$new` makes, the second replayed from graphs, both
+/// given `x` and `y`.
+macro_rules! direct_and_replayed {
+    ($new:expr, $x:expr, $y:expr) => {{
+        let mut plans = [$new, $new];
+        plans[1].set_replay(Replay::Graph)?;
+        for plan in &mut plans {
+            plan.host_mut().x.copy_from_slice($x);
+            plan.host_mut().y.copy_from_slice($y);
+        }
+        plans
+    }};
+}
+
+/// Both plans' `y` is `expected`.
+macro_rules! both_match {
+    ($plans:expr, $what:expr, $expected:expr) => {{
+        let what = $what;
+        same(
+            &format!("{what}, run directly"),
+            $plans[0].host().y,
+            $expected,
+        )?;
+        same(&format!("{what}, replayed"), $plans[1].host().y, $expected)?;
+    }};
+}
+
 pub const TESTS: &[(&str, GpuTest)] = &[
     (
         "replay::replayed_runs_match_direct_runs",
@@ -121,28 +148,14 @@ fn replayed_runs_match_direct_runs() -> Result<(), Failed> {
     let ctx = context()?;
     let (x, y) = (floats(CAP), floats(CAP));
 
-    let mut plans = [Saxpy::new(&ctx, CAP, 2)?, Saxpy::new(&ctx, CAP, 2)?];
-    plans[1].set_replay(Replay::Graph)?;
-    for plan in &mut plans {
-        plan.host_mut().x.copy_from_slice(&x);
-        plan.host_mut().y.copy_from_slice(&y);
-    }
+    let mut plans = direct_and_replayed!(Saxpy::new(&ctx, CAP, 2)?, &x, &y);
     let mut expected = y.clone();
     for (run, len) in LENGTHS.into_iter().enumerate() {
         for plan in &mut plans {
             plan.run(len, a_of(run))?;
         }
         saxpy(2.0 * a_of(run), &x, &mut expected, len);
-        same(
-            &format!("Saxpy, run {run}, len {len}"),
-            plans[0].host().y,
-            &expected,
-        )?;
-        same(
-            &format!("Saxpy replayed, run {run}, len {len}"),
-            plans[1].host().y,
-            &expected,
-        )?;
+        both_match!(plans, format!("Saxpy, run {run}, len {len}"), &expected);
     }
     // The same run again and again: a graph left as it is still runs.
     for again in 0..3 {
@@ -150,28 +163,11 @@ fn replayed_runs_match_direct_runs() -> Result<(), Failed> {
             plan.run(CAP - 1, 0.75)?;
         }
         saxpy(1.5, &x, &mut expected, CAP - 1);
-        same(
-            &format!("Saxpy, the same run {again}"),
-            plans[0].host().y,
-            &expected,
-        )?;
-        same(
-            &format!("Saxpy replayed, the same run {again}"),
-            plans[1].host().y,
-            &expected,
-        )?;
+        both_match!(plans, format!("Saxpy, the same run {again}"), &expected);
     }
 
     // Chunks of a ring of streams, as many as the run's length needs.
-    let mut plans = [
-        Stream::new(&ctx, CAP, 1000, 3)?,
-        Stream::new(&ctx, CAP, 1000, 3)?,
-    ];
-    plans[1].set_replay(Replay::Graph)?;
-    for plan in &mut plans {
-        plan.host_mut().x.copy_from_slice(&x);
-        plan.host_mut().y.copy_from_slice(&y);
-    }
+    let mut plans = direct_and_replayed!(Stream::new(&ctx, CAP, 1000, 3)?, &x, &y);
     let mut expected = y.clone();
     for (run, len) in LENGTHS.into_iter().enumerate() {
         // Queued and waited for as a batch loop does.
@@ -182,45 +178,19 @@ fn replayed_runs_match_direct_runs() -> Result<(), Failed> {
             plan.wait()?.ok_or("no run in flight after submit")?;
         }
         saxpy(a_of(run), &x, &mut expected, len);
-        same(
-            &format!("Stream, run {run}, len {len}"),
-            plans[0].host().y,
-            &expected,
-        )?;
-        same(
-            &format!("Stream replayed, run {run}, len {len}"),
-            plans[1].host().y,
-            &expected,
-        )?;
+        both_match!(plans, format!("Stream, run {run}, len {len}"), &expected);
     }
 
     // A fixed count of chunks clamped by the run's length: those past it
     // are empty, a shape of their own.
-    let mut plans = [
-        Clamped::new(&ctx, CAP, 1000, 12)?,
-        Clamped::new(&ctx, CAP, 1000, 12)?,
-    ];
-    plans[1].set_replay(Replay::Graph)?;
-    for plan in &mut plans {
-        plan.host_mut().x.copy_from_slice(&x);
-        plan.host_mut().y.copy_from_slice(&y);
-    }
+    let mut plans = direct_and_replayed!(Clamped::new(&ctx, CAP, 1000, 12)?, &x, &y);
     let mut expected = y.clone();
     for (run, len) in LENGTHS.into_iter().enumerate() {
         for plan in &mut plans {
             plan.run(len, a_of(run))?;
         }
         saxpy(a_of(run), &x, &mut expected, len);
-        same(
-            &format!("Clamped, run {run}, len {len}"),
-            plans[0].host().y,
-            &expected,
-        )?;
-        same(
-            &format!("Clamped replayed, run {run}, len {len}"),
-            plans[1].host().y,
-            &expected,
-        )?;
+        both_match!(plans, format!("Clamped, run {run}, len {len}"), &expected);
     }
 
     // A fill, a launch and a copy of one result per chunk.
@@ -305,15 +275,7 @@ fn values_in_fills_and_stream_ordered_memory() -> Result<(), Failed> {
 fn a_refused_run_touches_no_graph() -> Result<(), Failed> {
     let ctx = context()?;
     let (x, y) = (floats(CAP), floats(CAP));
-    let mut plans = [
-        Stream::new(&ctx, CAP, 1000, 2)?,
-        Stream::new(&ctx, CAP, 1000, 2)?,
-    ];
-    plans[1].set_replay(Replay::Graph)?;
-    for plan in &mut plans {
-        plan.host_mut().x.copy_from_slice(&x);
-        plan.host_mut().y.copy_from_slice(&y);
-    }
+    let mut plans = direct_and_replayed!(Stream::new(&ctx, CAP, 1000, 2)?, &x, &y);
     let mut expected = y.clone();
     for plan in &mut plans {
         plan.run(CAP, 0.5)?;

@@ -54,3 +54,18 @@ pub(crate) fn queue_group(
     let marked = timer.end_group(&timed, queued.is_ok()).at_op(last_op);
     queued.and(marked)
 }
+
+/// Where the NCCL group that opens at step `first` ends: `None` if no
+/// group opens there, an error if it never closes.
+pub(crate) fn group_at(steps: &[Resolved], first: usize) -> Result<Option<usize>> {
+    let Some(Resolved {
+        group: Some((true, _)),
+        op,
+        ..
+    }) = steps.get(first)
+    else {
+        return Ok(None);
+    };
+    let end = (first..steps.len()).find(|&at| matches!(steps[at].group, Some((_, true))));
+    end.map(Some).ok_or_else(|| op.error(MALFORMED))
+}

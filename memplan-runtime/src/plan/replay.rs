@@ -15,7 +15,7 @@
 //! and never changed, so all of a collective is in its shape.
 
 use super::address::Addr;
-use super::group::queue_group;
+use super::group::{group_at, queue_group};
 use super::info::MALFORMED;
 use super::step::{Resources, Step, address_in};
 use super::steps::Resolved;
@@ -371,10 +371,7 @@ unsafe fn capture(
         while index < steps.len() {
             // A collective's parts, queued as one NCCL group (captured as
             // NCCL's kernels): never changed in place, a node each none.
-            if let Some((true, _)) = steps[index].group {
-                let end = (index..steps.len())
-                    .find(|&at| matches!(steps[at].group, Some((_, true))))
-                    .ok_or_else(|| steps[index].op.error(MALFORMED))?;
+            if let Some(end) = group_at(steps, index)? {
                 queue_group(&steps[index..=end], index, on, &mut Timer::default())?;
                 found.extend((index..=end).map(|_| None));
                 index = end + 1;

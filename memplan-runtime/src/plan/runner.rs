@@ -6,7 +6,7 @@
 
 use super::builder::{Builder, Givens};
 use super::fingerprint::Agreement;
-use super::group::queue_group;
+use super::group::{group_at, queue_group};
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
 use super::made::Made;
 use super::replay::{Replay, Replays, Target};
@@ -363,10 +363,7 @@ impl Runner {
         let mut bound = 0;
         let mut index = 0;
         while index < steps.len() {
-            if let Some((true, _)) = steps[index].group {
-                let end = (index..steps.len())
-                    .find(|&at| matches!(steps[at].group, Some((_, true))))
-                    .ok_or_else(|| steps[index].op.error(MALFORMED))?;
+            if let Some(end) = group_at(steps, index)? {
                 queue_group(&steps[index..=end], index, &on, timer)?;
                 // NCCL sets the current device of the calls it queues.
                 bound = u16::MAX;
