@@ -424,7 +424,7 @@ impl Runner {
         let waited = wait_all(&self.made.streams)
             .map_err(|code| self.error_at_plan("wait for the run", code.into()));
         self.timer.waited(began);
-        self.release_scratch();
+        self.release_scratch(waited.is_ok());
         self.in_flight.set(false);
         // A failed run's records may never complete: not waited for.
         let report = self.timer.report(
@@ -588,20 +588,23 @@ impl Runner {
         self.made.streams.first()
     }
 
-    /// Frees what a failed run allocated in stream order and did not free.
-    /// `cuMemFree` does not wait for stream-ordered memory, so the context
-    /// is synchronized first; if that fails, the memory is leaked rather than
-    /// freed under work that may still use it.
-    fn release_scratch(&mut self) {
+    /// Frees what a failed run allocated in stream order and did not free,
+    /// once `streams_done`: every stream of the plan, the only ones its
+    /// work on that memory is queued on, waited for (`cuMemFree` does not
+    /// wait for stream-ordered memory). Otherwise the memory is leaked
+    /// rather than freed under work that may still use it. Not the whole
+    /// context: synchronizing it ends every capture on the GPU, other
+    /// threads' too.
+    fn release_scratch(&mut self, streams_done: bool) {
         if self.scratch.iter().all(|&slot| slot == 0) {
             return;
         }
-        let synchronized = self.made.contexts.iter().all(|c| c.synchronize().is_ok());
         for (slot, gpu) in self.scratch.iter_mut().zip(&self.steps.scratch_gpus) {
             let address = std::mem::take(slot);
             let context = &self.made.contexts[usize::from(gpu.unwrap_or(0))];
-            if address != 0 && synchronized {
-                // SAFETY: allocated by the run, whose work is done.
+            if address != 0 && streams_done {
+                // SAFETY: allocated by the run, whose work is done: every
+                // stream it was queued on has finished.
                 release_in(context, || unsafe { driver::mem_free(address) });
             }
         }
