@@ -18,6 +18,46 @@ use crate::nccl::{Communicator, Rank};
 use bytemuck::NoUninit;
 use std::mem::MaybeUninit;
 
+/// The methods through which generated code hands over what the user's
+/// expressions gave, written once for each receiver that keeps them in a
+/// `given: Givens` field ([`Builder`] at `new`, [`RunGiven`] at each run,
+/// `Checker` at `check`): values and fill values, and, with `dimensions`,
+/// launch grids, blocks and dynamic shared memory.
+macro_rules! given_methods {
+    (values $(, $dimensions:ident)?) => {
+        /// The value of kernel argument `arg` of launch `op`.
+        pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
+            self.given.value(op, arg, value);
+        }
+
+        /// The value fill `op` writes.
+        pub fn fill<T: $crate::memory::Element + bytemuck::NoUninit>(&mut self, op: u16, value: T) {
+            self.given.fill(op, value);
+        }
+
+        $crate::plan::builder::given_methods!(@dimensions $($dimensions)?);
+    };
+    (@dimensions) => {};
+    (@dimensions dimensions) => {
+        /// The grid of launch `op`, where the plan computes it with Rust code.
+        pub fn grid(&mut self, op: u16, grid: impl Into<$crate::kernel::Dim3>) {
+            self.given.grid(op, grid);
+        }
+
+        /// The block of launch `op`, where the plan computes it with Rust code.
+        pub fn block(&mut self, op: u16, block: impl Into<$crate::kernel::Dim3>) {
+            self.given.block(op, block);
+        }
+
+        /// The dynamic shared memory of launch `op`, where the plan computes
+        /// it with Rust code.
+        pub fn shared(&mut self, op: u16, bytes: u32) {
+            self.given.shared(op, bytes);
+        }
+    };
+}
+pub(crate) use given_methods;
+
 /// The plan being built; `Engine::new` finishes it.
 pub struct Builder {
     /// The GPUs the plan runs on, by number: one, unless it declares `gpus`.
@@ -176,15 +216,8 @@ impl RunGiven {
         }
     }
 
-    /// The value of kernel argument `arg` of launch `op`, this run.
-    pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
-        self.given.value(op, arg, value);
-    }
-
-    /// The value fill `op` writes, this run.
-    pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
-        self.given.fill(op, value);
-    }
+    // A run gives values only: its dimensions are the plan's.
+    given_methods!(values);
 }
 
 /// `value`, if it is of a primitive integer type: what the checks of
@@ -380,31 +413,7 @@ impl Builder {
         Ok(memory)
     }
 
-    /// The value of kernel argument `arg` of launch `op`.
-    pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
-        self.given.value(op, arg, value);
-    }
-
-    /// The value fill `op` writes.
-    pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
-        self.given.fill(op, value);
-    }
-
-    /// The grid of launch `op`, where the plan computes it with Rust code.
-    pub fn grid(&mut self, op: u16, grid: impl Into<Dim3>) {
-        self.given.grid(op, grid);
-    }
-
-    /// The block of launch `op`, where the plan computes it with Rust code.
-    pub fn block(&mut self, op: u16, block: impl Into<Dim3>) {
-        self.given.block(op, block);
-    }
-
-    /// The dynamic shared memory of launch `op`, where the plan computes it
-    /// with Rust code.
-    pub fn shared(&mut self, op: u16, bytes: u32) {
-        self.given.shared(op, bytes);
-    }
+    given_methods!(values, dimensions);
 }
 
 // What `new` checks before it makes anything, which `check` checks too

@@ -23,10 +23,8 @@ use super::sizes::Sizes;
 use super::steps::{Inputs, Steps};
 use crate::device_model::DeviceModel;
 use crate::error::{Fault, Result};
-use crate::kernel::Dim3;
 use crate::memory::Element;
 use crate::nccl::Rank;
-use bytemuck::NoUninit;
 
 /// A plan being checked against device models, as [`Builder`](super::Builder)
 /// builds one: the generated `check` hands it what the generated `new`
@@ -134,31 +132,7 @@ impl Checker {
         Ok(())
     }
 
-    /// The value of kernel argument `arg` of launch `op`.
-    pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
-        self.given.value(op, arg, value);
-    }
-
-    /// The value fill `op` writes.
-    pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
-        self.given.fill(op, value);
-    }
-
-    /// The grid of launch `op`, where the plan computes it with Rust code.
-    pub fn grid(&mut self, op: u16, grid: impl Into<Dim3>) {
-        self.given.grid(op, grid);
-    }
-
-    /// The block of launch `op`, where the plan computes it with Rust code.
-    pub fn block(&mut self, op: u16, block: impl Into<Dim3>) {
-        self.given.block(op, block);
-    }
-
-    /// The dynamic shared memory of launch `op`, where the plan computes it
-    /// with Rust code.
-    pub fn shared(&mut self, op: u16, bytes: u32) {
-        self.given.shared(op, bytes);
-    }
+    super::builder::given_methods!(values, dimensions);
 
     /// Lays the plan out on the models and resolves every op `new`
     /// resolves, as `new` does after making what the plan declares: the
