@@ -112,21 +112,10 @@ impl Steps {
             self.spares.clear();
             return unrolled;
         }
-        let Inputs {
-            layout,
-            against,
-            sizes,
-            given,
-        } = inputs;
+        let mut inputs = inputs;
         for &(step, index) in &self.dynamic {
-            let inputs = Inputs {
-                layout,
-                against,
-                sizes: &mut *sizes,
-                given,
-            };
             let Resolved { step: old, op, .. } = &mut self.list[step];
-            let mut resolver = resolver(inputs, &self.scratch_gpus);
+            let mut resolver = resolver(&mut inputs, &self.scratch_gpus);
             // Until resolved, the step is pending: a run that fails here
             // queues nothing, and the next resolves it again.
             if let Step::Launch { launch, .. } = std::mem::replace(old, Step::Pending) {
@@ -201,24 +190,13 @@ impl Steps {
     /// event nothing recorded yet in the run waits for nothing, so it is
     /// left out (the first iterations of a ring wait for slots never used;
     /// a graph capture refuses waits for events recorded outside it).
-    fn unroll(&mut self, inputs: Inputs<'_>) -> Result<()> {
-        let Inputs {
-            layout,
-            against,
-            sizes,
-            given,
-        } = inputs;
+    fn unroll(&mut self, mut inputs: Inputs<'_>) -> Result<()> {
+        let layout = inputs.layout;
         let info = layout.info;
         // By event, the GPU whose copy of it was last recorded.
         let mut recorded = vec![None; layout.events()];
         let mut index = 0;
         while index < info.ops.len() {
-            let mut inputs = Inputs {
-                layout,
-                against,
-                sizes,
-                given,
-            };
             let Some(repeat) = info.loops.iter().find(|l| usize::from(l.first) == index) else {
                 self.add_step(&mut inputs, index, None, &mut recorded)?;
                 index += 1;
@@ -273,12 +251,6 @@ impl Steps {
         let dynamic = per_run && !self.unroll_each_run;
         let (mut step, gpu) = match (dynamic, iteration) {
             (false, _) => {
-                let inputs = Inputs {
-                    layout,
-                    against: inputs.against,
-                    sizes: inputs.sizes,
-                    given: inputs.given,
-                };
                 let mut resolver = resolver(inputs, &self.scratch_gpus);
                 resolver.spare = self.spares.pop();
                 let resolved = resolver.resolve(index);
@@ -428,13 +400,13 @@ fn fill_value<'g>(info: &PlanInfo, given: &'g Givens, def: u16, dst: Place) -> O
 }
 
 /// What resolving an op reads.
-fn resolver<'a>(inputs: Inputs<'a>, scratch_gpus: &'a [Option<u16>]) -> Resolver<'a> {
+fn resolver<'a>(inputs: &'a mut Inputs<'_>, scratch_gpus: &'a [Option<u16>]) -> Resolver<'a> {
     let layout = inputs.layout;
     Resolver {
         info: layout.info,
         devices: &layout.devices,
         against: inputs.against,
-        sizes: inputs.sizes,
+        sizes: &mut *inputs.sizes,
         placed: &layout.placed,
         element_bases: &layout.element_bases,
         scratch_gpus,
