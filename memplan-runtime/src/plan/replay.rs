@@ -151,7 +151,6 @@ impl Replays {
             // SAFETY: the caller's promise.
             Some(at) => match unsafe { self.graphs[at].update(steps, on, context) } {
                 Ok(true) => Some(at),
-                // A node the capture could not find: capture it again.
                 // A node the capture could not find, or a change the driver
                 // refused (a memset grown past what its node can do):
                 // captured again, and a graph changed halfway is dropped.
