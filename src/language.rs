@@ -223,6 +223,19 @@
 //! is declared `unsafe kernel`; a Rust type that merely shares a class's
 //! name, or an alias of the same size, matches nothing.
 //!
+//! A declaration that disagrees is one error at its name, which says what
+//! differs, shows the C++ and gives a declaration that matches it. For an
+//! image of the crate being compiled (`from BLUR`, `from kernels::BLUR`,
+//! made by `include_kernels!` from this crate's build step), it reads as
+//! an ordinary error (`error[E0277]: parameter `c` is not `&out` ...`):
+//! the macro reads the signatures the build step wrote beside the images
+//! and runs the check itself, and rustc confirms its verdict against the
+//! image the path really names. Wherever the macro cannot tell (an image
+//! of another crate, a type other than a primitive, a path that names
+//! another image of that name), the check rustc evaluates reports it, as
+//! `error[E0080]: evaluation panicked: parameter `c` ...`: the same
+//! message, never a guessed one.
+//!
 //! A class is passed by a Rust type that names it:
 //!
 //! ```

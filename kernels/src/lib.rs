@@ -31,3 +31,10 @@
 #![no_std]
 
 memplan_runtime::include_kernels!();
+
+/// The signatures memplan-build wrote beside the images, which `memplan!`
+/// reads in a crate that builds its own kernels: here so that a test can
+/// hold them against the images (`tests/signatures.rs`).
+#[doc(hidden)]
+pub const SIGNATURES_FILE: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/memplan_kernels.signatures"));

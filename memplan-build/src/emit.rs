@@ -1,5 +1,6 @@
-//! The Rust file a build writes: one `pub static` image per source, its
-//! kernels' signatures beside its bytes, and the list of all of them.
+//! The files a build writes: the Rust file, one `pub static` image per
+//! source, its kernels' signatures beside its bytes, and the list of all
+//! of them; and the signatures alone, for `memplan!` to read.
 
 use crate::cudafe::Found;
 use crate::layout::Layouts;
@@ -109,6 +110,35 @@ fn write_module(rust: &mut String, module: &Module, runtime: &str, targets: &str
         ),
     }
     .unwrap();
+}
+
+/// [`SIGNATURES`](crate::SIGNATURES): the signatures of every image built
+/// with nvcc, written as the Rust file writes them, in a Rust array of
+/// `(name, signatures)` that `memplan!` parses (never compiles) to word
+/// the errors of a declaration that does not match, before rustc
+/// confirms them (see the runtime's `declaration.rs`). Images built
+/// without nvcc accept every declaration, and are not listed.
+pub fn signatures_file(modules: &[Module], runtime: &str) -> String {
+    let mut text = String::from(
+        "// Written by memplan-build: the signatures of this crate's kernels, which\n\
+         // `memplan!` reads to word its errors. Rust syntax, never compiled.\n[\n",
+    );
+    for module in modules.iter().filter(|module| module.fatbin.is_some()) {
+        let signatures: Vec<String> = module
+            .kernels
+            .iter()
+            .map(|kernel| signature(kernel, module.layouts, runtime))
+            .collect();
+        writeln!(
+            text,
+            "({:?}, &[{}]),",
+            static_name(module.source),
+            signatures.join(",\n    ")
+        )
+        .unwrap();
+    }
+    text.push_str("]\n");
+    text
 }
 
 fn signature(kernel: &Found, layouts: &Layouts, runtime: &str) -> String {

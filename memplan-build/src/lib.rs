@@ -50,6 +50,10 @@
 //! - Measures the size and alignment of every class a kernel takes by
 //!   value or points to (`float4`, `struct Window`) with nvcc, for the
 //!   checks that match Rust types with them.
+//! - Writes the signatures again beside the images ([`SIGNATURES`]), for
+//!   `memplan!` to word the errors of declarations that disagree with
+//!   them as ordinary compiler errors (rustc's check of the images
+//!   decides).
 //! - With `DOCS_RS` set, or `MEMPLAN_NO_NVCC=1` (an explicit opt-out for
 //!   machines without a toolkit), writes stand-ins instead: the crate and
 //!   its plans compile, and loading a module says it was built without
@@ -79,6 +83,11 @@ use std::process::exit;
 /// The name of the file a build writes into `OUT_DIR`, which
 /// `include_kernels!` includes.
 pub const OUTPUT: &str = "memplan_kernels.rs";
+
+/// The name of the file, beside [`OUTPUT`], with the kernels' signatures
+/// alone, which `memplan!` reads to word the errors of declarations that
+/// do not match them (rustc's own check of the images decides).
+pub const SIGNATURES: &str = "memplan_kernels.signatures";
 
 /// A build of a crate's kernels: what to compile, and how.
 #[derive(Clone, Debug)]
@@ -240,7 +249,7 @@ impl Kernels {
             ));
         }
         let targets = self.targets();
-        let rust = if stand_ins_wanted() {
+        let (rust, signatures) = if stand_ins_wanted() {
             let no_layouts = layout::Layouts::new();
             let modules: Vec<emit::Module> = sources
                 .iter()
@@ -251,13 +260,20 @@ impl Kernels {
                     layouts: &no_layouts,
                 })
                 .collect();
-            emit::rust_file(&modules, &self.runtime, &targets)
+            (
+                emit::rust_file(&modules, &self.runtime, &targets),
+                emit::signatures_file(&modules, &self.runtime),
+            )
         } else {
             let nvcc = nvcc::find().ok_or_else(no_nvcc)?;
             self.compile_all(&nvcc, &manifest_dir, &out_dir, &sources, &targets)?
         };
-        let output = out_dir.join(OUTPUT);
-        fs::write(&output, rust).map_err(|e| format!("cannot write {}: {e}", output.display()))
+        for (name, text) in [(SIGNATURES, signatures), (OUTPUT, rust)] {
+            let output = out_dir.join(name);
+            fs::write(&output, text)
+                .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+        }
+        Ok(())
     }
 
     fn compile_all(
@@ -267,7 +283,7 @@ impl Kernels {
         out_dir: &Path,
         sources: &[PathBuf],
         targets: &str,
-    ) -> Result<String, String> {
+    ) -> Result<(String, String), String> {
         let work = out_dir.join("memplan-build");
         let header_dir = work.join("include");
         write_header(&header_dir)?;
@@ -337,7 +353,10 @@ impl Kernels {
                 layouts,
             })
             .collect();
-        Ok(emit::rust_file(&modules, &self.runtime, targets))
+        Ok((
+            emit::rust_file(&modules, &self.runtime, targets),
+            emit::signatures_file(&modules, &self.runtime),
+        ))
     }
 
     /// Every architecture of the build, real or virtual, oldest first,

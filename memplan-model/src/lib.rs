@@ -15,13 +15,23 @@
 //!
 //! A model borrows its lists (`'a`): the macro's for as long as it lowers
 //! one plan, the runtime's for `'static`.
+//!
+//! Kernels' C++ signatures, as `memplan-build` reads them from nvcc
+//! ([`KernelSignature`]), and the check of a plan's `kernel` declarations
+//! against them ([`declaration`]) are here too: the runtime evaluates the
+//! check in a constant of the user's crate, and the macro runs it on the
+//! signatures the build step wrote, to word its errors.
 
 #![warn(missing_docs)]
 
+pub mod declaration;
 mod declarations;
 mod host_alloc;
 mod op;
+mod param;
 mod plan;
+mod rust_scalar;
+mod signature;
 mod site;
 mod size;
 #[cfg(feature = "tokens")]
@@ -38,6 +48,9 @@ pub use op::{
     Arg, CollectiveInfo, CollectiveKind, Dims, LaunchInfo, Op, OpDef, Place, ReduceOp, Shared,
     launch,
 };
+pub use param::{ParamLayout, ParamSlot};
 pub use plan::Plan;
+pub use rust_scalar::RustScalar;
+pub use signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
 pub use site::Site;
 pub use size::{Size, Term};

@@ -3,7 +3,7 @@
 //! operation it was, and where that operation is in your source.
 
 use crate::driver::DriverError;
-use crate::param::ParamSlot;
+use memplan_model::ParamSlot;
 use std::fmt;
 
 /// `Result` with [`Error`].

@@ -11,7 +11,7 @@
 //! [`Module::from_bytes`]: crate::Module::from_bytes
 
 use crate::error::Fault;
-use crate::signature::KernelSignature;
+use memplan_model::KernelSignature;
 
 /// Compiled GPU code embedded in the program, what a
 /// [`Module`](crate::Module) loads: a fatbin or cubin that a build step

@@ -4,10 +4,10 @@ use crate::context::{Context, release_in};
 use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::image::{Format, Image};
-use crate::param::ParamSlot;
 use crate::stream::Stream;
 use cust::memory::DeviceCopy;
 use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
+use memplan_model::ParamSlot;
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -411,7 +411,7 @@ pub unsafe trait KernelValue: Copy + 'static {
     /// never its spelling (`c_int` is `i32`; a type of the user's named
     /// `f32` is not).
     #[doc(hidden)]
-    const PRIMITIVE: Option<crate::rust_scalar::RustScalar> = None;
+    const PRIMITIVE: Option<memplan_model::RustScalar> = None;
 }
 
 macro_rules! kernel_values {
@@ -419,8 +419,8 @@ macro_rules! kernel_values {
         $(
             // SAFETY: a plain number.
             unsafe impl KernelValue for $ty {
-                const PRIMITIVE: Option<crate::rust_scalar::RustScalar> =
-                    Some(crate::rust_scalar::RustScalar::$scalar);
+                const PRIMITIVE: Option<memplan_model::RustScalar> =
+                    Some(memplan_model::RustScalar::$scalar);
             }
         )*
     };

@@ -61,13 +61,10 @@ mod layout;
 mod memory;
 pub mod nccl;
 mod op;
-mod param;
 mod peer;
 mod plan;
 mod report;
-mod rust_scalar;
 mod scope;
-mod signature;
 mod stream;
 mod svg;
 mod timeline;
@@ -86,13 +83,13 @@ pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
 pub use image::{Aligned, Image};
 pub use kernel::{Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, blocks};
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
+pub use memplan_model::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
+pub use memplan_model::{ParamLayout, ParamSlot};
 pub use op::{OpInfo, OpKind};
-pub use param::{ParamLayout, ParamSlot};
 pub use peer::{copy_peer, copy_peer_async};
 pub use plan::{Checked, GRAPHS_KEPT, HostView, HostViewMut, InFlight, Plan, PlanGraph, Replay};
 pub use report::{Clock, HostSpan, OpTiming, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
-pub use signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
 pub use stream::{Priority, Stream};
 pub use timeline::Timeline;
 pub use timer::Timing;
@@ -135,18 +132,16 @@ pub mod __private {
     pub use crate::__plan_methods as plan_methods;
     pub use crate::__plan_views as plan_views;
     pub use crate::declaration::{
-        Access, Declared, DeclaredParam, Message, RustScalar, RustType, check_kernel,
-        kernel_symbol, promise_kernel_matches,
+        Access, Declared, DeclaredParam, Message, RustScalar, RustType, Verdict, check_kernel,
+        fails_with, kernel_symbol, promise_kernel_matches, rust_type, str_eq,
     };
     pub use crate::host::HostAlloc;
     pub use crate::kernel::KernelValue;
     pub use crate::nccl::{Rank, ReduceOp};
-    pub use crate::param::ParamLayout;
     pub use crate::plan::{
         Builder, Checker, Elem, Engine, KernelCode, ParamType, PlanInfo, RunGiven, Slice, copied,
         elem, pick,
     };
-    pub use crate::signature::ExtentTerm;
     /// The public items generated code names: through this module, which
     /// the generated code reaches by the path its macro was invoked with.
     pub use crate::{
@@ -156,4 +151,6 @@ pub mod __private {
     pub use crate::{Fault, Result};
     /// The plan's model, which the generated `PlanInfo` holds.
     pub use memplan_model as model;
+    pub use memplan_model::ExtentTerm;
+    pub use memplan_model::ParamLayout;
 }

@@ -12,7 +12,7 @@ const _: () = {
         params: &[
             __memplan::DeclaredParam::Buffer {
                 name: "data",
-                elem: __memplan::RustType::of::<f32>(),
+                elem: __memplan::rust_type::<f32>(),
                 access: __memplan::Access::ReadWrite,
                 extent: ::core::option::Option::Some(&[__memplan::ExtentTerm::Param(1)]),
                 elem_spelled: "f32",
@@ -20,7 +20,7 @@ const _: () = {
             },
             __memplan::DeclaredParam::Value {
                 name: "n",
-                value: __memplan::RustType::of::<i32>(),
+                value: __memplan::rust_type::<i32>(),
                 ty: "i32",
             },
         ],

@@ -38,7 +38,9 @@ fn main() -> ExitCode {
         Some("test") => test::run(),
         Some("demo") => demo::run(),
         Some("docs") => docs_rs::run(),
-        Some("own-kernel") => setup::run().and_then(|()| own_kernel::run()),
+        Some("own-kernel") => setup::run()
+            .and_then(|()| own_kernel::run())
+            .and_then(|()| own_kernel::declaration_errors()),
         Some("gpu-bundle") => bundle::run(),
         Some("bench") => bundle::bench(),
         Some("help" | "--help" | "-h") | None => {

@@ -71,6 +71,104 @@ pub fn run() -> Result {
     run_command(outside_cargo().args(["run", "--release", "--quiet"]))
 }
 
+/// What a user sees of a kernel declaration that does not match its C++,
+/// in a crate that builds its own kernels: an ordinary error at the
+/// declaration (the macro predicts the check's message from the
+/// signatures the build step wrote, and rustc confirms it), and through a
+/// path that names another image of that name, that image's verdict, not
+/// the prediction. Built from the copy with its `main.rs` changed; the
+/// file is put back whatever happens.
+pub fn declaration_errors() -> Result {
+    let main = copy_dir().join("src/main.rs");
+    let original = fs::read_to_string(&main).map_err(|e| e.to_string())?;
+    let result = check_declaration_errors(&main, &original);
+    fs::write(&main, &original).map_err(|e| format!("cannot put back {}: {e}", main.display()))?;
+    result
+}
+
+fn check_declaration_errors(main: &Path, original: &str) -> Result {
+    let edit = |text: &str, from: &str, to: &str| {
+        if text.contains(from) {
+            Ok(text.replacen(from, to, 1))
+        } else {
+            Err(format!(
+                "examples/own-kernel no longer has `{from}`: update xtask's own_kernel.rs"
+            ))
+        }
+    };
+    // `blur.cu` says the kernel only reads `input`.
+    let written = edit(
+        original,
+        "input: &[f32; width * height * count]",
+        "input: &mut [f32; width * height * count]",
+    )?;
+    let elsewhere = |image: &str| {
+        let with_image = edit(
+            &written,
+            "memplan::include_kernels!();",
+            &format!(
+                "memplan::include_kernels!();\nmod other {{\n    pub static BLUR: memplan::Image = {image};\n}}"
+            ),
+        )?;
+        edit(&with_image, ") from BLUR;", ") from other::BLUR;")
+    };
+    let message = "parameter `input` is written (`&mut`/`&out`) in the declaration, and its \
+                   source says the kernel only reads it";
+    let cases = [
+        (
+            "the crate's own image",
+            written.clone(),
+            Some(format!("error[E0277]: {message}")),
+        ),
+        // Not built by memplan-build: it cannot be checked, whatever this
+        // crate's `BLUR` says.
+        (
+            "an image of another origin named BLUR",
+            elsewhere("unsafe { memplan::Image::from_static(&[]) }")?,
+            Some("error[E0080]: evaluation panicked: `other::BLUR` does not list its kernels' parameters".to_owned()),
+        ),
+        // Built without nvcc: it accepts every declaration.
+        (
+            "an image built without nvcc named BLUR",
+            elsewhere("memplan::Image::unbuilt(&[])")?,
+            None,
+        ),
+    ];
+    for (case, text, expected) in cases {
+        fs::write(main, text).map_err(|e| e.to_string())?;
+        let output = outside_cargo()
+            .args(["build", "--release", "--quiet", "--color", "never"])
+            .output()
+            .map_err(|e| format!("cannot start cargo: {e}"))?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let fail = |why: &str| {
+            Err(format!(
+                "own-kernel, declaration through {case}: {why}:\n{stderr}"
+            ))
+        };
+        match expected {
+            None if !output.status.success() => return fail("it does not compile"),
+            None => {}
+            Some(_) if output.status.success() => return fail("it compiles"),
+            Some(expected) => {
+                // One error, at the declaration's name.
+                let at_name = stderr
+                    .split_once(&expected)
+                    .and_then(|(_, after)| after.lines().nth(3))
+                    .is_some_and(|line| line.trim_end().ends_with("kernel box_blur("));
+                if !at_name {
+                    return fail(&format!("no `{expected}` at `kernel box_blur`"));
+                }
+                if stderr.matches("error[").count() != 1 || stderr.contains("error: `") {
+                    return fail("more than that one error");
+                }
+            }
+        }
+        println!("own-kernel: a mismatched declaration through {case}: as expected");
+    }
+    Ok(())
+}
+
 /// Fails unless both links lead to one toolkit: one download per machine.
 fn same_toolkit(repository: &Path, copy: &Path) -> Result {
     let resolve = |link: &Path| {

@@ -32,6 +32,7 @@ pub fn run() -> Result {
     // A crate outside the repository, set up and built by the README's
     // steps, and run (without a GPU it says so and exits 0).
     crate::own_kernel::run()?;
+    crate::own_kernel::declaration_errors()?;
     println!("xtask test: all passed");
     Ok(())
 }

@@ -19,6 +19,7 @@ pub mod check;
 pub mod errors;
 pub mod ir;
 pub mod lower;
+pub mod signatures;
 pub mod sym;
 pub mod syntax;
 pub mod text;
@@ -79,6 +80,7 @@ fn expand_in(krate: &TokenStream, input: TokenStream) -> TokenStream {
         .map(syn::Error::to_compile_error)
         .collect();
     let mut seen: Vec<&proc_macro2::Ident> = Vec::new();
+    let built = signatures::Built::of_this_crate();
     for def in &input.plans {
         // Two plans of one name would be two types of one name: one error
         // here, at the second, rather than rustc's about generated items.
@@ -93,22 +95,27 @@ fn expand_in(krate: &TokenStream, input: TokenStream) -> TokenStream {
             continue;
         }
         seen.push(&def.name);
-        out.extend(expand_plan(krate, def));
+        out.extend(expand_plan(krate, def, built));
     }
     out
 }
 
 /// One plan: its code, or its errors and its type's interface without a
 /// body (so that code using the plan does not add errors of its own).
-fn expand_plan(krate: &TokenStream, def: &syntax::PlanDef) -> TokenStream {
+fn expand_plan(
+    krate: &TokenStream,
+    def: &syntax::PlanDef,
+    built: Option<&signatures::Built>,
+) -> TokenStream {
     let errors = errors::Errors::new();
     let plan = ir::build(def, &errors);
     let analysis = check::run(&plan, &errors);
     match errors.finish() {
-        Ok(()) => lower::lower(krate, &plan, &analysis, lower::Bodies::Ops),
+        Ok(()) => lower::lower(krate, &plan, &analysis, lower::Bodies::Ops, built),
         Err(error) => {
             let errors = error.to_compile_error();
-            let interface = lower::lower(krate, &plan, &analysis, lower::Bodies::Placeholder);
+            let interface =
+                lower::lower(krate, &plan, &analysis, lower::Bodies::Placeholder, built);
             quote!(#errors #interface)
         }
     }

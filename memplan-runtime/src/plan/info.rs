@@ -6,12 +6,13 @@
 //! trusted beyond what [`Engine::new`](super::Engine::new) promises, and
 //! every number in it is checked before it is used.
 
-use crate::declaration::{RustScalar, RustType};
 use crate::error::{Error, Fault, Location};
 use crate::image::Image;
 use crate::kernel::KernelValue;
 use crate::memory::Element;
-use crate::param::ParamLayout;
+use memplan_model::ParamLayout;
+use memplan_model::RustScalar;
+use memplan_model::declaration::RustType;
 use std::any::TypeId;
 use std::ops::Deref;
 
@@ -147,7 +148,7 @@ impl ParamType {
     /// A value of type `T`.
     pub const fn of<T: KernelValue>() -> ParamType {
         ParamType::Value {
-            rust: RustType::of::<T>(),
+            rust: crate::declaration::rust_type::<T>(),
             id: TypeId::of::<T>,
         }
     }

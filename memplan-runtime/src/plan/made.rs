@@ -17,8 +17,8 @@ use crate::event::Event;
 use crate::image::Image;
 use crate::kernel::{Kernel, Module};
 use crate::nccl::Communicator;
-use crate::param::ParamLayout;
 use crate::stream::Stream;
+use memplan_model::ParamLayout;
 
 pub(crate) struct Made {
     /// Where everything is, and each GPU's limits.

@@ -21,6 +21,7 @@ mod warnings;
 
 use crate::check::Analysis;
 use crate::ir::Plan;
+use crate::signatures::Built;
 use bumpalo::Bump;
 use given::Givens;
 use proc_macro2::TokenStream;
@@ -57,7 +58,15 @@ fn describe<'a>(plan: &Plan, arena: &'a Bump) -> syn::Result<Description<'a>> {
 }
 
 /// The code of `plan`, reaching memplan by the path `krate`.
-pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodies) -> TokenStream {
+/// `built` is what the crate's build step says of its kernels, for the
+/// wording of declaration errors (the runtime decides).
+pub fn lower(
+    krate: &TokenStream,
+    plan: &Plan,
+    analysis: &Analysis,
+    bodies: Bodies,
+    built: Option<&Built>,
+) -> TokenStream {
     let arena = Bump::new();
     let description = match bodies {
         Bodies::Ops => match describe(plan, &arena) {
@@ -67,7 +76,7 @@ pub fn lower(krate: &TokenStream, plan: &Plan, analysis: &Analysis, bodies: Bodi
         Bodies::Placeholder => None,
     };
     let overview = diagram::overview(plan);
-    let (kernel_checks, kernel_code) = kernels::lower(plan);
+    let (kernel_checks, kernel_code) = kernels::lower(plan, built);
     let model = description.as_ref().map(|description| &description.model);
     let data = info::plan_static(plan, model, &kernel_code);
     let code = methods::code(plan, description.as_ref(), &overview);
@@ -168,7 +177,7 @@ mod tests {
 
     fn lowered(text: &str, bodies: Bodies) -> String {
         let (plan, analysis) = checked(text);
-        lower(&quote!(::memplan), &plan, &analysis, bodies).to_string()
+        lower(&quote!(::memplan), &plan, &analysis, bodies, None).to_string()
     }
 
     pub(super) const PLAN: &str = "plan P(n: usize, k: usize) {

@@ -19,13 +19,13 @@ use super::launch::{Arguments, LaunchStep, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
 use super::step::Step;
 use crate::copy::{Direction, apart, overlap};
-use crate::declaration::RustScalar;
 use crate::device_model::DeviceModel;
 use crate::error::Fault;
 use crate::fill::Pattern;
 use crate::kernel::{Dim3, Kernel, LaunchConfig};
 use crate::nccl::{Call, Kind, NcclElement};
 use crate::op::{OpInfo, OpKind};
+use memplan_model::RustScalar;
 
 /// Which side of a buffer an op uses: its host memory (copies and fills of
 /// host buffers) or its device address (device buffers, kernel arguments).

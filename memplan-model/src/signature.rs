@@ -28,9 +28,8 @@ pub enum CScalar {
     F64,
     /// A class, struct, union or enum (`float4`, `ns::Window`), by its
     /// qualified name, with the size and alignment nvcc gave it. A Rust
-    /// type matches it only if its [`KernelValue`](crate::KernelValue)
-    /// impl names it ([`KernelValue::CPP_NAME`](crate::KernelValue::CPP_NAME),
-    /// an `unsafe` promise of the same layout) and has the same size and
+    /// type matches it only if its `KernelValue` impl names it
+    /// (`KernelValue::CPP_NAME`, an `unsafe` promise of the same layout) and has the same size and
     /// alignment.
     Named {
         /// The qualified name, `ns::Window`.

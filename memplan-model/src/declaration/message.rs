@@ -90,7 +90,7 @@ impl core::fmt::Debug for Message {
 }
 
 /// `a == b`, in constant evaluation.
-pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
+pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

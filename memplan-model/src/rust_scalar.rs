@@ -1,7 +1,7 @@
 //! The Rust side of a kernel's value parameter: which primitive type it
-//! is, or which C++ class it names. A leaf: the kernel values
-//! (`kernel.rs`) say theirs, and the declaration check (`declaration/`)
-//! compares them with the C++.
+//! is, or which C++ class it names. A leaf: the runtime's kernel values
+//! say theirs, and the declaration check (`declaration/`) compares them
+//! with the C++.
 
 /// A Rust type in a kernel declaration, as far as the check knows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,8 +32,8 @@ pub enum RustScalar {
     F32,
     /// `f64`.
     F64,
-    /// Any other type: the C++ class its [`KernelValue`](crate::KernelValue)
-    /// impl names, if any.
+    /// Any other type: the C++ class its `KernelValue` impl names, if
+    /// any.
     Named {
         /// The C++ class's qualified name (`float4`), or `None` for a type
         /// that names none and so matches no C++ type.

@@ -1,6 +1,6 @@
 //! Where kernel parameters lie in a kernel's argument buffer: each one's
 //! slot, as the driver reports it or as Rust's layout of the arguments
-//! puts it. `kernel.rs` compares the two; errors list them.
+//! puts it. The runtime compares the two; its errors list them.
 
 /// Where one kernel parameter lies in the kernel's argument buffer, in
 /// bytes.
@@ -13,8 +13,8 @@ pub struct ParamSlot {
 }
 
 /// The size and alignment of a kernel parameter as Rust passes it: a
-/// buffer's device address, or a value of a
-/// [`KernelValue`](crate::KernelValue) type.
+/// buffer's device address, or a value of a type memplan's `KernelValue`
+/// describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParamLayout {
     /// Its size in bytes.
@@ -24,14 +24,15 @@ pub struct ParamLayout {
 }
 
 impl ParamLayout {
-    /// A device address (`CUdeviceptr`), as C++ pointers are passed.
-    pub const POINTER: ParamLayout = ParamLayout::of::<cust::sys::CUdeviceptr>();
+    /// A device address (`CUdeviceptr`, a `u64` on every platform CUDA
+    /// has), as C++ pointers are passed.
+    pub const POINTER: ParamLayout = ParamLayout::of::<u64>();
 
     /// A value of type `T`.
     pub const fn of<T>() -> ParamLayout {
         ParamLayout {
-            size: std::mem::size_of::<T>(),
-            align: std::mem::align_of::<T>(),
+            size: core::mem::size_of::<T>(),
+            align: core::mem::align_of::<T>(),
         }
     }
 

@@ -1,7 +1,9 @@
 //! A plan's `kernel` declarations checked against the C++, while the
-//! program compiles: the code `memplan!` generates evaluates
-//! [`check_kernel`] in a constant, so a mismatch is a compile error at the
-//! declaration, with the C++ and a declaration that matches it.
+//! program compiles: the code `memplan!` generates evaluates [`check`]
+//! in a constant, so a mismatch is a compile error at the declaration,
+//! with the C++ and a declaration that matches it. The macro runs the same
+//! check where it can read the signatures itself, to word that error as
+//! an ordinary one (the runtime's `declaration.rs` says how).
 //!
 //! What is checked is what the C++ states: the parameters' types (classes
 //! by their measured layout), and each pointer parameter's contract, which
@@ -12,14 +14,11 @@
 mod extent;
 mod message;
 
-pub use message::Message;
+pub use message::{Message, str_eq};
 
-use crate::image::Image;
-use crate::kernel::KernelValue;
 use crate::param::ParamLayout;
-pub use crate::rust_scalar::RustScalar;
+use crate::rust_scalar::RustScalar;
 use crate::signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
-use message::str_eq;
 
 /// A declared type: which primitive it is or which class it names, and
 /// its layout as Rust lays it out.
@@ -32,16 +31,26 @@ pub struct RustType {
 }
 
 impl RustType {
-    /// `T` as its [`KernelValue`] impl describes it: read from the type,
-    /// so that an alias is the type it aliases.
-    pub const fn of<T: KernelValue>() -> RustType {
-        RustType {
-            scalar: match T::PRIMITIVE {
-                Some(scalar) => scalar,
-                None => RustScalar::Named { cpp: T::CPP_NAME },
-            },
-            layout: ParamLayout::of::<T>(),
-        }
+    /// A primitive type as Rust lays it out; `None` for
+    /// [`RustScalar::Named`], whose layout is its type's.
+    pub const fn primitive(scalar: RustScalar) -> Option<RustType> {
+        let layout = match scalar {
+            RustScalar::Bool => ParamLayout::of::<bool>(),
+            RustScalar::I8 => ParamLayout::of::<i8>(),
+            RustScalar::U8 => ParamLayout::of::<u8>(),
+            RustScalar::I16 => ParamLayout::of::<i16>(),
+            RustScalar::U16 => ParamLayout::of::<u16>(),
+            RustScalar::I32 => ParamLayout::of::<i32>(),
+            RustScalar::U32 => ParamLayout::of::<u32>(),
+            RustScalar::I64 => ParamLayout::of::<i64>(),
+            RustScalar::U64 => ParamLayout::of::<u64>(),
+            RustScalar::Isize => ParamLayout::of::<isize>(),
+            RustScalar::Usize => ParamLayout::of::<usize>(),
+            RustScalar::F32 => ParamLayout::of::<f32>(),
+            RustScalar::F64 => ParamLayout::of::<f64>(),
+            RustScalar::Named { .. } => return None,
+        };
+        Some(RustType { scalar, layout })
     }
 }
 
@@ -61,41 +70,41 @@ pub enum Access {
 
 /// A declared parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeclaredParam {
+pub enum DeclaredParam<'a> {
     /// `name: &[T; extent]`, `&mut [T]` or `&out [T]`, spelled `ty`.
     Buffer {
         /// The parameter's name.
-        name: &'static str,
+        name: &'a str,
         /// The element type.
         elem: RustType,
         /// What the declaration lets the kernel do with the buffer.
         access: Access,
         /// The extent as a program over the declaration's parameters.
-        extent: Option<&'static [ExtentTerm]>,
+        extent: Option<&'a [ExtentTerm]>,
         /// `T` as written.
-        elem_spelled: &'static str,
+        elem_spelled: &'a str,
         /// The whole type as written (`&out [f32; n]`), for messages.
-        ty: &'static str,
+        ty: &'a str,
     },
     /// `name: T`, spelled `ty`.
     Value {
         /// The parameter's name.
-        name: &'static str,
+        name: &'a str,
         /// The type.
         value: RustType,
         /// The type as written, for messages.
-        ty: &'static str,
+        ty: &'a str,
     },
 }
 
-impl DeclaredParam {
-    const fn name(&self) -> &'static str {
+impl<'a> DeclaredParam<'a> {
+    const fn name(&self) -> &'a str {
         match *self {
             DeclaredParam::Buffer { name, .. } | DeclaredParam::Value { name, .. } => name,
         }
     }
 
-    const fn spelled(&self) -> &'static str {
+    const fn spelled(&self) -> &'a str {
         match *self {
             DeclaredParam::Buffer { ty, .. } | DeclaredParam::Value { ty, .. } => ty,
         }
@@ -104,31 +113,31 @@ impl DeclaredParam {
 
 /// `kernel name(params) from MODULE;` as written.
 #[derive(Clone, Copy, Debug)]
-pub struct Declared {
+pub struct Declared<'a> {
     /// The C++ name looked up: the declared name, or the one after `as`.
-    pub name: &'static str,
+    pub name: &'a str,
     /// The declared name, for the suggested declaration.
-    pub rust_name: &'static str,
+    pub rust_name: &'a str,
     /// `MODULE` as written, for messages.
-    pub module: &'static str,
+    pub module: &'a str,
     /// The parameters, in order.
-    pub params: &'static [DeclaredParam],
+    pub params: &'a [DeclaredParam<'a>],
     /// Every parameter's name, in order, for extents in messages.
-    pub names: &'static [&'static str],
+    pub names: &'a [&'a str],
 }
 
 /// `Ok` with the kernel's symbol if the declaration matches the kernel
-/// of that name in `image`, else the message of the compile error. An
-/// image built without nvcc ([`Image::unbuilt`]) accepts every
-/// declaration: it cannot be loaded anyway.
+/// of that name among `kernels`, the signatures of the module it names
+/// (`None` for a module that does not list them), else the message of
+/// the compile error.
 // The message is built in constant evaluation, where nothing can be boxed;
 // it is never moved around at run time.
 #[allow(clippy::result_large_err)]
-pub const fn check_kernel(image: &Image, declared: &Declared) -> Result<&'static str, Message> {
-    if image.is_unbuilt() {
-        return Ok(declared.name);
-    }
-    let Some(kernels) = image.kernels() else {
+pub const fn check(
+    kernels: Option<&'static [KernelSignature]>,
+    declared: &Declared,
+) -> Result<&'static str, Message> {
+    let Some(kernels) = kernels else {
         return Err(Message::new()
             .push("`")
             .push(declared.module)
@@ -302,7 +311,7 @@ const fn reorder(kernel: &KernelSignature, order: &[usize], declared: &Declared)
 }
 
 /// The kernel the declaration names.
-// As for `check_kernel`.
+// As for `check`.
 #[allow(clippy::result_large_err)]
 const fn find(
     kernels: &'static [KernelSignature],
@@ -585,25 +594,6 @@ const fn scalar_matches(cpp: CScalar, rust: RustScalar) -> bool {
     )
 }
 
-/// What an `unsafe kernel` declaration calls, in an `unsafe` block of the
-/// user's, so that it is an `unsafe` promise to the compiler too.
-///
-/// # Safety
-/// The declaration matches the kernel's C++ parameters, in number, kind
-/// (pointer or value), type and width, and what the kernel reads and
-/// writes through each pointer, within the extent declared (the whole
-/// argument where none is).
-pub const unsafe fn promise_kernel_matches() {}
-
-/// The symbol to load for a checked declaration (its own name when the
-/// check fails: that is a compile error anyway).
-pub const fn kernel_symbol(image: &Image, declared: &Declared) -> &'static str {
-    match check_kernel(image, declared) {
-        Ok(symbol) => symbol,
-        Err(_) => declared.name,
-    }
-}
-
 /// The message of a mismatch: what differs, the C++, and a declaration
 /// that matches it (with the declared names where there are as many).
 const fn mismatch(
@@ -716,7 +706,7 @@ const fn scalar_spelling(scalar: CScalar) -> &'static str {
     }
 }
 
-/// CUDA's vector types that memplan mirrors (`crate::vector`).
+/// CUDA's vector types that memplan mirrors (the runtime's `vector.rs`).
 const VECTORS: &[(&str, &str)] = &[
     ("float2", "memplan::Float2"),
     ("float4", "memplan::Float4"),
