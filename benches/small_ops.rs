@@ -12,8 +12,11 @@
 //! replayed as CUDA graphs (`Replay::Graph`) with the same, a changing
 //! value and a changing length; and the same driver calls captured by
 //! hand into a graph, replayed unchanged: the driver's floor for replaying
-//! them. Each is timed twice: until the run is queued (the host's cost),
-//! and until it is done.
+//! them; and that graph with its value changed in place, by hand, both
+//! ways the driver offers: each kernel node set (what a replayed plan
+//! does), or the calls captured again and applied by `cuGraphExecUpdate`.
+//! Each is timed twice: until the run is queued (the host's cost), and
+//! until it is done.
 //!
 //! Run it with `cargo xtask bench`, or `benches/small_ops` in the gpu-bundle.
 
@@ -215,7 +218,9 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     // outlive it (it is dropped first, below), and every launch of it
     // is waited for before the next run.
     let by_hand_graph = unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0))? };
-    const WAYS: usize = 7;
+    // SAFETY: as for `by_hand_graph`.
+    let in_place = unsafe { InPlace::new(&raw, k)? };
+    const WAYS: usize = 9;
     let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
     for rep in 0..REPS + 10 {
         for turn in 0..WAYS {
@@ -231,9 +236,19 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
                 3 => Some(replayed[0].enqueue(n, 1.0)?),
                 4 => Some(replayed[1].enqueue(n, 1.0 + (rep % 2) as f32)?),
                 5 => Some(replayed[2].enqueue(n - rep % 2, 1.0)?),
-                _ => {
+                6 => {
                     // SAFETY: as for its capture.
                     unsafe { by_hand_graph.launch(&raw.stream)? };
+                    None
+                }
+                7 => {
+                    in_place.set_each_node(&raw, 1.0 + (rep % 2) as f32)?;
+                    in_place.launch(&raw)?;
+                    None
+                }
+                _ => {
+                    in_place.update_whole(&raw, k, 1.0 + (rep % 2) as f32)?;
+                    in_place.launch(&raw)?;
                     None
                 }
             };
@@ -267,6 +282,8 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         "replayed, value changes",
         "replayed, length changes",
         "by hand, as a graph",
+        "  value set node by node",
+        "  value by cuGraphExecUpdate",
     ];
     for (at, name) in names.iter().enumerate() {
         println!(
@@ -286,8 +303,178 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand",
         done[3] / done[6]
     );
+    println!(
+        "  a graph by hand with a value changed in place: node by node {:.3}x, by cuGraphExecUpdate {:.3}x the graph unchanged",
+        done[7] / done[6],
+        done[8] / done[6]
+    );
     drop(by_hand_graph);
+    drop(in_place);
     Ok(())
+}
+
+/// `raw`'s calls captured and instantiated by hand, changed in place in
+/// the two ways the driver offers: each kernel node's parameters set
+/// (`cuGraphExecKernelNodeSetParams`, what a replayed plan does), or the
+/// calls captured again into a new graph that `cuGraphExecUpdate` applies
+/// to the executable one.
+struct InPlace {
+    graph: cu::CUgraph,
+    exec: cu::CUgraphExec,
+    /// Each kernel node, with the parameters it was captured with.
+    kernels: Vec<(cu::CUgraphNode, cu::CUDA_KERNEL_NODE_PARAMS)>,
+}
+
+impl InPlace {
+    /// # Safety
+    /// As for [`Graph::capture`]: `raw`'s buffers outlive the graph.
+    unsafe fn new(raw: &RawLaunches, k: usize) -> memplan::Result<InPlace> {
+        let graph = capture(raw, k, 1.0)?;
+        let mut exec = std::ptr::null_mut();
+        let mut count = 0;
+        // SAFETY: a graph just captured; the out-pointers are locals.
+        unsafe {
+            driver(
+                cu::cuGraphInstantiateWithFlags(&mut exec, graph, 0),
+                "cuGraphInstantiateWithFlags",
+            )?;
+            driver(
+                cu::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut count),
+                "cuGraphGetNodes",
+            )?;
+        }
+        let mut nodes = vec![std::ptr::null_mut(); count];
+        // SAFETY: room for `count` nodes.
+        unsafe {
+            driver(
+                cu::cuGraphGetNodes(graph, nodes.as_mut_ptr(), &mut count),
+                "cuGraphGetNodes",
+            )?
+        };
+        let mut kernels = Vec::new();
+        for node in nodes {
+            let mut kind = cu::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+            // SAFETY: a node of `graph`; the out-pointers are locals.
+            unsafe {
+                driver(
+                    cu::cuGraphNodeGetType(node, &mut kind),
+                    "cuGraphNodeGetType",
+                )?;
+                if kind == cu::CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL {
+                    let mut params = std::mem::zeroed();
+                    driver(
+                        cu::cuGraphKernelNodeGetParams(node, &mut params),
+                        "cuGraphKernelNodeGetParams",
+                    )?;
+                    kernels.push((node, params));
+                }
+            }
+        }
+        Ok(InPlace {
+            graph,
+            exec,
+            kernels,
+        })
+    }
+
+    /// Sets `a` in every kernel node, one call each.
+    fn set_each_node(&self, raw: &RawLaunches, a: f32) -> memplan::Result<()> {
+        let (n, x, y) = (
+            raw.n as i32,
+            raw.x.device_ptr().as_raw(),
+            raw.y.device_ptr().as_raw(),
+        );
+        let mut args = [
+            (&raw const n).cast_mut().cast(),
+            (&raw const a).cast_mut().cast(),
+            (&raw const x).cast_mut().cast(),
+            (&raw const y).cast_mut().cast(),
+        ];
+        for (node, params) in &self.kernels {
+            let params = cu::CUDA_KERNEL_NODE_PARAMS {
+                kernelParams: args.as_mut_ptr(),
+                ..*params
+            };
+            // SAFETY: a kernel node of the graph `exec` was made from; the
+            // arguments are saxpy's, read during the call.
+            unsafe {
+                driver(
+                    cu::cuGraphExecKernelNodeSetParams(self.exec, *node, &params),
+                    "cuGraphExecKernelNodeSetParams",
+                )?
+            };
+        }
+        Ok(())
+    }
+
+    /// Captures the calls again with `a` and applies the new graph.
+    fn update_whole(&self, raw: &RawLaunches, k: usize, a: f32) -> memplan::Result<()> {
+        let graph = capture(raw, k, a)?;
+        let mut error_node = std::ptr::null_mut();
+        let mut result = cu::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS;
+        // SAFETY: both graphs are live and of one shape; the new one is
+        // not used after it is destroyed.
+        unsafe {
+            let status = cu::cuGraphExecUpdate(self.exec, graph, &mut error_node, &mut result);
+            driver(cu::cuGraphDestroy(graph), "cuGraphDestroy")?;
+            driver(status, "cuGraphExecUpdate")
+        }
+    }
+
+    fn launch(&self, raw: &RawLaunches) -> memplan::Result<()> {
+        // SAFETY: the memory is `raw`'s, waited for after each run.
+        unsafe {
+            driver(
+                cu::cuGraphLaunch(self.exec, raw.stream.raw()),
+                "cuGraphLaunch",
+            )
+        }
+    }
+}
+
+impl Drop for InPlace {
+    fn drop(&mut self) {
+        // SAFETY: made in `new`, destroyed once, after the last run's wait.
+        unsafe {
+            cu::cuGraphExecDestroy(self.exec);
+            cu::cuGraphDestroy(self.graph);
+        }
+    }
+}
+
+/// `raw`'s calls with value `a`, captured into a new graph.
+fn capture(raw: &RawLaunches, k: usize, a: f32) -> memplan::Result<cu::CUgraph> {
+    let stream = raw.stream.raw();
+    let mut graph = std::ptr::null_mut();
+    // SAFETY: a stream of ours, captured by this thread alone; the capture
+    // ends whether queuing failed or not.
+    unsafe {
+        driver(
+            cu::cuStreamBeginCapture_v2(
+                stream,
+                cu::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            ),
+            "cuStreamBeginCapture",
+        )?;
+        let queued = raw.queue(k, a);
+        driver(
+            cu::cuStreamEndCapture(stream, &mut graph),
+            "cuStreamEndCapture",
+        )?;
+        queued?;
+    }
+    Ok(graph)
+}
+
+/// A driver call's status as a result.
+#[track_caller]
+fn driver(status: cu::CUresult, call: &'static str) -> memplan::Result<()> {
+    if status == cu::cudaError_enum::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(memplan::Fault::Driver(memplan::DriverError(status as u32)))
+            .at(call, memplan::Location::caller())
+    }
 }
 
 /// The launches plan's work as driver calls made by hand.

@@ -38,3 +38,23 @@ memplan_runtime::include_kernels!();
 #[doc(hidden)]
 pub const SIGNATURES_FILE: &str =
     include_str!(concat!(env!("OUT_DIR"), "/memplan_kernels.signatures"));
+
+/// A plan declared by this crate's macro, which names its image through
+/// `$crate`, with the kernel's name the caller's: a plan expanded in
+/// another crate must find the image where the path was written, whatever
+/// the spans around it (`tests/ui/pass/kernel_image_named_through_
+/// dollar_crate.rs`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! add_one_plan {
+    ($name:ident, $kernel:ident) => {
+        ::memplan::memplan! {
+            plan $name(n: usize) {
+                kernel $kernel(data: &mut [f32; n], n: i32) from $crate::ADD_ONE as "process_data";
+                device d: [f32; n];
+                fill d with 0.0;
+                launch $kernel<<<::memplan::blocks(n, 256), 256>>>(d, n as i32);
+            }
+        }
+    };
+}

@@ -116,13 +116,11 @@ fn write_module(rust: &mut String, module: &Module, runtime: &str, targets: &str
 /// with nvcc, written as the Rust file writes them, in a Rust array of
 /// `(name, signatures)` that `memplan!` parses (never compiles) to word
 /// the errors of a declaration that does not match, before rustc
-/// confirms them (see the runtime's `declaration.rs`). Images built
-/// without nvcc accept every declaration, and are not listed.
+/// confirms them (see the runtime's `declaration.rs`), behind a first
+/// line that seals it. Images built without nvcc accept every
+/// declaration, and are not listed.
 pub fn signatures_file(modules: &[Module], runtime: &str) -> String {
-    let mut text = String::from(
-        "// Written by memplan-build: the signatures of this crate's kernels, which\n\
-         // `memplan!` reads to word its errors. Rust syntax, never compiled.\n[\n",
-    );
+    let mut body = String::from("[\n");
     for module in modules.iter().filter(|module| module.fatbin.is_some()) {
         let signatures: Vec<String> = module
             .kernels
@@ -130,15 +128,29 @@ pub fn signatures_file(modules: &[Module], runtime: &str) -> String {
             .map(|kernel| signature(kernel, module.layouts, runtime))
             .collect();
         writeln!(
-            text,
+            body,
             "({:?}, &[{}]),",
             static_name(module.source),
             signatures.join(",\n    ")
         )
         .unwrap();
     }
-    text.push_str("]\n");
-    text
+    body.push_str("]\n");
+    // The macro reads only a file sealed so: any other text might not be
+    // tokens, which rustc's lexer would report at the macro's call.
+    format!("{SIGNATURES_HEADER}{:016x}\n{body}", fnv1a(&body))
+}
+
+/// The signatures file's first line, up to the seal: the FNV-1a hash of
+/// the lines below (`memplan-macros-core`'s `signatures.rs` checks it).
+const SIGNATURES_HEADER: &str =
+    "// memplan-build: the signatures of this crate's kernels; FNV-1a 64 of the lines below: ";
+
+/// FNV-1a, 64 bits.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn signature(kernel: &Found, layouts: &Layouts, runtime: &str) -> String {

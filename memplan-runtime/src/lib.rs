@@ -145,7 +145,7 @@ pub mod __private {
     /// The public items generated code names: through this module, which
     /// the generated code reaches by the path its macro was invoked with.
     pub use crate::{
-        Checked, Context, DeviceModel, HostView, HostViewMut, InFlight, PinnedBuffer, Plan,
+        Checked, Context, DeviceModel, HostView, HostViewMut, Image, InFlight, PinnedBuffer, Plan,
         PlanGraph, RunReport, Timing, blocks,
     };
     pub use crate::{Fault, Result};

@@ -26,7 +26,8 @@ const _: () = {
         ],
         names: &["data", "n"],
     };
-    const _: () = match __memplan::check_kernel(&memplan_kernels::ADD_ONE, &__MEMPLAN_KERNEL_0) {
+    const __MEMPLAN_IMAGE_0: &__memplan::Image = &memplan_kernels::ADD_ONE;
+    const _: () = match __memplan::check_kernel(__MEMPLAN_IMAGE_0, &__MEMPLAN_KERNEL_0) {
         ::core::result::Result::Ok(_) => (),
         ::core::result::Result::Err(message) => ::core::panic!("{}", message.as_str()),
     };

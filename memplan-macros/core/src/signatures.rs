@@ -8,6 +8,12 @@
 //! unreadable; the macro only *predicts* the check's message from it, and
 //! rustc confirms the prediction against the image the path names (the
 //! runtime's `declaration.rs`). A wrong prediction costs only the wording.
+//!
+//! The file is Rust syntax, parsed (never compiled) by syn, which inside a
+//! proc macro hands the text to rustc's own lexer: text that is not valid
+//! tokens would be rustc's error at the `memplan!` call. So the file is
+//! read only if it is memplan-build's, byte for byte: its first line holds
+//! a hash of the rest, which memplan-build wrote (and only valid tokens).
 
 use memplan_model::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
 use std::sync::Mutex;
@@ -15,6 +21,18 @@ use syn::{Expr, Lit};
 
 /// The file's name in `OUT_DIR` (`memplan_build::SIGNATURES`).
 pub const FILE: &str = "memplan_kernels.signatures";
+
+/// The file's first line, up to the hash of the rest (memplan-build's
+/// `emit.rs` writes it).
+const HEADER: &str =
+    "// memplan-build: the signatures of this crate's kernels; FNV-1a 64 of the lines below: ";
+
+/// FNV-1a, 64 bits: memplan-build's seal on the file.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
 
 /// The images a build listed, each with its kernels' signatures.
 #[derive(Debug)]
@@ -33,10 +51,15 @@ impl Built {
         remembered(text)
     }
 
-    /// The file's text as signatures; `None` where it is not in the form
-    /// `memplan-build` writes.
+    /// The file's text as signatures; `None` where it is not memplan-build's
+    /// (its seal does not hold), or not in the form it writes.
     pub fn parse(text: &str) -> Option<Built> {
-        let Expr::Array(list) = syn::parse_str::<Expr>(text).ok()? else {
+        let (header, body) = text.split_once('\n')?;
+        let seal = u64::from_str_radix(header.strip_prefix(HEADER)?, 16).ok()?;
+        if seal != fnv1a(body) {
+            return None;
+        }
+        let Expr::Array(list) = syn::parse_str::<Expr>(body).ok()? else {
             return None;
         };
         let mut images = Vec::new();
@@ -67,18 +90,27 @@ impl Built {
     }
 }
 
-/// The signatures of `text`, parsed once per text. The signatures are
+/// The signatures of `text`, parsed once per text (known by its hash; a
+/// text that is not signatures is remembered as such). The signatures are
 /// `'static`, as the check takes them: each distinct file is kept for the
-/// life of the compiler (or of rust-analyzer's macro server), once.
+/// life of the compiler, or of rust-analyzer's macro server, where a
+/// crate's kernels changing adds one file's signatures (a few kilobytes).
 fn remembered(text: String) -> Option<&'static Built> {
-    static SEEN: Mutex<Vec<(String, &'static Built)>> = Mutex::new(Vec::new());
+    static SEEN: Mutex<Vec<(u64, Option<&'static Built>)>> = Mutex::new(Vec::new());
+    let key = fnv1a(&text);
     let mut seen = SEEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, built)) = seen.iter().find(|(seen, _)| *seen == text) {
-        return Some(built);
+    if let Some((_, built)) = seen.iter().find(|(seen, _)| *seen == key) {
+        return *built;
     }
-    let built: &'static Built = Box::leak(Box::new(Built::parse(&text)?));
-    seen.push((text, built));
-    Some(built)
+    let built = Built::parse(&text).map(|built| &*Box::leak(Box::new(built)));
+    seen.push((key, built));
+    built
+}
+
+/// `body` sealed as memplan-build seals it, for tests.
+#[cfg(test)]
+pub(crate) fn sealed(body: &str) -> String {
+    format!("{HEADER}{:016x}\n{body}", fnv1a(body))
 }
 
 fn leak<T>(items: Vec<T>) -> &'static [T] {
@@ -314,7 +346,7 @@ mod tests {
 
     #[test]
     fn what_memplan_build_writes_is_read_back() {
-        let built = Built::parse(WRITTEN).unwrap();
+        let built = Built::parse(&sealed(WRITTEN)).unwrap();
         let add_one = built.image("ADD_ONE").unwrap();
         assert_eq!(add_one.len(), 1);
         assert_eq!(add_one[0].name, "process_data");
@@ -365,15 +397,21 @@ mod tests {
 
     #[test]
     fn anything_else_is_no_signatures() {
-        assert!(Built::parse("").is_none());
-        assert!(Built::parse("[(\"A\", &[::memplan::KernelSignature { symbol: 1 }])]").is_none());
+        let parse = |body: &str| Built::parse(&sealed(body));
+        assert!(parse("").is_none());
+        assert!(parse("[(\"A\", &[::memplan::KernelSignature { symbol: 1 }])]").is_none());
         assert!(
-            Built::parse("[(\"A\", &[]), (\"A\", &[])]")
+            parse("[(\"A\", &[]), (\"A\", &[])]")
                 .unwrap()
                 .image("A")
                 .is_none()
         );
-        assert!(Built::parse("[").is_none());
-        assert!(Built::parse("[]").unwrap().image("A").is_none());
+        assert!(parse("[").is_none());
+        assert!(parse("[]").unwrap().image("A").is_none());
+        // Unsealed, or sealed for other text: not read, whatever it holds
+        // (rustc's lexer would report text that is no tokens).
+        assert!(Built::parse(WRITTEN).is_none());
+        assert!(Built::parse(&sealed(WRITTEN).replace("ADD_ONE", "ADD_TWO")).is_none());
+        assert!(Built::parse(&sealed("[(\"A\", &[]), 1e]")[1..]).is_none());
     }
 }

@@ -32,6 +32,13 @@ fn declared(index: usize) -> Ident {
     format_ident!("__MEMPLAN_KERNEL_{}", index)
 }
 
+/// The constant holding the image kernel `index`'s declaration names: the
+/// path as written, at its own spans (a `$crate` in it resolves by its
+/// span), once, so that a path that names nothing is one error, at it.
+fn image(index: usize) -> Ident {
+    format_ident!("__MEMPLAN_IMAGE_{}", index)
+}
+
 /// The kernels' declarations and their checks, for the plan's `const _`
 /// block; and each kernel's compiled code, for its `PlanInfo`.
 pub fn lower(plan: &Plan, built: Option<&Built>) -> (TokenStream, Vec<TokenStream>) {
@@ -71,7 +78,8 @@ fn checks(plan: &Plan, built: Option<&Built>) -> TokenStream {
         }
         {
             let name = declared(index);
-            let module = &plan.modules[kernel.module];
+            let path = &plan.modules[kernel.module];
+            let module = image(index);
             let value = declaration(plan, kernel);
             // The error points at the declaration's name.
             let predicted = built.and_then(|built| predicted(plan, kernel, built));
@@ -81,7 +89,7 @@ fn checks(plan: &Plan, built: Option<&Built>) -> TokenStream {
                 quote!(::core::result::Result::Err(message) if #private::str_eq(message.as_str(), #message) => (),)
             });
             let check = quote! {
-                const _: () = match #private::check_kernel(&#module, &#name) {
+                const _: () = match #private::check_kernel(#module, &#name) {
                     ::core::result::Result::Ok(_) => (),
                     #reported
                     ::core::result::Result::Err(message) => ::core::panic!("{}", message.as_str()),
@@ -101,17 +109,19 @@ fn checks(plan: &Plan, built: Option<&Built>) -> TokenStream {
                         }
                         #[diagnostic::do_not_recommend]
                         impl DeclarationMatchesItsCpp for #private::Verdict<true> {}
-                        <#private::Verdict<{ !#private::fails_with(&#module, &#name, #message) }>
+                        <#private::Verdict<{ !#private::fails_with(#module, &#name, #message) }>
                             as DeclarationMatchesItsCpp>::HOLDS
                     };
                 }
             });
             // Both errors at the declaration's name: rustc reports each
             // at the span of tokens that are ours, and would otherwise
-            // point at the whole macro.
+            // point at the whole macro. Every token here is the macro's:
+            // the user's path is in `#module`, at its own spans.
             let check = respanned(quote!(#check #worded), kernel.name.span());
             quote! {
                 const #name: #private::Declared = #value;
+                const #module: &#private::Image = &#path;
                 #check
             }
         }
@@ -525,7 +535,7 @@ mod tests {
             }}"
         );
         let (plan, _) = checked(&text);
-        let built = Built::parse(BUILT).unwrap();
+        let built = Built::parse(&crate::signatures::sealed(BUILT)).unwrap();
         lower(&plan, Some(&built)).0.to_string()
     }
 
@@ -537,12 +547,16 @@ mod tests {
         let message = "parameter `c` is not `&out` in the declaration";
         assert!(code.contains("on_unimplemented"), "{code}");
         assert!(code.contains(message), "{code}");
-        // Confirmed against the image the path names, and the constant
-        // panics with any other message.
+        // Confirmed against the image the path names (written once, at
+        // its own spans), and the constant panics with any other message.
         assert!(
-            code.contains("fails_with (& kernels :: VECTOR_ADD"),
+            code.contains(
+                "const __MEMPLAN_IMAGE_0 : & __memplan :: Image = & kernels :: VECTOR_ADD ;"
+            ),
             "{code}"
         );
+        assert_eq!(code.matches("kernels :: VECTOR_ADD").count(), 1, "{code}");
+        assert!(code.contains("fails_with (__MEMPLAN_IMAGE_0 ,"), "{code}");
         assert!(code.contains("str_eq (message . as_str ()"), "{code}");
         assert!(code.contains(":: core :: panic !"), "{code}");
     }
@@ -559,7 +573,7 @@ mod tests {
                 }}"
             );
             let (plan, _) = checked(&text);
-            let built = Built::parse(BUILT).unwrap();
+            let built = Built::parse(&crate::signatures::sealed(BUILT)).unwrap();
             lower(&plan, Some(&built)).0.to_string()
         };
         let right = plan(
