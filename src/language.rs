@@ -63,8 +63,7 @@
 //!   gives what the last gave changes nothing. Such a plan replays as CUDA
 //!   graphs with `set_replay(Replay::Graph)` (below, under the plan's
 //!   methods): each run's graph is changed in place to its sizes and
-//!   values; `graph()`, one graph for every run, would keep the first
-//!   run's, and refuses it.
+//!   values; `graph(len, v)` captures one run's, replayed as it is.
 //! - `run len: usize <= cap` (any size parameter, `new`'s too, bounded by
 //!   any size of the plan): every value given is at most the bound, and
 //!   the checks take that as true. `new` checks the bounds it can compute,
@@ -992,8 +991,12 @@
 //!   lent for `run` alone.
 //! - `graph()`: captures the plan as a CUDA graph
 //!   ([`PlanGraph`](crate::PlanGraph)), replayed with one launch per
-//!   run, for plans whose operations all run in stream blocks and that
-//!   take no `run` parameters.
+//!   run, for plans whose operations all run in stream blocks. A plan
+//!   with `run` parameters takes them, `graph(len, v)`: they are checked
+//!   as `run` checks them (a length above its bound is refused with the
+//!   same error), and the graph holds the ops as that run queues them,
+//!   replayed as they are; runs of other sizes and values replay with
+//!   `set_replay`.
 //! - `set_replay(Replay::Graph)`: every later `run`, `enqueue` and
 //!   `submit` replays a CUDA graph of its ops instead of queuing them one
 //!   by one, with the same signature, checks and errors

@@ -174,10 +174,6 @@ fn values_and_sizes_change_at_each_run() -> Result<(), Failed> {
         saxpy(2.0 * a, &x, &mut y, len);
         same(&format!("len {len}, a {a}"), plan.host().y, &y)?;
     }
-    ensure!(
-        plan.graph().is_err(),
-        "a plan with run parameters was captured"
-    );
     Ok(())
 }
 

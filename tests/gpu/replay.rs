@@ -74,6 +74,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "replay::values_change_while_sizes_stay",
         values_change_while_sizes_stay,
     ),
+    (
+        "replay::a_graph_of_one_run_replays_its_sizes_and_values",
+        a_graph_of_one_run_replays_its_sizes_and_values,
+    ),
 ];
 
 memplan! {
@@ -532,5 +536,47 @@ fn values_change_while_sizes_stay() -> Result<(), Failed> {
             }
         }
     }
+    Ok(())
+}
+
+/// `graph(len, a)` of a plan with `run` parameters: the graph holds that
+/// run (its length and value), replayed as it is, and matches runs made
+/// directly; a run its checks refuse is refused by `graph` the same way.
+fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
+    let ctx = context()?;
+    let (x, y) = (floats(CAP), floats(CAP));
+    let mut plan = Saxpy::new(&ctx, CAP, 2)?;
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    let mut expected = y.clone();
+    for (len, a) in [(CAP - 1234, 0.5), (0, 3.0), (1, -2.0), (CAP, 0.25)] {
+        let mut graph = plan.graph(len, a)?;
+        for replay in 0..3 {
+            graph.run()?;
+            saxpy(2.0 * a, &x, &mut expected, len);
+            same(
+                &format!("graph of len {len}, replay {replay}"),
+                graph.host().y,
+                &expected,
+            )?;
+        }
+        drop(graph);
+        // A direct run after the graph's: the plan resolves its own run.
+        plan.run(len / 2, a)?;
+        saxpy(2.0 * a, &x, &mut expected, len / 2);
+        same(
+            &format!("run of len {} after the graph", len / 2),
+            plan.host().y,
+            &expected,
+        )?;
+    }
+    let refused = |error: Option<memplan::Error>| error.map(|e| e.to_string());
+    let by_graph = refused(plan.graph(CAP + 1, 1.0).err()).ok_or("a graph past the capacity")?;
+    let by_run = refused(plan.run(CAP + 1, 1.0).err()).ok_or("a run past the capacity ran")?;
+    ensure!(by_graph == by_run, "graph: {by_graph}\nrun: {by_run}");
+    // Nothing ran: the plan goes on from where it was.
+    plan.run(CAP, 1.0)?;
+    saxpy(2.0, &x, &mut expected, CAP);
+    same("a run after the refusals", plan.host().y, &expected)?;
     Ok(())
 }

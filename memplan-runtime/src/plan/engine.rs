@@ -189,6 +189,16 @@ impl<P: Plan> Engine<P> {
         self.runner.set_replay(replay)
     }
 
+    /// Takes what a run gives and resolves the ops that read it, as a run
+    /// does before it queues them: for a graph of that run.
+    pub(crate) fn prepare_run(&mut self, given: GiveRun<'_, P>) -> Result<()> {
+        self.runner.bind()?;
+        self.runner.apply(given(&self.state))?;
+        let (prepared, resolved) = self.prepare_and_agree(&[]);
+        drop(prepared?);
+        resolved
+    }
+
     /// Prepares a run (the caller's slices, and the ops that read this
     /// run's sizes) and, for one rank of a job, agrees with the other ranks
     /// that every one is ready before any queues it: the preparation, and

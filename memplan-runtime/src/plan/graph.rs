@@ -1,7 +1,7 @@
 //! A plan captured as a CUDA graph.
 
 use super::Plan;
-use super::engine::Engine;
+use super::engine::{Engine, GiveRun};
 use super::in_flight::InFlight;
 use crate::error::{Fault, Result};
 use crate::graph::Graph;
@@ -22,9 +22,22 @@ impl<P: Plan> Engine<P> {
     /// run. Errors for plans with synchronous ops, host steps or caller
     /// slices, which a graph cannot hold.
     pub fn graph(&mut self) -> Result<PlanGraph<'_, P>> {
-        let runner = self.runner();
-        runner.settle();
-        let graph = runner.capture()?;
+        self.graph_given(None)
+    }
+
+    /// [`graph`](Self::graph), with what a run gives: the graph holds the
+    /// ops as that run would queue them, its sizes and values checked as
+    /// `run` checks them (and refused with the same errors), and replays
+    /// them as they are.
+    pub fn graph_given(&mut self, given: Option<GiveRun<'_, P>>) -> Result<PlanGraph<'_, P>> {
+        self.runner().settle();
+        // Before the run's values: a plan a graph cannot hold is refused
+        // before anything is resolved or agreed with other ranks.
+        self.runner().check_graphable()?;
+        if let Some(given) = given {
+            self.prepare_run(given)?;
+        }
+        let graph = self.runner().capture()?;
         Ok(PlanGraph::new(self, graph))
     }
 }

@@ -22,6 +22,11 @@ macro_rules! __plan_methods {
             self.0.run_given($given, &mut [$($lent),*])
         }
 
+        /// Refused: a CUDA graph would keep the first run's slices.
+        pub fn graph(&mut self, $($param: $ty),*) -> $crate::Result<$crate::PlanGraph<'_, Self>> {
+            self.0.graph_given($given)
+        }
+
         $crate::__plan_methods!(@every $buffers, $summary, $diagram);
     };
     // A plan whose runs take no caller slices: it may be queued and
@@ -53,6 +58,11 @@ macro_rules! __plan_methods {
             self.0.wait()
         }
 
+        /// Captures the plan as a CUDA graph, with this run's sizes and values where it takes any (checked as `run` checks them), replayed as it is with one launch per run; `set_replay` replays runs of other sizes and values.
+        pub fn graph(&mut self, $($param: $ty),*) -> $crate::Result<$crate::PlanGraph<'_, Self>> {
+            self.0.graph_given($given)
+        }
+
         $crate::__plan_methods!(@every $buffers, $summary, $diagram);
     };
     (@every $buffers:literal, $summary:literal, $diagram:literal) => {
@@ -61,11 +71,6 @@ macro_rules! __plan_methods {
 
         /// The plan as a Mermaid flowchart, a lane per stream.
         pub const DIAGRAM: &'static str = $diagram;
-
-        /// Captures the plan as a CUDA graph, replayed with one launch per run.
-        pub fn graph(&mut self) -> $crate::Result<$crate::PlanGraph<'_, Self>> {
-            self.0.graph()
-        }
 
         /// Replays each later run from a CUDA graph (`Replay::Graph`), changed in place to the run's sizes and values, or queues its ops one by one (`Replay::Direct`, the default).
         pub fn set_replay(&mut self, replay: $crate::Replay) -> $crate::Result<()> {

@@ -303,16 +303,22 @@ impl Runner {
     /// context to this thread (a plan may move between threads), and starts
     /// the clocks.
     pub fn begin(&mut self) -> Result<()> {
+        self.bind()?;
+        self.started = Instant::now();
+        self.timer
+            .begin(self.started)
+            .map_err(|code| self.error_at_plan("start op timing", code.into()))
+    }
+
+    /// Returns an error kept from before, if any, and binds the context to
+    /// this thread (a plan may move between threads).
+    pub fn bind(&mut self) -> Result<()> {
         if let Some(error) = self.deferred.get_mut().take() {
             return Err(error);
         }
         self.made.contexts[0]
             .bind_to_thread()
-            .map_err(|e| self.info.within(self.info.site, e))?;
-        self.started = Instant::now();
-        self.timer
-            .begin(self.started)
-            .map_err(|code| self.error_at_plan("start op timing", code.into()))
+            .map_err(|e| self.info.within(self.info.site, e))
     }
 
     pub fn set_in_flight(&self) {
@@ -526,9 +532,7 @@ impl Runner {
 
     /// Captures every op as a CUDA graph.
     pub fn capture(&mut self) -> Result<Graph> {
-        if let Some(why) = self.graph_obstacle(false) {
-            return Err(self.error_at_plan("graph", Fault::Unsupported(why)));
-        }
+        self.check_graphable()?;
         // Timing records events on the legacy stream, which a capture forbids.
         let timer = std::mem::take(&mut self.timer);
         let capture = {
@@ -551,6 +555,14 @@ impl Runner {
         graph.map_err(|e| self.info.within(self.info.site, e))
     }
 
+    /// Refuses, with the reason, a plan `graph()` cannot capture.
+    pub fn check_graphable(&self) -> Result<()> {
+        match self.graph_obstacle(false) {
+            Some(why) => Err(self.error_at_plan("graph", Fault::Unsupported(why))),
+            None => Ok(()),
+        }
+    }
+
     /// Why the plan cannot be captured as a CUDA graph, if it cannot:
     /// one graph for every run, or, `per_run`, one replayed with each run's
     /// sizes and values.
@@ -565,11 +577,6 @@ impl Runner {
         } else if self.has_caller_slices() {
             Some(
                 "this plan borrows the caller's slices for each run, and a CUDA graph would keep the first run's addresses",
-            )
-        } else if !per_run && (!self.info.run_inputs.is_empty() || !self.info.per_run.is_empty()) {
-            Some(
-                "this plan takes sizes or values at each run, and one CUDA graph would keep the first run's: \
-                 `set_replay(Replay::Graph)` replays each run from a graph changed to its sizes and values",
             )
         } else if self.info.ops.iter().any(|op| op.stream.is_none()) {
             Some(
