@@ -991,7 +991,8 @@
 //!   lent for `run` alone.
 //! - `graph()`: captures the plan as a CUDA graph
 //!   ([`PlanGraph`](crate::PlanGraph)), replayed with one launch per
-//!   run, for plans whose operations all run in stream blocks. A plan
+//!   run, for plans whose operations all run in stream blocks (others are
+//!   refused with the reason, before anything else is checked). A plan
 //!   with `run` parameters takes them, `graph(len, v)`: they are checked
 //!   as `run` checks them (a length above its bound is refused with the
 //!   same error), and the graph holds the ops as that run queues them,

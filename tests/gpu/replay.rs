@@ -541,7 +541,9 @@ fn values_change_while_sizes_stay() -> Result<(), Failed> {
 
 /// `graph(len, a)` of a plan with `run` parameters: the graph holds that
 /// run (its length and value), replayed as it is, and matches runs made
-/// directly; a run its checks refuse is refused by `graph` the same way.
+/// directly, also with stream-ordered memory, in a plan replayed from
+/// graphs already, and with a loop whose count the length gives; a run
+/// its checks refuse is refused by `graph` the same way.
 fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
     let ctx = context()?;
     let (x, y) = (floats(CAP), floats(CAP));
@@ -570,6 +572,44 @@ fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
             &expected,
         )?;
     }
+    // Stream-ordered memory the graph allocates and frees at each replay,
+    // in a plan replayed from graphs already, and a direct run after.
+    let mut plan = FillThenAddOne::new(&ctx, CAP)?;
+    plan.set_replay(Replay::Graph)?;
+    let mut out = vec![-7.0f32; CAP];
+    plan.host_mut().out.copy_from_slice(&out);
+    for (len, v) in [(CAP - 1234, 1.5), (0, 2.0), (CAP, -3.25)] {
+        plan.run(len / 3, 0.0)?;
+        out[..len / 3].fill(1.0);
+        let mut graph = plan.graph(len, v)?;
+        for replay in 0..2 {
+            graph.run()?;
+            out[..len].fill(v + 1.0);
+            same(
+                &format!("FillThenAddOne graph of len {len}, replay {replay}"),
+                graph.host().out,
+                &out,
+            )?;
+        }
+    }
+    // A loop whose count the run's length gives, unrolled for the graph.
+    let mut plan = Stream::new(&ctx, CAP, 1000, 3)?;
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&y);
+    let mut expected = y.clone();
+    for (len, a) in [(CAP, 0.5), (1001, -1.0), (CAP - 1234, 2.0)] {
+        let mut graph = plan.graph(len, a)?;
+        graph.run()?;
+        saxpy(a, &x, &mut expected, len);
+        same(
+            &format!("Stream graph of len {len}"),
+            graph.host().y,
+            &expected,
+        )?;
+    }
+    let mut plan = Saxpy::new(&ctx, CAP, 2)?;
+    plan.host_mut().x.copy_from_slice(&x);
+    plan.host_mut().y.copy_from_slice(&expected);
     let refused = |error: Option<memplan::Error>| error.map(|e| e.to_string());
     let by_graph = refused(plan.graph(CAP + 1, 1.0).err()).ok_or("a graph past the capacity")?;
     let by_run = refused(plan.run(CAP + 1, 1.0).err()).ok_or("a run past the capacity ran")?;

@@ -25,17 +25,26 @@ impl<P: Plan> Engine<P> {
         self.graph_given(None)
     }
 
-    /// [`graph`](Self::graph), with what a run gives: the graph holds the
-    /// ops as that run would queue them, its sizes and values checked as
-    /// `run` checks them (and refused with the same errors), and replays
-    /// them as they are.
+    /// [`graph`](Self::graph), with what a run gives, for a plan that
+    /// takes sizes or values at each run: the graph holds the ops as that
+    /// run would queue them, its sizes and values checked as `run` checks
+    /// them (and refused with the same errors, for a plan a graph can
+    /// hold), and replays them as they are.
     pub fn graph_given(&mut self, given: Option<GiveRun<'_, P>>) -> Result<PlanGraph<'_, P>> {
         self.runner().settle();
         // Before the run's values: a plan a graph cannot hold is refused
         // before anything is resolved or agreed with other ranks.
         self.runner().check_graphable()?;
-        if let Some(given) = given {
-            self.prepare_run(given)?;
+        match given {
+            Some(given) => self.prepare_run(given)?,
+            // Its steps are the last run's, or none: not a graph of a run.
+            None if self.runner().takes_run_inputs() => {
+                let why = "this plan takes sizes or values at each run: `graph` takes them too";
+                return Err(self
+                    .runner()
+                    .error_at_plan("graph", Fault::Unsupported(why)));
+            }
+            None => {}
         }
         let graph = self.runner().capture()?;
         Ok(PlanGraph::new(self, graph))

@@ -58,7 +58,7 @@ macro_rules! __plan_methods {
             self.0.wait()
         }
 
-        /// Captures the plan as a CUDA graph, with this run's sizes and values where it takes any (checked as `run` checks them), replayed as it is with one launch per run; `set_replay` replays runs of other sizes and values.
+        /// Captures the plan as a CUDA graph, with this run's sizes and values where it takes any (checked as `run` checks them, for a plan a graph can hold), replayed as it is with one launch per run; `set_replay` replays runs of other sizes and values.
         pub fn graph(&mut self, $($param: $ty),*) -> $crate::Result<$crate::PlanGraph<'_, Self>> {
             self.0.graph_given($given)
         }

@@ -318,7 +318,7 @@ impl Node {
 }
 
 /// How many times a capture that another thread invalidated is tried.
-const CAPTURE_TRIES: usize = 3;
+pub(super) const CAPTURE_TRIES: usize = 3;
 
 /// [`capture`], tried again when the capture was invalidated: another
 /// thread synchronizing the context (`cuCtxSynchronize`, which a failed

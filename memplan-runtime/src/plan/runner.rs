@@ -9,14 +9,14 @@ use super::fingerprint::Agreement;
 use super::group::{group_at, queue_group};
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
 use super::made::Made;
-use super::replay::{Replay, Replays, Target};
+use super::replay::{CAPTURE_TRIES, Replay, Replays, Target};
 use super::resolve::Against;
 use super::sizes::Sizes;
 use super::slices::{Lock, Registrations, Slice};
 use super::step::{Resources, Step};
 use super::steps::{Inputs, Resolved, Steps};
 use crate::context::release_in;
-use crate::driver;
+use crate::driver::{self, DriverError};
 use crate::error::{Error, Fault, Location, Result};
 use crate::graph::{Capture, Graph};
 use crate::op::OpResultExt;
@@ -530,9 +530,26 @@ impl Runner {
         Ok(())
     }
 
-    /// Captures every op as a CUDA graph.
+    /// Captures every op as a CUDA graph; a capture another thread
+    /// invalidated (by synchronizing the context) is tried again, as a
+    /// replay's is.
     pub fn capture(&mut self) -> Result<Graph> {
         self.check_graphable()?;
+        let mut tries = 1;
+        loop {
+            match self.capture_once() {
+                Err(error)
+                    if error.driver_error() == Some(DriverError::STREAM_CAPTURE_INVALIDATED)
+                        && tries < CAPTURE_TRIES =>
+                {
+                    tries += 1;
+                }
+                captured => return captured.map_err(|e| self.info.within(self.info.site, e)),
+            }
+        }
+    }
+
+    fn capture_once(&mut self) -> Result<Graph> {
         // Timing records events on the legacy stream, which a capture forbids.
         let timer = std::mem::take(&mut self.timer);
         let capture = {
@@ -550,9 +567,15 @@ impl Runner {
             Err(error) => Err(error),
         };
         self.timer = timer;
-        // What the capture allocated in stream order belongs to the graph.
+        // What the capture allocated in stream order belongs to the graph
+        // (or, for a capture that failed, to no one).
         self.scratch.fill(0);
-        graph.map_err(|e| self.info.within(self.info.site, e))
+        graph
+    }
+
+    /// Whether runs give the plan sizes or values.
+    pub fn takes_run_inputs(&self) -> bool {
+        !self.info.run_inputs.is_empty() || !self.info.per_run.is_empty()
     }
 
     /// Refuses, with the reason, a plan `graph()` cannot capture.
