@@ -133,9 +133,46 @@ const ELEMENTS: usize = 256;
 
 fn main() -> Result<(), memplan::Error> {
     small_ops()?;
-    for launches in [1, 10, 100] {
+    // No launch: the two fills alone, where a run's fixed cost shows most.
+    for launches in [0, 1, 10, 100] {
         tiny_launches(launches)?;
     }
+    calls_each_run_makes()?;
+    Ok(())
+}
+
+/// What the calls every run makes, whatever its ops, cost the host:
+/// binding the plan's context to the thread (`cuCtxSetCurrent`, at the
+/// start of each run), asking which is bound (`cuCtxGetCurrent`), and
+/// reading the clock (a run reads it three times).
+fn calls_each_run_makes() -> Result<(), memplan::Error> {
+    let Some(ctx) = common::context_or_skip("small_ops")? else {
+        return Ok(());
+    };
+    const CALLS: usize = 100_000;
+    let time = |call: &mut dyn FnMut() -> memplan::Result<()>| -> memplan::Result<f64> {
+        let start = Instant::now();
+        for _ in 0..CALLS {
+            call()?;
+        }
+        Ok(start.elapsed().as_secs_f64() * 1e6 / CALLS as f64)
+    };
+    let set = time(&mut || ctx.bind_to_thread())?;
+    let get = time(&mut || {
+        let mut current = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        driver(
+            unsafe { cu::cuCtxGetCurrent(&mut current) },
+            "cuCtxGetCurrent",
+        )
+    })?;
+    let clock = time(&mut || {
+        std::hint::black_box(Instant::now());
+        Ok(())
+    })?;
+    println!(
+        "calls each run makes, us per call: cuCtxSetCurrent {set:.3}, cuCtxGetCurrent {get:.3}, Instant::now {clock:.3}"
+    );
     Ok(())
 }
 
