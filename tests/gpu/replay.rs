@@ -10,18 +10,26 @@ use crate::harness::{GpuTest, context};
 use libtest_mimic::Failed;
 use memplan::{GRAPHS_KEPT, Replay, memplan};
 
+/// The plan `$new` makes, replayed as `$replay` says, given `x` and `y`.
+macro_rules! given {
+    ($new:expr, $replay:expr, $x:expr, $y:expr) => {{
+        let mut plan = $new;
+        plan.set_replay($replay)?;
+        plan.host_mut().x.copy_from_slice($x);
+        plan.host_mut().y.copy_from_slice($y);
+        plan
+    }};
+}
+
 /// Two of the plan `$new` makes, the second replayed from graphs, both
 /// given `x` and `y`.
 macro_rules! direct_and_replayed {
-    ($new:expr, $x:expr, $y:expr) => {{
-        let mut plans = [$new, $new];
-        plans[1].set_replay(Replay::Graph)?;
-        for plan in &mut plans {
-            plan.host_mut().x.copy_from_slice($x);
-            plan.host_mut().y.copy_from_slice($y);
-        }
-        plans
-    }};
+    ($new:expr, $x:expr, $y:expr) => {
+        [
+            given!($new, Replay::Direct, $x, $y),
+            given!($new, Replay::Graph, $x, $y),
+        ]
+    };
 }
 
 /// Both plans' `y` is `expected`.
@@ -140,6 +148,19 @@ memplan! {
     }
 }
 
+/// `FillThenAddOne`, replayed as `replay` says, its `out` all -7, and
+/// what `out` holds.
+fn fill_then_add_one(
+    ctx: &memplan::Context,
+    replay: Replay,
+) -> Result<(FillThenAddOne, Vec<f32>), Failed> {
+    let mut plan = FillThenAddOne::new(ctx, CAP)?;
+    plan.set_replay(replay)?;
+    let out = vec![-7.0f32; CAP];
+    plan.host_mut().out.copy_from_slice(&out);
+    Ok((plan, out))
+}
+
 /// The lengths a batch loop gives: whole, short, empty, one element, a
 /// chunk and one more, and back to whole (graphs kept are replayed).
 const LENGTHS: [usize; 9] = [CAP, CAP - 1234, 0, 1, 1000, 1001, CAP, CAP - 1234, CAP];
@@ -234,10 +255,7 @@ fn more_shapes_than_graphs_kept() -> Result<(), Failed> {
     let ctx = context()?;
     let m = 1000;
     let (x, y) = (floats(CAP), floats(CAP));
-    let mut plan = Stream::new(&ctx, CAP, m, 2)?;
-    plan.set_replay(Replay::Graph)?;
-    plan.host_mut().x.copy_from_slice(&x);
-    plan.host_mut().y.copy_from_slice(&y);
+    let mut plan = given!(Stream::new(&ctx, CAP, m, 2)?, Replay::Graph, &x, &y);
     let mut expected = y.clone();
     // Twice through more loop counts than graphs are kept, then one
     // count again and again: every run right, whichever graph it finds.
@@ -258,10 +276,7 @@ fn more_shapes_than_graphs_kept() -> Result<(), Failed> {
 
 fn values_in_fills_and_stream_ordered_memory() -> Result<(), Failed> {
     let ctx = context()?;
-    let mut plan = FillThenAddOne::new(&ctx, CAP)?;
-    plan.set_replay(Replay::Graph)?;
-    let mut expected = vec![-7.0f32; CAP];
-    plan.host_mut().out.copy_from_slice(&expected);
+    let (mut plan, mut expected) = fill_then_add_one(&ctx, Replay::Graph)?;
     for (run, len) in LENGTHS.into_iter().enumerate() {
         // Values of every memset unit: 0.0 is a byte pattern, 1.5 a word.
         let v = [0.0, 1.5, -3.25][run % 3];
@@ -356,10 +371,7 @@ fn a_node_grown_or_changed_back_is_right() -> Result<(), Failed> {
     let ctx = context()?;
     // A fill captured one element wide, then grown to all of them (which
     // the driver may refuse to change in place), then shrunk.
-    let mut plan = FillThenAddOne::new(&ctx, CAP)?;
-    plan.set_replay(Replay::Graph)?;
-    let mut expected = vec![-7.0f32; CAP];
-    plan.host_mut().out.copy_from_slice(&expected);
+    let (mut plan, mut expected) = fill_then_add_one(&ctx, Replay::Graph)?;
     for (len, v) in [(1, 1.5), (CAP, 1.5), (7, 0.0), (CAP, -3.25), (2, -3.25)] {
         plan.run(len, v)?;
         expected[..len].fill(v + 1.0);
@@ -369,10 +381,7 @@ fn a_node_grown_or_changed_back_is_right() -> Result<(), Failed> {
     // a whole run with a = 1, an empty one (another graph) with a = 2,
     // then a whole one with a = 2.
     let (x, y) = (floats(CAP), floats(CAP));
-    let mut plan = Saxpy::new(&ctx, CAP, 1)?;
-    plan.set_replay(Replay::Graph)?;
-    plan.host_mut().x.copy_from_slice(&x);
-    plan.host_mut().y.copy_from_slice(&y);
+    let mut plan = given!(Saxpy::new(&ctx, CAP, 1)?, Replay::Graph, &x, &y);
     let mut expected = y.clone();
     for (len, a) in [(CAP, 1.0), (0, 2.0), (CAP, 2.0), (CAP, 2.0)] {
         plan.run(len, a)?;
@@ -385,10 +394,7 @@ fn a_node_grown_or_changed_back_is_right() -> Result<(), Failed> {
 fn a_replay_in_flight_is_waited_for() -> Result<(), Failed> {
     let ctx = context()?;
     let (x, y) = (floats(CAP), floats(CAP));
-    let mut plan = Saxpy::new(&ctx, CAP, 50)?;
-    plan.set_replay(Replay::Graph)?;
-    plan.host_mut().x.copy_from_slice(&x);
-    plan.host_mut().y.copy_from_slice(&y);
+    let mut plan = given!(Saxpy::new(&ctx, CAP, 50)?, Replay::Graph, &x, &y);
     let mut expected = y.clone();
     // The host's view waits for the replay submitted.
     plan.submit(CAP, 0.5)?;
@@ -456,10 +462,7 @@ fn values_change_while_sizes_stay() -> Result<(), Failed> {
     ];
     for replay in [Replay::Direct, Replay::Graph] {
         // Resolved op by op (no loop).
-        let mut plan = Saxpy::new(&ctx, CAP, 1)?;
-        plan.set_replay(replay)?;
-        plan.host_mut().x.copy_from_slice(&x);
-        plan.host_mut().y.copy_from_slice(&y);
+        let mut plan = given!(Saxpy::new(&ctx, CAP, 1)?, replay, &x, &y);
         let mut expected = y.clone();
         for (run, (len, a)) in runs.into_iter().enumerate() {
             plan.run(len, a)?;
@@ -471,10 +474,7 @@ fn values_change_while_sizes_stay() -> Result<(), Failed> {
             )?;
         }
         // Unrolled at each run: a loop whose count is the run's length's.
-        let mut plan = Stream::new(&ctx, CAP, 1000, 3)?;
-        plan.set_replay(replay)?;
-        plan.host_mut().x.copy_from_slice(&x);
-        plan.host_mut().y.copy_from_slice(&y);
+        let mut plan = given!(Stream::new(&ctx, CAP, 1000, 3)?, replay, &x, &y);
         let mut expected = y.clone();
         for (run, (len, a)) in runs.into_iter().enumerate() {
             plan.run(len, a)?;
@@ -486,10 +486,7 @@ fn values_change_while_sizes_stay() -> Result<(), Failed> {
             )?;
         }
         // A fill of the run's value.
-        let mut plan = FillThenAddOne::new(&ctx, CAP)?;
-        plan.set_replay(replay)?;
-        let mut expected = vec![-7.0f32; CAP];
-        plan.host_mut().out.copy_from_slice(&expected);
+        let (mut plan, mut expected) = fill_then_add_one(&ctx, replay)?;
         for (run, (len, v)) in runs.into_iter().enumerate() {
             plan.run(len, v)?;
             expected[..len].fill(v + 1.0);
@@ -547,9 +544,7 @@ fn values_change_while_sizes_stay() -> Result<(), Failed> {
 fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
     let ctx = context()?;
     let (x, y) = (floats(CAP), floats(CAP));
-    let mut plan = Saxpy::new(&ctx, CAP, 2)?;
-    plan.host_mut().x.copy_from_slice(&x);
-    plan.host_mut().y.copy_from_slice(&y);
+    let mut plan = given!(Saxpy::new(&ctx, CAP, 2)?, Replay::Direct, &x, &y);
     let mut expected = y.clone();
     for (len, a) in [(CAP - 1234, 0.5), (0, 3.0), (1, -2.0), (CAP, 0.25)] {
         let mut graph = plan.graph(len, a)?;
@@ -574,10 +569,7 @@ fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
     }
     // Stream-ordered memory the graph allocates and frees at each replay,
     // in a plan replayed from graphs already, and a direct run after.
-    let mut plan = FillThenAddOne::new(&ctx, CAP)?;
-    plan.set_replay(Replay::Graph)?;
-    let mut out = vec![-7.0f32; CAP];
-    plan.host_mut().out.copy_from_slice(&out);
+    let (mut plan, mut out) = fill_then_add_one(&ctx, Replay::Graph)?;
     for (len, v) in [(CAP - 1234, 1.5), (0, 2.0), (CAP, -3.25)] {
         plan.run(len / 3, 0.0)?;
         out[..len / 3].fill(1.0);
@@ -593,9 +585,7 @@ fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
         }
     }
     // A loop whose count the run's length gives, unrolled for the graph.
-    let mut plan = Stream::new(&ctx, CAP, 1000, 3)?;
-    plan.host_mut().x.copy_from_slice(&x);
-    plan.host_mut().y.copy_from_slice(&y);
+    let mut plan = given!(Stream::new(&ctx, CAP, 1000, 3)?, Replay::Direct, &x, &y);
     let mut expected = y.clone();
     for (len, a) in [(CAP, 0.5), (1001, -1.0), (CAP - 1234, 2.0)] {
         let mut graph = plan.graph(len, a)?;
@@ -607,9 +597,7 @@ fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
             &expected,
         )?;
     }
-    let mut plan = Saxpy::new(&ctx, CAP, 2)?;
-    plan.host_mut().x.copy_from_slice(&x);
-    plan.host_mut().y.copy_from_slice(&expected);
+    let mut plan = given!(Saxpy::new(&ctx, CAP, 2)?, Replay::Direct, &x, &expected);
     let refused = |error: Option<memplan::Error>| error.map(|e| e.to_string());
     let by_graph = refused(plan.graph(CAP + 1, 1.0).err()).ok_or("a graph past the capacity")?;
     let by_run = refused(plan.run(CAP + 1, 1.0).err()).ok_or("a run past the capacity ran")?;
