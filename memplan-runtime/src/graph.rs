@@ -1,7 +1,7 @@
 //! CUDA graphs: record queued work once, replay it with one launch.
 
 use crate::context::{Context, release_in};
-use crate::driver;
+use crate::driver::{self, DriverError};
 use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::stream::Stream;
@@ -73,6 +73,28 @@ impl Drop for Graph {
         release_in(&self.context, || unsafe {
             driver::graph_destroy(self.graph)
         });
+    }
+}
+
+/// How many times a capture that another thread invalidated is tried.
+const CAPTURE_TRIES: usize = 3;
+
+/// `capture`, tried again (up to [`CAPTURE_TRIES`] times in all) when the
+/// capture was invalidated: another thread synchronizing the context
+/// (`cuCtxSynchronize`) ends every capture in it, through no fault of this
+/// one's.
+pub(crate) fn tried_again_if_invalidated<T>(mut capture: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut tries = 1;
+    loop {
+        match capture() {
+            Err(error)
+                if error.driver_error() == Some(DriverError::STREAM_CAPTURE_INVALIDATED)
+                    && tries < CAPTURE_TRIES =>
+            {
+                tries += 1;
+            }
+            captured => return captured,
+        }
     }
 }
 

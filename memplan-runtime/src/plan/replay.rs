@@ -21,9 +21,9 @@ use super::step::{Resources, Step, address_in};
 use super::steps::Resolved;
 use crate::context::Context;
 use crate::copy::Direction;
-use crate::driver::{self, DriverError, Memcpy3d};
+use crate::driver::{self, Memcpy3d};
 use crate::error::{Error, Fault, Result};
-use crate::graph::{Capture, Graph};
+use crate::graph::{Capture, Graph, tried_again_if_invalidated};
 use crate::kernel::LaunchConfig;
 use crate::nccl::Call;
 use crate::op::OpResultExt;
@@ -168,8 +168,12 @@ impl Replays {
         let at = match at {
             Some(at) => at,
             None => {
-                // SAFETY: the caller's promise.
-                let kept = unsafe { capture_again_if_invalidated(steps, on, streams, shape)? };
+                // Tried again if another thread's `cuCtxSynchronize` (a
+                // failed run's clean-up calls it) ends the capture.
+                let kept = tried_again_if_invalidated(|| {
+                    // SAFETY: the caller's promise.
+                    unsafe { capture(steps, on, streams, shape.clone()) }
+                })?;
                 if self.graphs.len() == GRAPHS_KEPT {
                     let oldest = (0..self.graphs.len()).min_by_key(|&at| self.graphs[at].replayed);
                     self.graphs.remove(oldest.unwrap_or(0));
@@ -314,37 +318,6 @@ impl Node {
         // What the node does is known only once the driver took it.
         self.now = if set { does } else { None };
         Ok(set)
-    }
-}
-
-/// How many times a capture that another thread invalidated is tried.
-pub(super) const CAPTURE_TRIES: usize = 3;
-
-/// [`capture`], tried again when the capture was invalidated: another
-/// thread synchronizing the context (`cuCtxSynchronize`, which a failed
-/// run's clean-up calls) ends every capture in it, through no fault of
-/// this run's.
-///
-/// # Safety
-/// As for [`Replays::replay`].
-unsafe fn capture_again_if_invalidated(
-    steps: &mut [Resolved],
-    on: &mut Resources,
-    streams: &[Stream],
-    shape: Vec<Shape>,
-) -> Result<Kept> {
-    let mut tries = 1;
-    loop {
-        // SAFETY: the caller's promise.
-        match unsafe { capture(steps, on, streams, shape.clone()) } {
-            Err(error)
-                if error.driver_error() == Some(DriverError::STREAM_CAPTURE_INVALIDATED)
-                    && tries < CAPTURE_TRIES =>
-            {
-                tries += 1;
-            }
-            captured => return captured,
-        }
     }
 }
 

@@ -9,16 +9,16 @@ use super::fingerprint::Agreement;
 use super::group::{group_at, queue_group};
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
 use super::made::Made;
-use super::replay::{CAPTURE_TRIES, Replay, Replays, Target};
+use super::replay::{Replay, Replays, Target};
 use super::resolve::Against;
 use super::sizes::Sizes;
 use super::slices::{Lock, Registrations, Slice};
 use super::step::{Resources, Step};
 use super::steps::{Inputs, Resolved, Steps};
 use crate::context::release_in;
-use crate::driver::{self, DriverError};
+use crate::driver;
 use crate::error::{Error, Fault, Location, Result};
-use crate::graph::{Capture, Graph};
+use crate::graph::{Capture, Graph, tried_again_if_invalidated};
 use crate::op::OpResultExt;
 use crate::report::RunReport;
 use crate::stream::{LEGACY, Stream, wait_all};
@@ -535,18 +535,8 @@ impl Runner {
     /// replay's is.
     pub fn capture(&mut self) -> Result<Graph> {
         self.check_graphable()?;
-        let mut tries = 1;
-        loop {
-            match self.capture_once() {
-                Err(error)
-                    if error.driver_error() == Some(DriverError::STREAM_CAPTURE_INVALIDATED)
-                        && tries < CAPTURE_TRIES =>
-                {
-                    tries += 1;
-                }
-                captured => return captured.map_err(|e| self.info.within(self.info.site, e)),
-            }
-        }
+        tried_again_if_invalidated(|| self.capture_once())
+            .map_err(|e| self.info.within(self.info.site, e))
     }
 
     fn capture_once(&mut self) -> Result<Graph> {
