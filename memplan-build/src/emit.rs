@@ -136,21 +136,9 @@ pub fn signatures_file(modules: &[Module], runtime: &str) -> String {
         .unwrap();
     }
     body.push_str("]\n");
-    // The macro reads only a file sealed so: any other text might not be
+    // The macro reads only a sealed file: any other text might not be
     // tokens, which rustc's lexer would report at the macro's call.
-    format!("{SIGNATURES_HEADER}{:016x}\n{body}", fnv1a(&body))
-}
-
-/// The signatures file's first line, up to the seal: the FNV-1a hash of
-/// the lines below (`memplan-macros-core`'s `signatures.rs` checks it).
-const SIGNATURES_HEADER: &str =
-    "// memplan-build: the signatures of this crate's kernels; FNV-1a 64 of the lines below: ";
-
-/// FNV-1a, 64 bits.
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    memplan_model::signatures_file::seal(&body)
 }
 
 fn signature(kernel: &Found, layouts: &Layouts, runtime: &str) -> String {

@@ -87,7 +87,7 @@ pub const OUTPUT: &str = "memplan_kernels.rs";
 /// The name of the file, beside [`OUTPUT`], with the kernels' signatures
 /// alone, which `memplan!` reads to word the errors of declarations that
 /// do not match them (rustc's own check of the images decides).
-pub const SIGNATURES: &str = "memplan_kernels.signatures";
+pub const SIGNATURES: &str = memplan_model::signatures_file::FILE;
 
 /// A build of a crate's kernels: what to compile, and how.
 #[derive(Clone, Debug)]

@@ -32,6 +32,7 @@ mod param;
 mod plan;
 mod rust_scalar;
 mod signature;
+pub mod signatures_file;
 mod site;
 mod size;
 #[cfg(feature = "tokens")]

@@ -9,30 +9,14 @@
 //! rustc confirms the prediction against the image the path names (the
 //! runtime's `declaration.rs`). A wrong prediction costs only the wording.
 //!
-//! The file is Rust syntax, parsed (never compiled) by syn, which inside a
-//! proc macro hands the text to rustc's own lexer: text that is not valid
-//! tokens would be rustc's error at the `memplan!` call. So the file is
-//! read only if it is memplan-build's, byte for byte: its first line holds
-//! a hash of the rest, which memplan-build wrote (and only valid tokens).
+//! The file is read only under memplan-build's seal
+//! ([`memplan_model::signatures_file`]): text that is not valid tokens
+//! would be rustc's lexer error at the macro's call.
 
+use memplan_model::signatures_file::{FILE, unsealed};
 use memplan_model::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
 use std::sync::Mutex;
 use syn::{Expr, Lit};
-
-/// The file's name in `OUT_DIR` (`memplan_build::SIGNATURES`).
-pub const FILE: &str = "memplan_kernels.signatures";
-
-/// The file's first line, up to the hash of the rest (memplan-build's
-/// `emit.rs` writes it).
-const HEADER: &str =
-    "// memplan-build: the signatures of this crate's kernels; FNV-1a 64 of the lines below: ";
-
-/// FNV-1a, 64 bits: memplan-build's seal on the file.
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
 
 /// The images a build listed, each with its kernels' signatures.
 #[derive(Debug)]
@@ -54,11 +38,7 @@ impl Built {
     /// The file's text as signatures; `None` where it is not memplan-build's
     /// (its seal does not hold), or not in the form it writes.
     pub fn parse(text: &str) -> Option<Built> {
-        let (header, body) = text.split_once('\n')?;
-        let seal = u64::from_str_radix(header.strip_prefix(HEADER)?, 16).ok()?;
-        if seal != fnv1a(body) {
-            return None;
-        }
+        let body = unsealed(text)?;
         let Expr::Array(list) = syn::parse_str::<Expr>(body).ok()? else {
             return None;
         };
@@ -97,7 +77,12 @@ impl Built {
 /// crate's kernels changing adds one file's signatures (a few kilobytes).
 fn remembered(text: String) -> Option<&'static Built> {
     static SEEN: Mutex<Vec<(u64, Option<&'static Built>)>> = Mutex::new(Vec::new());
-    let key = fnv1a(&text);
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        text.hash(&mut hasher);
+        hasher.finish()
+    };
     let mut seen = SEEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some((_, built)) = seen.iter().find(|(seen, _)| *seen == key) {
         return *built;
@@ -105,12 +90,6 @@ fn remembered(text: String) -> Option<&'static Built> {
     let built = Built::parse(&text).map(|built| &*Box::leak(Box::new(built)));
     seen.push((key, built));
     built
-}
-
-/// `body` sealed as memplan-build seals it, for tests.
-#[cfg(test)]
-pub(crate) fn sealed(body: &str) -> String {
-    format!("{HEADER}{:016x}\n{body}", fnv1a(body))
 }
 
 fn leak<T>(items: Vec<T>) -> &'static [T] {
@@ -334,6 +313,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memplan_model::signatures_file::seal as sealed;
 
     /// As `memplan-build` writes it (its runtime path included).
     const WRITTEN: &str = r#"// Written by memplan-build.

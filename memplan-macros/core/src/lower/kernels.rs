@@ -140,7 +140,7 @@ fn predicted(plan: &Plan, kernel: &Kernel, built: &Built) -> Option<String> {
     let types = written
         .params
         .iter()
-        .map(|param| primitive(param.ty))
+        .map(|param| predicted_type(param.ty))
         .collect::<Option<Vec<_>>>()?;
     let params: Vec<DeclaredParam> = written
         .params
@@ -185,7 +185,7 @@ fn predicted(plan: &Plan, kernel: &Kernel, built: &Built) -> Option<String> {
 /// its last name (`memplan::Float4`); `None` for any other type. A
 /// spelling that says wrong (a type of the user's named `Float4`) costs
 /// only the wording: rustc decides.
-fn primitive(ty: &Type) -> Option<RustType> {
+fn predicted_type(ty: &Type) -> Option<RustType> {
     let Type::Path(path) = ty else {
         return None;
     };
@@ -535,7 +535,7 @@ mod tests {
             }}"
         );
         let (plan, _) = checked(&text);
-        let built = Built::parse(&crate::signatures::sealed(BUILT)).unwrap();
+        let built = Built::parse(&memplan_model::signatures_file::seal(BUILT)).unwrap();
         lower(&plan, Some(&built)).0.to_string()
     }
 
@@ -573,7 +573,7 @@ mod tests {
                 }}"
             );
             let (plan, _) = checked(&text);
-            let built = Built::parse(&crate::signatures::sealed(BUILT)).unwrap();
+            let built = Built::parse(&memplan_model::signatures_file::seal(BUILT)).unwrap();
             lower(&plan, Some(&built)).0.to_string()
         };
         let right = plan(
