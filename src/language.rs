@@ -685,9 +685,10 @@
 //! - *Copies and fills* touch device memory of their stream's GPU, except
 //!   that a copy between two GPUs' memories (`copy a -> b`, `a` on one,
 //!   `b` on another) may be queued on either GPU's stream. Such a copy is
-//!   `cuMemcpyPeerAsync`: over NVLink or PCIe with peer access on, and
-//!   staged through host memory by the driver without it, so it needs no
-//!   `peer`.
+//!   `cuMemcpyAsync` between the two GPUs' addresses (as fast as
+//!   `cuMemcpyPeerAsync`, and unlike it, a graph can hold it): over NVLink
+//!   or PCIe with peer access on, and staged through host memory by the
+//!   driver without it, so it needs no `peer`.
 //! - *Which GPU* is decided from the placements as written: `part[i]` on
 //!   stream `s[i]` is one GPU when both are placed `on gpu`; where the
 //!   checks cannot show two indices equal (`part[i]` on `s[i + 1]`), they
@@ -702,8 +703,15 @@
 //! made once for each GPU, since the driver records an event only on a
 //! stream of its own GPU: a `record` uses its stream's GPU's, a `wait`
 //! the one last recorded. Kernels are loaded on every GPU. Timing is by
-//! CUPTI only, which sees every GPU (events would time one GPU's streams);
-//! [`graph()`](crate::PlanGraph) refuses plans on several GPUs.
+//! CUPTI only, which sees every GPU (events would time one GPU's streams).
+//! A CUDA graph ([`graph()`](crate::PlanGraph), `set_replay`) holds every
+//! GPU's work, launched with one call on the plan's first stream; a copy
+//! between GPUs is `cuMemcpyAsync` for that reason, since a graph cannot
+//! hold `cuMemcpyPeerAsync`. Plans with collectives between several GPUs
+//! of one process are refused: NCCL does not support them in graphs (a
+//! graph's launch may wait for the other GPUs' parts, which one thread
+//! launches only after it, and deadlock). A plan per GPU, one rank each
+//! (`ranks`), replays its collectives.
 //!
 //! ### Collectives
 //!
@@ -1018,7 +1026,8 @@
 //!   changed in place: a collective whose length or buffers change makes
 //!   a shape of its own. Refused, with the reason, for plans a graph
 //!   cannot hold: synchronous ops or host steps, the caller's slices,
-//!   several GPUs in one process. `Replay::Direct` (the
+//!   collectives between several GPUs of one process. A plan on several
+//!   GPUs replays as one graph of all their work. `Replay::Direct` (the
 //!   default) goes back to queuing. A launch whose value arguments are of
 //!   a type with padding is set at every run (its bytes cannot be
 //!   compared); the others only when they change. A replayed run's report

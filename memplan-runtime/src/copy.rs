@@ -443,9 +443,17 @@ pub(crate) unsafe fn copy_bytes(
 }
 
 /// Copies `bytes` from `src`, device memory of `from`'s GPU, to `dst`,
-/// device memory of `to`'s: queued on `stream` (`cuMemcpyPeerAsync`), or
-/// done before returning (`cuMemcpyPeer`, then waited for: it may return
-/// early, as `cuMemcpyDtoD` may). No driver call for 0 bytes.
+/// device memory of `to`'s: queued on `stream`, or done before returning
+/// (`cuMemcpyPeer`, then waited for: it may return early, as `cuMemcpyDtoD`
+/// may). No driver call for 0 bytes.
+///
+/// Queued by `cuMemcpyAsync`, which finds both GPUs from the addresses
+/// (unified addressing) and copies as `cuMemcpyPeerAsync` does, directly
+/// with peer access and staged through the host without: unlike
+/// `cuMemcpyPeerAsync`, a stream capture can hold it
+/// (`CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`), so plans on several GPUs
+/// replay as graphs. `benches/multi_gpu` times it against
+/// `cuMemcpyPeerAsync`.
 ///
 /// # Safety
 /// Both ranges are device memory of the GPUs named, do not overlap, and
@@ -467,9 +475,7 @@ pub(crate) unsafe fn between_gpus(
     // SAFETY: forwarded to the caller; the contexts are retained.
     unsafe {
         match stream {
-            Some(stream) => {
-                driver::memcpy_peer_async(dst, to.raw(), src, from.raw(), bytes, stream)
-            }
+            Some(stream) => driver::memcpy_async(dst, src, bytes, stream),
             None => {
                 driver::memcpy_peer(dst, to.raw(), src, from.raw(), bytes)?;
                 synchronize_legacy()

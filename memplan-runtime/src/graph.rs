@@ -101,7 +101,10 @@ pub(crate) fn tried_again_if_invalidated<T>(mut capture: impl FnMut() -> Result<
 /// A capture in progress: work queued on its streams is recorded into a
 /// graph instead of running. The first stream begins the capture; the
 /// others join it through an event and are joined back at the end, since a
-/// capture must end on the stream that began it.
+/// capture must end on the stream that began it. The streams may be of
+/// several GPUs: the graph then holds each GPU's work, launched on the
+/// first stream (each join event is of its stream's GPU, as
+/// `cuEventRecord` requires).
 pub struct Capture {
     origin: CUstream,
     others: Vec<CUstream>,
@@ -133,15 +136,15 @@ impl Capture {
                 .at("Capture::begin", at);
         };
         let context = origin.context().clone();
-        context.bind_to_thread()?;
         for stream in streams {
             stream.synchronize()?;
         }
-        let fork = Event::new(&context)?;
         let joins = others
             .iter()
-            .map(|_| Event::new(&context))
+            .map(|stream| Event::new(stream.context()))
             .collect::<Result<Vec<_>>>()?;
+        // Made last, so that the origin's context is the one bound.
+        let fork = Event::new(&context)?;
         let mode = CUstreamCaptureMode_enum::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
         // SAFETY: a live stream; `Drop` or `end` ends the capture.
         unsafe { driver::stream_begin_capture(origin.raw(), mode) }

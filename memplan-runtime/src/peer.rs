@@ -75,7 +75,8 @@ pub fn copy_peer<T: Element>(src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -
 }
 
 /// Queues a copy of all of `src` into `dst`, each on its own GPU, on
-/// `stream` (of either GPU) (`cuMemcpyPeerAsync`).
+/// `stream` (of either GPU) (`cuMemcpyAsync`, which a stream capture can
+/// hold, unlike `cuMemcpyPeerAsync`).
 ///
 /// One buffer given as both (which `&` allows here, unlike `&mut` in
 /// [`copy_peer`]) is a [`Fault::OverlappingCopy`].
@@ -107,7 +108,7 @@ pub unsafe fn copy_peer_async<T: Element>(
             Some(stream.raw()),
         )
     }
-    .at("cuMemcpyPeerAsync", at)
+    .at("cuMemcpyAsync", at)
 }
 
 fn same_length<T: Element>(src: &DeviceBuffer<T>, dst: &DeviceBuffer<T>) -> Result<usize, Fault> {

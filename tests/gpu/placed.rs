@@ -1,7 +1,8 @@
 //! Plans on several GPUs (`gpus gpu[g]`): a shard on each, work passed from
 //! GPU to GPU with a copy between their memories and an event waited for
 //! across them, stream-ordered memory on the second GPU, a kernel reaching
-//! another GPU's memory with `peer`, and the errors of `new`.
+//! another GPU's memory with `peer`, the errors of `new`, and all of these
+//! replayed as CUDA graphs that hold every GPU's work.
 //!
 //! Each check takes the contexts to run on. The single-GPU suite runs them
 //! on two contexts of GPU 0, which exercises everything but the hardware
@@ -9,7 +10,7 @@
 
 use crate::harness::GpuTest;
 use libtest_mimic::Failed;
-use memplan::{Context, Fault, Timing, memplan};
+use memplan::{Context, Fault, Replay, Timing, memplan};
 
 /// A check, run on the contexts given.
 pub type Check = fn(&[Context]) -> Result<(), Failed>;
@@ -34,6 +35,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "new_refuses_more_than_it_can_number",
         new_refuses_more_than_it_can_number,
     ),
+    (
+        "plans_on_several_gpus_replay_as_graphs",
+        plans_on_several_gpus_replay_as_graphs,
+    ),
 ];
 
 /// The single-GPU suite's: each check on two contexts of GPU 0.
@@ -48,6 +53,9 @@ pub const TESTS: &[(&str, GpuTest)] = &[
     ("placed::timing_a_plan_on_several_gpus", || twice_gpu_0(4)),
     ("placed::new_refuses_more_than_it_can_number", || {
         twice_gpu_0(5)
+    }),
+    ("placed::plans_on_several_gpus_replay_as_graphs", || {
+        twice_gpu_0(6)
     }),
 ];
 
@@ -144,6 +152,31 @@ memplan! {
             launch process_data<<<blocks(n, 256), 256>>>(d, n as i32);
             launch scale_by_two<<<blocks(n, 256), 256>>>(d, e, n as i32);
             copy e -> x;
+        }
+    }
+
+    /// `y = a * (x + 1) + y` over the first `len` elements: one added on
+    /// GPU 0, the sum copied to GPU 1's memory on GPU 1's stream, and the
+    /// rest done there; each run gives the length and `a`.
+    plan Passed(cap: usize, run len: usize, run a: f32) {
+        gpus   gpu[2];
+        kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
+        host   x: [f32; cap] pinned, y: [f32; cap] pinned;
+        device sum: [f32; cap] on gpu[0], x1: [f32; cap] on gpu[1], y1: [f32; cap] on gpu[1];
+        stream first on gpu[0], second on gpu[1];
+        event  added;
+        on first {
+            copy x[..len] -> sum[..len];
+            launch process_data<<<blocks(len, 256), 256>>>(sum[..len], len as i32);
+            record added;
+        }
+        on second {
+            copy y[..len] -> y1[..len];
+            wait added;
+            copy sum[..len] -> x1[..len];
+            launch saxpy<<<blocks(len, 256), 256>>>(len as i32, a, x1[..len], y1[..len]);
+            copy y1[..len] -> y[..len];
         }
     }
 
@@ -354,6 +387,135 @@ fn timing_a_plan_on_several_gpus(gpus: &[Context]) -> Result<(), Failed> {
         timed == 6 && matches!(report.clock, memplan::Clock::Engine { .. }),
         "{timed} of 6 ops timed, by {:?}:\n{report}",
         report.clock
+    );
+    Ok(())
+}
+
+/// Every plan above that a graph can hold replays as one, each GPU's work
+/// in it: graphs of a run (`graph`) and runs replayed (`Replay::Graph`),
+/// with lengths and values that change the copy between the GPUs and the
+/// kernels on each in place, shapes that change (an empty run, one
+/// element) and change back, against the CPU's arithmetic.
+fn plans_on_several_gpus_replay_as_graphs(gpus: &[Context]) -> Result<(), Failed> {
+    let gpus = &gpus[..2];
+    // A shard on each GPU, as one graph replayed twice.
+    let n = 1 << 14;
+    let mut spread = Spread::new(gpus, n, 2)?;
+    let x = input(2 * n);
+    let mut graph = spread.graph()?;
+    for round in 0..2 {
+        let shifted: Vec<f32> = x.iter().map(|v| v + round as f32).collect();
+        graph.host_mut().x.copy_from_slice(&shifted);
+        graph.run()?;
+        let y = &graph.host().y;
+        let wrong = (0..2 * n).find(|&i| y[i] != 2.0 * shifted[i]);
+        ensure!(
+            wrong.is_none(),
+            "Spread's graph, round {round}: y[{wrong:?}] is not 2x"
+        );
+    }
+    // Stream-ordered memory on GPU 1, an event across GPUs: runs replayed.
+    let n = 1 << 12;
+    let mut relay = Relay::new(gpus, n)?;
+    relay.set_replay(Replay::Graph)?;
+    let x = input(n);
+    for round in 0..3 {
+        let shifted: Vec<f32> = x.iter().map(|v| v * round as f32).collect();
+        relay.host_mut().x.copy_from_slice(&shifted);
+        relay.run()?;
+        let y = &relay.host().y;
+        let wrong = (0..n).find(|&i| y[i] != shifted[i] + 2.0);
+        ensure!(
+            wrong.is_none(),
+            "Relay replayed, round {round}: y[{wrong:?}] is not x + 2"
+        );
+    }
+    // A kernel on GPU 1 reading GPU 0's memory, where the two can reach
+    // each other (`a_kernel_reaches_another_gpus_memory_with_peer` checks
+    // the error where they cannot).
+    match Reach::new(gpus, n) {
+        Err(e)
+            if matches!(e.fault(), Fault::Unsupported(_))
+                && gpus[0].ordinal() != gpus[1].ordinal() => {}
+        made => {
+            let mut reach = made?;
+            reach.set_replay(Replay::Graph)?;
+            for round in 0..2 {
+                let (a, b) = (input(n), vec![round as f32; n]);
+                let host = reach.host_mut();
+                host.a.copy_from_slice(&a);
+                host.b.copy_from_slice(&b);
+                reach.run()?;
+                let c = &reach.host().c;
+                let wrong = (0..n).find(|&i| c[i] != a[i] + b[i]);
+                ensure!(
+                    wrong.is_none(),
+                    "Reach replayed, round {round}: c[{wrong:?}] is not a + b"
+                );
+            }
+        }
+    }
+    // Lengths and values each run gives: the copy between the GPUs, the
+    // kernels and the copies on each change in place or are captured
+    // again, and come back to shapes already kept.
+    let cap = 5000;
+    let mut passed = Passed::new(gpus, cap)?;
+    passed.set_replay(Replay::Graph)?;
+    let runs = [
+        (cap, 2.0),
+        (cap / 2 + 3, -1.5),
+        (cap / 2 + 3, 4.0),
+        (cap / 2 + 3, 4.0),
+        (0, 1.0),
+        (1, 3.0),
+        (cap, 0.5),
+        (cap / 2 + 3, 2.0),
+    ];
+    for (run, &(len, a)) in runs.iter().enumerate() {
+        let x = input(cap);
+        let y: Vec<f32> = (0..cap).map(|i| (i % 7) as f32 + run as f32).collect();
+        let host = passed.host_mut();
+        host.x.copy_from_slice(&x);
+        host.y.copy_from_slice(&y);
+        passed.run(len, a)?;
+        let got = &passed.host().y;
+        let expected = |i: usize| {
+            if i < len {
+                a * (x[i] + 1.0) + y[i]
+            } else {
+                y[i]
+            }
+        };
+        let wrong = (0..cap).find(|&i| got[i] != expected(i));
+        ensure!(
+            wrong.is_none(),
+            "Passed replayed, run {run} (len {len}, a {a}): y{:?}, expected {:?}",
+            wrong.map(|i| (i, got[i])),
+            wrong.map(expected)
+        );
+    }
+    // A graph of one run, replayed as it is: `y` gains `a * (x + 1)` twice.
+    let (len, a) = (cap - 1, 3.0);
+    let mut passed = Passed::new(gpus, cap)?;
+    let x = input(cap);
+    let host = passed.host_mut();
+    host.x.copy_from_slice(&x);
+    host.y.fill(1.0);
+    let mut graph = passed.graph(len, a)?;
+    graph.run()?;
+    graph.run()?;
+    let got = &graph.host().y;
+    let expected = |i: usize| {
+        if i < len {
+            1.0 + 2.0 * (a * (x[i] + 1.0))
+        } else {
+            1.0
+        }
+    };
+    let wrong = (0..cap).find(|&i| got[i] != expected(i));
+    ensure!(
+        wrong.is_none(),
+        "Passed's graph: y[{wrong:?}] is not 1 + 2a(x + 1)"
     );
     Ok(())
 }

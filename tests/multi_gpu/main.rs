@@ -36,6 +36,10 @@ const PLACED: &[(&str, GpuTest)] = &[
     ("multi_gpu::placed::timing_a_plan_on_several_gpus", || {
         on_every_gpu(4)
     }),
+    (
+        "multi_gpu::placed::plans_on_several_gpus_replay_as_graphs",
+        || on_every_gpu(6),
+    ),
 ];
 
 fn on_every_gpu(check: usize) -> Result<(), Failed> {

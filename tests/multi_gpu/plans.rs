@@ -312,11 +312,26 @@ fn ranks_replay_their_collectives() -> Result<(), Failed> {
             );
         }
     }
-    let error = Reduce::new(&gpus, 1024, count)?
+    // Collectives between several GPUs of one process: refused, with
+    // NCCL's reason, both ways.
+    let mut reduce = Reduce::new(&gpus, 1024, count)?;
+    let error = reduce
         .set_replay(Replay::Graph)
         .err()
-        .ok_or("a plan on several GPUs replays")?;
-    ensure!(error.to_string().contains("several GPUs"), "{error}");
+        .ok_or("collectives of several GPUs in one process replay")?;
+    let said = error.to_string();
+    ensure!(
+        said.contains("several GPUs of one process") && said.contains("deadlock"),
+        "{said}"
+    );
+    let error = reduce
+        .graph()
+        .err()
+        .ok_or("collectives of several GPUs in one process are a graph")?;
+    ensure!(
+        error.to_string() == said.replace("set_replay", "graph"),
+        "{error}\nagainst\n{said}"
+    );
     Ok(())
 }
 

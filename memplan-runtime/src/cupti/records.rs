@@ -11,7 +11,7 @@ pub const KIND_DRIVER: u32 = 4;
 /// alone copies or scales with `cudaMemcpyAsync` or `cudaLaunchKernel`).
 pub const KIND_RUNTIME: u32 = 5;
 pub const KIND_CONCURRENT_KERNEL: u32 = 10;
-/// Copies between two GPUs' memories (`cuMemcpyPeerAsync`), which CUPTI
+/// Copies between two GPUs' memories, which CUPTI
 /// reports apart from other copies.
 pub const KIND_MEMCPY2: u32 = 22;
 pub const KIND_EXTERNAL_CORRELATION: u32 = 39;

@@ -144,21 +144,3 @@ pub(crate) unsafe fn memcpy_peer(
     // SAFETY: forwarded to the caller.
     check(unsafe { cu::cuMemcpyPeer(dst, dst_context, src, src_context, bytes) })
 }
-
-/// Queues a copy of `bytes` from device memory of `src_context`'s GPU to
-/// device memory of `dst_context`'s on `stream` (`cuMemcpyPeerAsync`).
-///
-/// # Safety
-/// As for [`memcpy_peer`], until `stream` (live) has finished the copy.
-#[inline]
-pub(crate) unsafe fn memcpy_peer_async(
-    dst: CUdeviceptr,
-    dst_context: CUcontext,
-    src: CUdeviceptr,
-    src_context: CUcontext,
-    bytes: usize,
-    stream: CUstream,
-) -> Result<(), DriverError> {
-    // SAFETY: forwarded to the caller.
-    check(unsafe { cu::cuMemcpyPeerAsync(dst, dst_context, src, src_context, bytes, stream) })
-}

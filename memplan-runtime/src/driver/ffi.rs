@@ -195,14 +195,6 @@ unsafe extern "C" {
         srcContext: CUcontext,
         ByteCount: usize,
     ) -> Status;
-    pub fn cuMemcpyPeerAsync(
-        dstDevice: CUdeviceptr,
-        dstContext: CUcontext,
-        srcDevice: CUdeviceptr,
-        srcContext: CUcontext,
-        ByteCount: usize,
-        hStream: CUstream,
-    ) -> Status;
     pub fn cuMemcpyDtoDAsync_v2(
         dstDevice: CUdeviceptr,
         srcDevice: CUdeviceptr,

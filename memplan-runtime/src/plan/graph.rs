@@ -95,10 +95,7 @@ impl<'p, P: Plan> PlanGraph<'p, P> {
         }
         runner.begin()?;
         runner.set_in_flight();
-        let Some(stream) = runner.first_stream() else {
-            let fault = Fault::Unsupported("the plan has no stream to launch its graph on");
-            return Err(runner.error_at_plan("graph launch", fault));
-        };
+        let stream = runner.graph_stream()?;
         // SAFETY: the graph holds addresses of the plan's own memory, which
         // the plan (borrowed by `self`) keeps alive; the host reaches it only
         // through the plan, which waits for its streams first.

@@ -115,7 +115,6 @@ enum NodeKind {
 /// What replaying a run acts on, besides its steps.
 pub(crate) struct Target<'a, 'r> {
     pub on: &'a mut Resources<'r>,
-    pub context: &'a Context,
     /// The plan's streams; the graph is launched on the first.
     pub streams: &'a [Stream],
 }
@@ -136,11 +135,7 @@ impl Replays {
         target: Target<'_, '_>,
         plan_error: &dyn Fn(&'static str, Fault) -> Error,
     ) -> Result<()> {
-        let Target {
-            on,
-            context,
-            streams,
-        } = target;
+        let Target { on, streams } = target;
         let Some(first) = streams.first() else {
             return Err(plan_error("graph launch", Fault::Unsupported(NO_STREAM)));
         };
@@ -149,7 +144,7 @@ impl Replays {
         let kept = self.graphs.iter().position(|kept| kept.shape == shape);
         let at = match kept {
             // SAFETY: the caller's promise.
-            Some(at) => match unsafe { self.graphs[at].update(steps, on, context) } {
+            Some(at) => match unsafe { self.graphs[at].update(steps, on) } {
                 Ok(true) => Some(at),
                 // A node the capture could not find, or a change the driver
                 // refused (a memset grown past what its node can do):
@@ -184,8 +179,34 @@ impl Replays {
         };
         let kept = &mut self.graphs[at];
         kept.replayed = self.clock;
+        // Changing nodes and capturing bind each step's GPU: the graph is
+        // launched in its first stream's.
+        if on.contexts.len() > 1 {
+            first.context().bind_to_thread()?;
+        }
         // SAFETY: the caller's promise.
         unsafe { kept.graph.launch(first) }
+    }
+}
+
+/// The GPU whose context is bound to this thread (`None`: not known), as
+/// steps are captured or their nodes changed: each needs its own GPU's.
+#[derive(Default)]
+struct Bound(Option<u16>);
+
+impl Bound {
+    /// Binds `resolved`'s GPU's context, unless it is bound already, and
+    /// returns it.
+    fn to<'c>(&mut self, resolved: &Resolved, contexts: &'c [Context]) -> Result<&'c Context> {
+        let context = contexts.get(usize::from(resolved.gpu));
+        let context = context.ok_or(MALFORMED).at_op(&resolved.op)?;
+        if self.0 != Some(resolved.gpu) {
+            context
+                .bind_to_thread()
+                .map_err(|e| e.within(resolved.op.plan, resolved.op.label, resolved.op.location))?;
+            self.0 = Some(resolved.gpu);
+        }
+        Ok(context)
     }
 }
 
@@ -200,13 +221,10 @@ impl Kept {
     ///
     /// # Safety
     /// As for [`Replays::replay`].
-    unsafe fn update(
-        &mut self,
-        steps: &mut [Resolved],
-        on: &Resources,
-        context: &Context,
-    ) -> Result<bool> {
+    unsafe fn update(&mut self, steps: &mut [Resolved], on: &Resources) -> Result<bool> {
         let (_, exec) = self.graph.handles();
+        // `begin` bound the first GPU's context for the run.
+        let mut bound = Bound(Some(0));
         for (resolved, node) in steps.iter_mut().zip(&mut self.nodes) {
             if !resolved.per_run || !makes_node(&resolved.step) {
                 continue;
@@ -214,6 +232,8 @@ impl Kept {
             let Some(node) = node else {
                 return Ok(false);
             };
+            // A kernel node is changed in its GPU's context.
+            let context = bound.to(resolved, on.contexts)?;
             // SAFETY: the caller's promise.
             let set = unsafe { node.set(&mut resolved.step, exec, on, context) };
             if !set.at_op(&resolved.op)? {
@@ -260,9 +280,12 @@ impl Node {
                 (does, set.is_ok())
             }
             (
-                &mut Step::Copy {
+                &mut (Step::Copy {
                     src, dst, bytes, ..
-                },
+                }
+                | Step::CopyBetweenGpus {
+                    src, dst, bytes, ..
+                }),
                 NodeKind::Copy(captured),
             ) => {
                 let (src, dst) = (resolve(src)?, resolve(dst)?);
@@ -340,17 +363,22 @@ unsafe fn capture(
     let mut found = Vec::with_capacity(steps.len());
     let mut queue = || -> Result<()> {
         let mut index = 0;
+        let mut bound = Bound::default();
         while index < steps.len() {
             // A collective's parts, queued as one NCCL group (captured as
             // NCCL's kernels): never changed in place, a node each none.
             if let Some(end) = group_at(steps, index)? {
                 queue_group(&steps[index..=end], index, on, &mut Timer::default())?;
                 found.extend((index..=end).map(|_| None));
+                // NCCL sets the current device of the calls it queues.
+                bound = Bound::default();
                 index = end + 1;
                 continue;
             }
             let resolved = &mut steps[index];
             index += 1;
+            // Each step in its GPU's context, as `queue_steps` queues it.
+            bound.to(resolved, on.contexts)?;
             // SAFETY: the caller's promise; a replayed plan has no host
             // steps.
             let moved = unsafe { resolved.step.run(on, &mut |_| Err(MALFORMED)) };
@@ -385,9 +413,11 @@ unsafe fn capture(
             Step::Launch { .. } => unsafe { driver::graph_node_is_kernel(node) }
                 .is_ok_and(|kernel| kernel)
                 .then_some(NodeKind::Kernel),
-            Step::Copy { .. } => unsafe { driver::graph_memcpy_node_get_params(node) }
-                .ok()
-                .map(NodeKind::Copy),
+            Step::Copy { .. } | Step::CopyBetweenGpus { .. } => {
+                unsafe { driver::graph_memcpy_node_get_params(node) }
+                    .ok()
+                    .map(NodeKind::Copy)
+            }
             Step::Fill { .. } => unsafe { driver::graph_memset_node_get_params(node) }
                 .ok()
                 .map(NodeKind::Fill),
@@ -406,6 +436,9 @@ unsafe fn capture(
                 .flatten()
                 .map(|(config, bytes)| Does::Launch(config, bytes.into())),
             Step::Copy {
+                src, dst, bytes, ..
+            }
+            | Step::CopyBetweenGpus {
                 src, dst, bytes, ..
             } => match (resolve(src), resolve(dst)) {
                 (Ok(src), Ok(dst)) => Some(Does::Copy(src, dst, bytes)),
@@ -441,7 +474,7 @@ unsafe fn capture(
 fn makes_node(step: &Step) -> bool {
     match step {
         Step::Launch { launch, .. } => !launch.empty,
-        &Step::Copy { bytes, .. } => bytes > 0,
+        &(Step::Copy { bytes, .. } | Step::CopyBetweenGpus { bytes, .. }) => bytes > 0,
         &Step::Fill { pattern, bytes, .. } => bytes / pattern.unit() > 0,
         _ => false,
     }
@@ -481,6 +514,14 @@ fn shape_of(resolved: &Resolved) -> Shape {
         Step::Copy {
             direction, bytes, ..
         } => (2, (direction_number(direction), u64::from(bytes == 0))),
+        Step::CopyBetweenGpus {
+            bytes,
+            gpus: (from, to),
+            ..
+        } => (
+            9,
+            (u64::from(from) << 16 | u64::from(to), u64::from(bytes == 0)),
+        ),
         Step::Fill { pattern, .. } => {
             let unit = if makes_node(step) { pattern.unit() } else { 0 };
             (3, (unit as u64, 0))

@@ -504,14 +504,14 @@ impl Runner {
         };
         let target = Target {
             on: &mut on,
-            context: &made.contexts[0],
             streams: &made.streams,
         };
         let plan_error = |operation, fault| info.error_at_plan(operation, fault);
         // SAFETY: as for `queue_steps`: every step was resolved from a plan
         // memplan checked, and `finish` waits for the streams before the
         // host touches the memory or it is freed; `set_replay` refused
-        // plans with host steps, caller slices or GPUs past the first.
+        // plans with host steps, caller slices or collectives of several
+        // GPUs.
         unsafe { replays.replay(&mut steps.list, target, &plan_error) }
     }
 
@@ -548,7 +548,13 @@ impl Runner {
             // this thread alone queues on them while the plan is borrowed,
             // and the graph's users keep the plan, and its memory, alive.
             unsafe { Capture::begin(&streams) }
-        };
+        }
+        // `queue_steps` starts in the first GPU's context, as a run does;
+        // the capture bound its first stream's, which may be another GPU's.
+        .and_then(|capture| {
+            self.made.contexts[0].bind_to_thread()?;
+            Ok(capture)
+        });
         let graph = match capture {
             Ok(capture) => {
                 let queued = self.queue_steps(&mut |_| Err(MALFORMED));
@@ -580,8 +586,15 @@ impl Runner {
     /// one graph for every run, or, `per_run`, one replayed with each run's
     /// sizes and values.
     fn graph_obstacle(&self, per_run: bool) -> Option<&'static str> {
-        if self.made.contexts.len() > 1 {
-            Some("this plan runs on several GPUs, and memplan captures plans on one GPU only")
+        if self.made.contexts.len() > 1 && !self.made.comms.is_empty() {
+            // NCCL's own advice ("Using NCCL with CUDA Graphs"): a graph
+            // launch may block until every GPU's part is launched, which
+            // one thread launching them in turn never does.
+            Some(
+                "this plan has NCCL collectives between several GPUs of one process, which NCCL \
+                 does not support in CUDA graphs (a graph's launch may wait for the other GPUs' \
+                 and deadlock); a plan per GPU, one rank each (`ranks`), replays its collectives",
+            )
         } else if !per_run && !self.made.comms.is_empty() {
             Some(
                 "this plan has NCCL collectives, which `graph()` does not capture: \
@@ -603,9 +616,18 @@ impl Runner {
         }
     }
 
-    /// The stream a captured graph launches on.
-    pub fn first_stream(&self) -> Option<&Stream> {
-        self.made.streams.first()
+    /// The stream a captured graph launches on, with its GPU's context
+    /// bound: a plan's first stream may be of another GPU than the first,
+    /// whose context `begin` binds.
+    pub fn graph_stream(&self) -> Result<&Stream> {
+        let Some(stream) = self.made.streams.first() else {
+            let fault = Fault::Unsupported("the plan has no stream to launch its graph on");
+            return Err(self.error_at_plan("graph launch", fault));
+        };
+        if self.made.contexts.len() > 1 {
+            stream.context().bind_to_thread()?;
+        }
+        Ok(stream)
     }
 
     /// Frees what a failed run allocated in stream order and did not free,

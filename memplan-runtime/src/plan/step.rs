@@ -32,7 +32,7 @@ pub(crate) enum Step {
         stream: Option<u16>,
         src_page_locked: bool,
     },
-    /// A copy from one GPU's memory to another's (`cuMemcpyPeerAsync`, or
+    /// A copy from one GPU's memory to another's (`cuMemcpyAsync`, or
     /// `cuMemcpyPeer` on the host's turn): direct with peer access, else
     /// staged by the driver through host memory.
     CopyBetweenGpus {
