@@ -132,12 +132,89 @@ memplan! {
 const ELEMENTS: usize = 256;
 
 fn main() -> Result<(), memplan::Error> {
-    small_ops()?;
-    // No launch: the two fills alone, where a run's fixed cost shows most.
-    for launches in [0, 1, 10, 100] {
-        tiny_launches(launches)?;
+    // `--host-only [launches...]`: the loops of one way each alone, which
+    // need no graph (so that a driver that does nothing can stand in for
+    // the GPU's, to profile memplan's own host cost).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let host_only = args.first().is_some_and(|arg| arg == "--host-only");
+    let mut alone: Vec<usize> = args.iter().skip(1).filter_map(|k| k.parse().ok()).collect();
+    if alone.is_empty() {
+        alone = vec![0, 1, 10, 100];
     }
-    calls_each_run_makes()?;
+    if !host_only {
+        small_ops()?;
+        // No launch: the two fills alone, where a run's fixed cost shows most.
+        for launches in [0, 1, 10, 100] {
+            tiny_launches(launches)?;
+        }
+        calls_each_run_makes()?;
+    }
+    for launches in alone {
+        each_way_alone(launches)?;
+    }
+    Ok(())
+}
+
+/// How long queuing `k` tiny launches (and the two fills) takes the host,
+/// by hand and through `run`, each way in a loop of its own: blocks of
+/// runs of one way, the ways in turns, so that each finds its own code
+/// and data in the caches as a loop of runs does (the rows above, which
+/// change way at every run, do not).
+fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
+    let Some(ctx) = common::context_or_skip("small_ops")? else {
+        return Ok(());
+    };
+    const BLOCKS: usize = 30;
+    const RUNS: usize = 200;
+    let n = ELEMENTS;
+    let raw = RawLaunches::new(&ctx, n)?;
+    let mut same = Launches::new(&ctx, n, k)?;
+    let mut changing = Launches::new(&ctx, n, k)?;
+    const WAYS: usize = 3;
+    let mut queued = [const { Vec::new() }; WAYS];
+    for block in 0..BLOCKS + 1 {
+        for way in 0..WAYS {
+            let mut total = 0.0;
+            for run in 0..RUNS {
+                let start = Instant::now();
+                let in_flight = match way {
+                    0 => {
+                        raw.queue(k, 1.0)?;
+                        None
+                    }
+                    1 => Some(same.enqueue(n, 1.0)?),
+                    _ => Some(changing.enqueue(n, 1.0 + (run % 2) as f32)?),
+                };
+                total += start.elapsed().as_secs_f64();
+                match in_flight {
+                    Some(in_flight) => drop(in_flight.wait()?),
+                    None => raw.stream.synchronize()?,
+                }
+            }
+            // The first block warms up.
+            if block > 0 {
+                queued[way].push(total / RUNS as f64);
+            }
+        }
+    }
+    let queued = queued.map(|mut t| median(&mut t));
+    let ops = (k + 2) as f64;
+    println!(
+        "{k} launches and 2 fills on {}, each way alone ({RUNS} runs a block, median of {BLOCKS} blocks), us per op to queue:",
+        ctx.device_name()?
+    );
+    let names = [
+        "by hand (cuLaunchKernel)",
+        "plan.run(), same run",
+        "plan.run(), value changes",
+    ];
+    for (at, name) in names.iter().enumerate() {
+        println!(
+            "  {name:<28} {:>8.3} {:>8.3}x by hand",
+            queued[at] * 1e6 / ops,
+            queued[at] / queued[0]
+        );
+    }
     Ok(())
 }
 

@@ -345,6 +345,12 @@ impl Timer {
         }
     }
 
+    /// Whether ops are timed: only then is the host's wait for a run
+    /// timed too (a clock read is a tenth of a tiny run's own cost).
+    pub fn is_on(&self) -> bool {
+        self.on.is_some()
+    }
+
     /// The report of the run that started at `started` and just finished
     /// after `wall` (its streams synchronized; if their wait failed, not
     /// `finished`, CUPTI's records are not waited for).

@@ -88,16 +88,12 @@ impl Givens {
     /// the plan's description requires it of every value parameter) is
     /// ever passed, which resolving the launch checks.
     pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
-        let mut bytes = vec![MaybeUninit::<u8>::uninit(); size_of::<T>()].into_boxed_slice();
-        // SAFETY: copies the value's bytes, padding included, as
+        // SAFETY: the value's bytes, padding included, as
         // `MaybeUninit<u8>`s, which may be uninitialized.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (&raw const value).cast::<MaybeUninit<u8>>(),
-                bytes.as_mut_ptr(),
-                size_of::<T>(),
-            );
-        }
+        let raw = unsafe {
+            std::slice::from_raw_parts((&raw const value).cast::<MaybeUninit<u8>>(), size_of::<T>())
+        };
+        let bytes = ValueBytes::from(raw);
         // After any given before for the same argument: the first stays
         // the one `value_of` finds, as it was when values were searched in
         // order.
@@ -112,7 +108,7 @@ impl Givens {
                     align: align_of::<T>(),
                     type_id: std::any::TypeId::of::<T>(),
                     integer: integer_of(&value),
-                    initialized: without_padding(&value),
+                    initialized: without_padding::<T>(),
                 },
             },
         );
@@ -185,10 +181,8 @@ impl Givens {
     /// values for, keeping the rest (a launch's values `new` gave).
     pub(crate) fn replace(&mut self, run: Givens) {
         let given = |g: &Given<Value>| (g.op, g.arg);
-        let arguments: Vec<(u16, u16)> = run.values.iter().map(given).collect();
-        let fills: Vec<u16> = run.fills.iter().map(|g| g.op).collect();
-        self.values.retain(|g| !arguments.contains(&given(g)));
-        self.fills.retain(|g| !fills.contains(&g.op));
+        (self.values).retain(|old| !run.values.iter().any(|new| given(new) == given(old)));
+        (self.fills).retain(|old| !run.fills.iter().any(|new| new.op == old.op));
         self.values.extend(run.values);
         // Sorted by launch and argument, for `value_of`: two sorted runs,
         // which a stable sort merges in one pass.
@@ -221,8 +215,12 @@ impl RunGiven {
 }
 
 /// `value`, if it is of a primitive integer type: what the checks of
-/// extents compare with the size it was cast from.
-fn integer_of(value: &dyn std::any::Any) -> Option<i128> {
+/// extents compare with the size it was cast from. Generic, so that each
+/// type's answer is known when it is compiled: a run gives values each
+/// time.
+#[inline]
+fn integer_of<T: 'static>(value: &T) -> Option<i128> {
+    let value: &dyn std::any::Any = value;
     macro_rules! as_integer {
         ($($int:ty),*) => {
             $(if let Some(value) = value.downcast_ref::<$int>() {
@@ -237,10 +235,12 @@ fn integer_of(value: &dyn std::any::Any) -> Option<i128> {
 /// Whether every byte of `value` is initialized: a type memplan knows to
 /// have no padding. Another type's bytes are passed to the driver as they
 /// are, and never compared (see `Value::initialized`).
-fn without_padding(value: &dyn std::any::Any) -> bool {
+#[inline]
+fn without_padding<T: 'static>() -> bool {
     use crate::vector::{Double2, Float2, Float4, Int2, Int4, UInt2, UInt4};
+    use std::any::TypeId;
     macro_rules! any_of {
-        ($($ty:ty),*) => { false $(|| value.is::<$ty>())* };
+        ($($ty:ty),*) => { false $(|| TypeId::of::<T>() == TypeId::of::<$ty>())* };
     }
     any_of!(
         i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64, bool, Float2, Float4,
@@ -266,7 +266,7 @@ pub(crate) struct HostBuffer {
 
 /// A kernel value argument's bytes, as the kernel reads them.
 pub(crate) struct Value {
-    pub bytes: Box<[MaybeUninit<u8>]>,
+    pub bytes: ValueBytes,
     pub align: usize,
     /// Its type: what the kernel's parameter must take.
     pub type_id: std::any::TypeId,
@@ -494,3 +494,125 @@ pub(crate) const NOT_AS_DECLARED: &str = "memplan's generated code and the plan'
 
 /// More contexts than steps can number: refused at `gpus gpu[g]`.
 const TOO_MANY_GPUS: &str = "a plan runs on at most 65535 GPUs (contexts)";
+
+/// A value's bytes: kept in place up to [`ValueBytes::INLINE`] bytes (a
+/// scalar or a vector type), so that a run giving values allocates
+/// nothing for them; on the heap past that.
+pub(crate) enum ValueBytes {
+    Inline {
+        bytes: [MaybeUninit<u8>; ValueBytes::INLINE],
+        len: u8,
+    },
+    Heap(Box<[MaybeUninit<u8>]>),
+}
+
+impl ValueBytes {
+    /// The most bytes kept in place: a `double4`'s, the largest of CUDA's
+    /// vector types.
+    pub const INLINE: usize = 32;
+}
+
+impl From<&[MaybeUninit<u8>]> for ValueBytes {
+    fn from(bytes: &[MaybeUninit<u8>]) -> Self {
+        match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= Self::INLINE => {
+                let mut inline = [MaybeUninit::uninit(); Self::INLINE];
+                inline[..bytes.len()].copy_from_slice(bytes);
+                ValueBytes::Inline { bytes: inline, len }
+            }
+            _ => ValueBytes::Heap(bytes.into()),
+        }
+    }
+}
+
+impl std::ops::Deref for ValueBytes {
+    type Target = [MaybeUninit<u8>];
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            ValueBytes::Inline { bytes, len } => &bytes[..usize::from(*len)],
+            ValueBytes::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl Clone for ValueBytes {
+    fn clone(&self) -> Self {
+        ValueBytes::from(&**self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vector::{Double2, Float4};
+
+    /// Padding of its own: 1 + 3 + 4 bytes.
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Padded {
+        flag: u8,
+        value: u32,
+    }
+
+    #[test]
+    fn a_value_keeps_its_bytes_type_and_integer() {
+        let mut given = Givens::default();
+        given.value(0, 1, 7_i32);
+        given.value(0, 0, 2.5_f64);
+        given.value(1, 0, Double2 { x: 1.0, y: -2.0 });
+        given.value(2, 0, Padded { flag: 1, value: 9 });
+        given.value(3, 0, [7_u8; 33]);
+        let value = given.value_of(0, 1).unwrap();
+        assert_eq!(value.integer, Some(7));
+        assert!(value.initialized && value.bytes.len() == 4 && value.align == 4);
+        assert!(matches!(value.bytes, ValueBytes::Inline { .. }));
+        let value = given.value_of(0, 0).unwrap();
+        assert_eq!(value.integer, None);
+        assert!(value.initialized && value.same_as(value));
+        assert!(given.value_of(1, 0).unwrap().initialized);
+        // A type memplan does not know may have padding: never read.
+        let padded = given.value_of(2, 0).unwrap();
+        assert!(!padded.initialized && !padded.same_as(padded));
+        assert_eq!(padded.bytes.len(), 8);
+        // Past what is kept in place, on the heap, bytes intact.
+        let large = given.value_of(3, 0).unwrap();
+        assert!(matches!(large.bytes, ValueBytes::Heap(_)));
+        // SAFETY: a `[u8; 33]`'s bytes, all initialized.
+        let bytes: Vec<u8> = large
+            .bytes
+            .iter()
+            .map(|b| unsafe { b.assume_init() })
+            .collect();
+        assert_eq!(bytes, vec![7; 33]);
+        assert!(given.value_of(0, 2).is_none());
+    }
+
+    #[test]
+    fn replacing_values_keeps_the_others_in_order() {
+        let mut kept = Givens::default();
+        kept.value(0, 0, 1_i32);
+        kept.value(2, 1, 2_i32);
+        kept.value(5, 0, 3_i32);
+        let mut run = Givens::default();
+        run.value(2, 1, 20_i32);
+        run.value(
+            1,
+            0,
+            Float4 {
+                x: 1.0,
+                y: 2.0,
+                z: 3.0,
+                w: 4.0,
+            },
+        );
+        assert!(!kept.already_has(&run));
+        kept.replace(run);
+        let order: Vec<(u16, u16)> = kept.values.iter().map(|g| (g.op, g.arg)).collect();
+        assert_eq!(order, [(0, 0), (1, 0), (2, 1), (5, 0)]);
+        assert_eq!(kept.value_of(2, 1).unwrap().integer, Some(20));
+        let mut again = Givens::default();
+        again.value(2, 1, 20_i32);
+        assert!(kept.already_has(&again));
+    }
+}

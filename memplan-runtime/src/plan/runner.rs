@@ -216,6 +216,10 @@ impl Runner {
     /// Checks the caller's slices against the plan, page-locks those the
     /// plan registers, and resolves the ops that read their lengths.
     pub fn prepare(&mut self, slices: &[Slice<'_>]) -> Result<Registrations> {
+        // Most plans take no slices: nothing to check or lock.
+        if slices.is_empty() && !self.has_caller_slices() {
+            return Ok(Registrations::default());
+        }
         let info = self.info;
         // The slices' lengths are inputs too: the steps are resolved again.
         if !slices.is_empty() {
@@ -426,10 +430,12 @@ impl Runner {
 
     /// Waits for every stream of the run, then reports on it.
     pub fn finish(&mut self) -> Result<RunReport> {
-        let began = Instant::now();
+        let began = self.timer.is_on().then(Instant::now);
         let waited = wait_all(&self.made.streams)
             .map_err(|code| self.error_at_plan("wait for the run", code.into()));
-        self.timer.waited(began);
+        if let Some(began) = began {
+            self.timer.waited(began);
+        }
         self.release_scratch(waited.is_ok());
         self.in_flight.set(false);
         // A failed run's records may never complete: not waited for.

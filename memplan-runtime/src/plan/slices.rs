@@ -107,6 +107,7 @@ pub fn copied<T: Copy>(value: &T) -> T {
 
 /// Memory page-locked for a run; unlocked on drop, which comes after the
 /// run has been waited for.
+#[derive(Default)]
 pub(crate) struct Registrations {
     _holds: Vec<Hold>,
 }
