@@ -685,10 +685,11 @@
 //! - *Copies and fills* touch device memory of their stream's GPU, except
 //!   that a copy between two GPUs' memories (`copy a -> b`, `a` on one,
 //!   `b` on another) may be queued on either GPU's stream. Such a copy is
-//!   `cuMemcpyAsync` between the two GPUs' addresses (as fast as
-//!   `cuMemcpyPeerAsync`, and unlike it, a graph can hold it): over NVLink
-//!   or PCIe with peer access on, and staged through host memory by the
-//!   driver without it, so it needs no `peer`.
+//!   `cuMemcpyAsync` between the two GPUs' addresses (unlike
+//!   `cuMemcpyPeerAsync`, a graph can hold it; with peer access on, it
+//!   measured as fast): over NVLink or PCIe with peer access on, and
+//!   staged through host memory by the driver without it, so it needs no
+//!   `peer`.
 //! - *Which GPU* is decided from the placements as written: `part[i]` on
 //!   stream `s[i]` is one GPU when both are placed `on gpu`; where the
 //!   checks cannot show two indices equal (`part[i]` on `s[i + 1]`), they
@@ -708,10 +709,10 @@
 //! GPU's work, launched with one call on the plan's first stream; a copy
 //! between GPUs is `cuMemcpyAsync` for that reason, since a graph cannot
 //! hold `cuMemcpyPeerAsync`. Plans with collectives between several GPUs
-//! of one process are refused: NCCL does not support them in graphs (a
-//! graph's launch may wait for the other GPUs' parts, which one thread
-//! launches only after it, and deadlock). A plan per GPU, one rank each
-//! (`ranks`), replays its collectives.
+//! of one process are refused: NCCL warns that they may deadlock in graphs
+//! (a graph's launch may wait for the other GPUs' parts, which one thread
+//! launches only after it). A plan per GPU, one rank each (`ranks`),
+//! replays its collectives.
 //!
 //! ### Collectives
 //!

@@ -88,7 +88,7 @@ pub use memplan_model::{ParamLayout, ParamSlot};
 pub use op::{OpInfo, OpKind};
 pub use peer::{copy_peer, copy_peer_async};
 pub use plan::{Checked, GRAPHS_KEPT, HostView, HostViewMut, InFlight, Plan, PlanGraph, Replay};
-pub use report::{Clock, HostSpan, OpTiming, RunReport};
+pub use report::{Clock, HostSpan, OpTiming, Replayed, RunReport};
 pub use scope::{Lent, Recorded, Scope, Source, Target, scope};
 pub use stream::{Priority, Stream};
 pub use timeline::Timeline;

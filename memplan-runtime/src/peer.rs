@@ -97,6 +97,9 @@ pub unsafe fn copy_peer_async<T: Element>(
     if bytes == 0 {
         return Ok(());
     }
+    // `cuMemcpyAsync` queues in the current context, which must be the
+    // stream's.
+    stream.context().bind_to_thread()?;
     // SAFETY: forwarded to the caller; the contexts are retained.
     unsafe {
         between_gpus(

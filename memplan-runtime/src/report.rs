@@ -113,6 +113,27 @@ pub struct RunReport {
     pub ops: Vec<OpTiming>,
     /// The host's spans, when timing is on.
     pub host: Vec<HostSpan>,
+    /// How a run replayed from CUDA graphs (`set_replay(Replay::Graph)`)
+    /// reached the GPU; `None` for a run queued op by op, and for a
+    /// [`PlanGraph`](crate::PlanGraph)'s replays, which launch their graph
+    /// as it is.
+    pub replayed: Option<Replayed>,
+}
+
+/// How a replayed run reached the GPU: the graph of its shape, kept and
+/// changed in place, or captured first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replayed {
+    /// No graph kept had the run's shape, or the driver refused to change
+    /// one kept to it: the run was captured into a graph first.
+    Captured,
+    /// The graph of the run's shape was launched after some of its nodes
+    /// were changed in place.
+    Changed {
+        /// The nodes changed: none where the run gave what the last replay
+        /// of that graph gave.
+        nodes: usize,
+    },
 }
 
 impl RunReport {
@@ -126,6 +147,7 @@ impl RunReport {
             clock: Clock::Off,
             ops: Vec::new(),
             host: Vec::new(),
+            replayed: None,
         }
     }
 

@@ -5,12 +5,13 @@
 //! replayed as CUDA graphs that hold every GPU's work.
 //!
 //! Each check takes the contexts to run on. The single-GPU suite runs them
-//! on two contexts of GPU 0, which exercises everything but the hardware
-//! between GPUs; `tests/multi_gpu` runs them on every GPU.
+//! on GPU 0's context given twice, which exercises the plans' bookkeeping
+//! of GPUs but not a second context or the hardware between GPUs;
+//! `tests/multi_gpu` runs them on every GPU.
 
 use crate::harness::GpuTest;
 use libtest_mimic::Failed;
-use memplan::{Context, Fault, Replay, Timing, memplan};
+use memplan::{Context, Fault, Replay, Replayed, Timing, memplan};
 
 /// A check, run on the contexts given.
 pub type Check = fn(&[Context]) -> Result<(), Failed>;
@@ -157,14 +158,15 @@ memplan! {
 
     /// `y = a * (x + 1) + y` over the first `len` elements: one added on
     /// GPU 0, the sum copied to GPU 1's memory on GPU 1's stream, and the
-    /// rest done there; each run gives the length and `a`.
+    /// rest done there; each run gives the length and `a`. Its first
+    /// stream is GPU 1's, where a graph of it is launched.
     plan Passed(cap: usize, run len: usize, run a: f32) {
         gpus   gpu[2];
         kernel process_data(data: &mut [f32; n], n: i32) from memplan_kernels::ADD_ONE;
         kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
         host   x: [f32; cap] pinned, y: [f32; cap] pinned;
         device sum: [f32; cap] on gpu[0], x1: [f32; cap] on gpu[1], y1: [f32; cap] on gpu[1];
-        stream first on gpu[0], second on gpu[1];
+        stream second on gpu[1], first on gpu[0];
         event  added;
         on first {
             copy x[..len] -> sum[..len];
@@ -430,54 +432,44 @@ fn plans_on_several_gpus_replay_as_graphs(gpus: &[Context]) -> Result<(), Failed
             "Relay replayed, round {round}: y[{wrong:?}] is not x + 2"
         );
     }
-    // A kernel on GPU 1 reading GPU 0's memory, where the two can reach
-    // each other (`a_kernel_reaches_another_gpus_memory_with_peer` checks
-    // the error where they cannot).
-    match Reach::new(gpus, n) {
-        Err(e)
-            if matches!(e.fault(), Fault::Unsupported(_))
-                && gpus[0].ordinal() != gpus[1].ordinal() => {}
-        made => {
-            let mut reach = made?;
-            reach.set_replay(Replay::Graph)?;
-            for round in 0..2 {
-                let (a, b) = (input(n), vec![round as f32; n]);
-                let host = reach.host_mut();
-                host.a.copy_from_slice(&a);
-                host.b.copy_from_slice(&b);
-                reach.run()?;
-                let c = &reach.host().c;
-                let wrong = (0..n).find(|&i| c[i] != a[i] + b[i]);
-                ensure!(
-                    wrong.is_none(),
-                    "Reach replayed, round {round}: c[{wrong:?}] is not a + b"
-                );
-            }
-        }
-    }
     // Lengths and values each run gives: the copy between the GPUs, the
-    // kernels and the copies on each change in place or are captured
-    // again, and come back to shapes already kept.
+    // kernels and the copies on each change in place, or are captured
+    // again for a new shape, and come back to shapes already kept. Before
+    // `Reach` below turns peer access on: run alone, the copy between GPUs
+    // is staged by the driver (other tests of the process may have turned
+    // it on first).
     let cap = 5000;
     let mut passed = Passed::new(gpus, cap)?;
     passed.set_replay(Replay::Graph)?;
+    let captured = Some(Replayed::Captured);
+    // Every node (the three copies and the launch of GPU 1, the copy and
+    // the launch of GPU 0) where the length changes; the launch of `a`
+    // alone where only `a` does.
+    let changed = |nodes| Some(Replayed::Changed { nodes });
     let runs = [
-        (cap, 2.0),
-        (cap / 2 + 3, -1.5),
-        (cap / 2 + 3, 4.0),
-        (cap / 2 + 3, 4.0),
-        (0, 1.0),
-        (1, 3.0),
-        (cap, 0.5),
-        (cap / 2 + 3, 2.0),
+        (cap, 2.0, captured),
+        (cap / 2 + 3, -1.5, changed(6)),
+        (cap / 2 + 3, 4.0, changed(1)),
+        (cap / 2 + 3, 4.0, changed(0)),
+        (0, 1.0, captured),
+        (1, 3.0, changed(6)),
+        (cap, 0.5, changed(6)),
+        (cap / 2 + 3, 2.0, changed(6)),
     ];
-    for (run, &(len, a)) in runs.iter().enumerate() {
-        let x = input(cap);
+    for (run, &(len, a, how)) in runs.iter().enumerate() {
+        // New at each run, so that a copy left as an earlier run had it
+        // (stale addresses or length) shows in `y`.
+        let x: Vec<f32> = input(cap).iter().map(|v| v + 7.0 * run as f32).collect();
         let y: Vec<f32> = (0..cap).map(|i| (i % 7) as f32 + run as f32).collect();
         let host = passed.host_mut();
         host.x.copy_from_slice(&x);
         host.y.copy_from_slice(&y);
-        passed.run(len, a)?;
+        let report = passed.run(len, a)?;
+        ensure!(
+            report.replayed == how,
+            "Passed replayed, run {run} (len {len}, a {a}): {:?}, expected {how:?}",
+            report.replayed
+        );
         let got = &passed.host().y;
         let expected = |i: usize| {
             if i < len {
@@ -517,5 +509,30 @@ fn plans_on_several_gpus_replay_as_graphs(gpus: &[Context]) -> Result<(), Failed
         wrong.is_none(),
         "Passed's graph: y[{wrong:?}] is not 1 + 2a(x + 1)"
     );
+    // A kernel on GPU 1 reading GPU 0's memory, where the two can reach
+    // each other (`a_kernel_reaches_another_gpus_memory_with_peer` checks
+    // the error where they cannot).
+    match Reach::new(gpus, n) {
+        Err(e)
+            if matches!(e.fault(), Fault::Unsupported(_))
+                && gpus[0].ordinal() != gpus[1].ordinal() => {}
+        made => {
+            let mut reach = made?;
+            reach.set_replay(Replay::Graph)?;
+            for round in 0..2 {
+                let (a, b) = (input(n), vec![round as f32; n]);
+                let host = reach.host_mut();
+                host.a.copy_from_slice(&a);
+                host.b.copy_from_slice(&b);
+                reach.run()?;
+                let c = &reach.host().c;
+                let wrong = (0..n).find(|&i| c[i] != a[i] + b[i]);
+                ensure!(
+                    wrong.is_none(),
+                    "Reach replayed, round {round}: c[{wrong:?}] is not a + b"
+                );
+            }
+        }
+    }
     Ok(())
 }

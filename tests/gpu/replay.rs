@@ -8,7 +8,7 @@ use crate::batches::{CAP, ChunkSums, Clamped, Saxpy, Stream, saxpy};
 use crate::data::{floats, same};
 use crate::harness::{GpuTest, context};
 use libtest_mimic::Failed;
-use memplan::{GRAPHS_KEPT, Replay, memplan};
+use memplan::{GRAPHS_KEPT, Replay, Replayed, memplan};
 
 /// The plan `$new` makes, replayed as `$replay` says, given `x` and `y`.
 macro_rules! given {
@@ -85,6 +85,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
     (
         "replay::a_graph_of_one_run_replays_its_sizes_and_values",
         a_graph_of_one_run_replays_its_sizes_and_values,
+    ),
+    (
+        "replay::runs_of_one_shape_change_their_graph_in_place",
+        runs_of_one_shape_change_their_graph_in_place,
     ),
 ];
 
@@ -388,6 +392,44 @@ fn a_node_grown_or_changed_back_is_right() -> Result<(), Failed> {
         saxpy(2.0 * a, &x, &mut expected, len);
         same(&format!("len {len}, a {a}"), plan.host().y, &expected)?;
     }
+    Ok(())
+}
+
+/// Each run's report says how it was replayed: a graph captured for a new
+/// shape, and for a run of a shape kept, the nodes changed in place (a
+/// copy's length, a launch's grid and arguments), none where the run gives
+/// what the last gave. Not captured again where a change in place does.
+fn runs_of_one_shape_change_their_graph_in_place() -> Result<(), Failed> {
+    let ctx = context()?;
+    let (x, y) = (floats(CAP), floats(CAP));
+    let mut plan = given!(Saxpy::new(&ctx, CAP, 1)?, Replay::Graph, &x, &y);
+    let mut expected = y.clone();
+    let captured = Some(Replayed::Captured);
+    let changed = |nodes| Some(Replayed::Changed { nodes });
+    // The plan's nodes: two uploads, the launch, the download.
+    let runs = [
+        (CAP, 1.0, captured),
+        (CAP, 1.0, changed(0)),
+        (CAP, 2.0, changed(1)),
+        (CAP / 2 + 1, 2.0, changed(4)),
+        (0, 2.0, captured),
+        (3, -1.0, changed(4)),
+        (3, -1.0, changed(0)),
+    ];
+    for (len, a, how) in runs {
+        let report = plan.run(len, a)?;
+        saxpy(2.0 * a, &x, &mut expected, len);
+        same(&format!("len {len}, a {a}"), plan.host().y, &expected)?;
+        ensure!(
+            report.replayed == how,
+            "len {len}, a {a}: replayed {:?}, expected {how:?}",
+            report.replayed
+        );
+    }
+    // Queued op by op: no replay to report.
+    plan.set_replay(Replay::Direct)?;
+    let report = plan.run(CAP, 1.0)?;
+    ensure!(report.replayed.is_none(), "{:?}", report.replayed);
     Ok(())
 }
 

@@ -162,7 +162,8 @@ pub(crate) unsafe fn graph_memcpy_node_get_params(
 ///
 /// # Safety
 /// As for [`graph_exec_kernel_node_set_params`], for a copy node, with
-/// `context` the one its memory was allocated in.
+/// `context` the one of the stream it was captured on (for a copy between
+/// two GPUs' memories, the GPU that queued it).
 pub(crate) unsafe fn graph_exec_memcpy_node_set_params(
     exec: CUgraphExec,
     node: CUgraphNode,

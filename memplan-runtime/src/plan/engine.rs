@@ -181,8 +181,8 @@ impl<P: Plan> Engine<P> {
 
     /// Replays later runs from CUDA graphs, or queues their ops again; see
     /// [`Replay`](super::Replay). Errors where a graph cannot hold the plan:
-    /// several GPUs in one process, the caller's slices, host steps and
-    /// synchronous ops. A replayed run's report has its wall time only, as
+    /// collectives between several GPUs of one process, the caller's
+    /// slices, host steps and synchronous ops. A replayed run's report has its wall time only, as
     /// a [`PlanGraph`](super::PlanGraph)'s.
     pub fn set_replay(&mut self, replay: super::Replay) -> Result<()> {
         self.runner.settle();

@@ -27,6 +27,7 @@ use crate::graph::{Capture, Graph, tried_again_if_invalidated};
 use crate::kernel::LaunchConfig;
 use crate::nccl::Call;
 use crate::op::OpResultExt;
+use crate::report::Replayed;
 use crate::stream::Stream;
 use crate::timer::Timer;
 use cust::sys::{CUDA_MEMSET_NODE_PARAMS, CUgraphExec, CUgraphNode};
@@ -134,7 +135,7 @@ impl Replays {
         steps: &mut [Resolved],
         target: Target<'_, '_>,
         plan_error: &dyn Fn(&'static str, Fault) -> Error,
-    ) -> Result<()> {
+    ) -> Result<Replayed> {
         let Target { on, streams } = target;
         let Some(first) = streams.first() else {
             return Err(plan_error("graph launch", Fault::Unsupported(NO_STREAM)));
@@ -145,11 +146,11 @@ impl Replays {
         let at = match kept {
             // SAFETY: the caller's promise.
             Some(at) => match unsafe { self.graphs[at].update(steps, on) } {
-                Ok(true) => Some(at),
+                Ok(Some(nodes)) => Some((at, Replayed::Changed { nodes })),
                 // A node the capture could not find, or a change the driver
                 // refused (a memset grown past what its node can do):
                 // captured again, and a graph changed halfway is dropped.
-                Ok(false) => {
+                Ok(None) => {
                     self.graphs.remove(at);
                     None
                 }
@@ -160,8 +161,8 @@ impl Replays {
             },
             None => None,
         };
-        let at = match at {
-            Some(at) => at,
+        let (at, replayed) = match at {
+            Some(kept) => kept,
             None => {
                 // Tried again if another thread's `cuCtxSynchronize` (a
                 // failed run's clean-up calls it) ends the capture.
@@ -174,7 +175,7 @@ impl Replays {
                     self.graphs.remove(oldest.unwrap_or(0));
                 }
                 self.graphs.push(kept);
-                self.graphs.len() - 1
+                (self.graphs.len() - 1, Replayed::Captured)
             }
         };
         let kept = &mut self.graphs[at];
@@ -182,10 +183,12 @@ impl Replays {
         // Changing nodes and capturing bind each step's GPU: the graph is
         // launched in its first stream's.
         if on.contexts.len() > 1 {
-            first.context().bind_to_thread()?;
+            (first.context().bind_to_thread())
+                .map_err(|e| plan_error("graph launch", e.fault().clone()))?;
         }
         // SAFETY: the caller's promise.
-        unsafe { kept.graph.launch(first) }
+        unsafe { kept.graph.launch(first) }?;
+        Ok(replayed)
     }
 }
 
@@ -215,38 +218,51 @@ const NO_STREAM: &str = "the plan has no stream to launch its graph on";
 
 impl Kept {
     /// Sets the nodes of the steps that read what the run gives to what
-    /// they are in `steps`; `false` if one of them has no node known, or
-    /// the driver refused to change it (a memset grown past what its node
-    /// can do, which the driver may refuse): the run is captured again.
+    /// they are in `steps`, and counts those it changed; `None` if one of
+    /// them has no node known, or the driver refused to change it (a
+    /// memset grown past what its node can do, which the driver may
+    /// refuse): the run is captured again.
     ///
     /// # Safety
     /// As for [`Replays::replay`].
-    unsafe fn update(&mut self, steps: &mut [Resolved], on: &Resources) -> Result<bool> {
+    unsafe fn update(&mut self, steps: &mut [Resolved], on: &Resources) -> Result<Option<usize>> {
         let (_, exec) = self.graph.handles();
-        // `begin` bound the first GPU's context for the run.
-        let mut bound = Bound(Some(0));
+        // `begin` bound the first GPU's context for the run, the only one
+        // of a plan on one GPU; on several, the first node binds its own.
+        let mut bound = Bound((on.contexts.len() == 1).then_some(0));
+        let mut changed = 0;
         for (resolved, node) in steps.iter_mut().zip(&mut self.nodes) {
             if !resolved.per_run || !makes_node(&resolved.step) {
                 continue;
             }
             let Some(node) = node else {
-                return Ok(false);
+                return Ok(None);
             };
             // A kernel node is changed in its GPU's context.
             let context = bound.to(resolved, on.contexts)?;
             // SAFETY: the caller's promise.
             let set = unsafe { node.set(&mut resolved.step, exec, on, context) };
-            if !set.at_op(&resolved.op)? {
-                return Ok(false);
+            match set.at_op(&resolved.op)? {
+                Set::Kept => {}
+                Set::Changed => changed += 1,
+                Set::Refused => return Ok(None),
             }
         }
-        Ok(true)
+        Ok(Some(changed))
     }
 }
 
+/// What setting a node came to.
+enum Set {
+    /// It did what the step does now already.
+    Kept,
+    Changed,
+    /// The driver refused the change.
+    Refused,
+}
+
 impl Node {
-    /// Makes the node do what `step` does now, if it does not already:
-    /// `false` if the driver refused.
+    /// Makes the node do what `step` does now, if it does not already.
     ///
     /// # Safety
     /// `exec` was made from the graph this node is of; `step` is the step
@@ -259,7 +275,7 @@ impl Node {
         exec: CUgraphExec,
         on: &Resources,
         context: &Context,
-    ) -> Result<bool, Fault> {
+    ) -> Result<Set, Fault> {
         let scratch = &self.scratch;
         let resolve = |addr| address_in(addr, scratch, on.params);
         let (does, set) = match (step, &self.kind) {
@@ -269,7 +285,7 @@ impl Node {
                     && config == *now_config
                     && bytes == &**now_bytes
                 {
-                    return Ok(true);
+                    return Ok(Set::Kept);
                 }
                 let kernel = on.kernels.get(usize::from(launch.kernel));
                 let kernel = kernel.ok_or(MALFORMED)?;
@@ -291,7 +307,7 @@ impl Node {
                 let (src, dst) = (resolve(src)?, resolve(dst)?);
                 let does = Does::Copy(src, dst, bytes);
                 if self.now.as_ref() == Some(&does) {
-                    return Ok(true);
+                    return Ok(Set::Kept);
                 }
                 let params = copy_params(*captured, src, dst, bytes)?;
                 // SAFETY: the caller's promise.
@@ -317,7 +333,7 @@ impl Node {
                 let (dst, value, width) = (resolve(dst)?, pattern.bits(), bytes / pattern.unit());
                 let does = Does::Fill(dst, value, width);
                 if self.now.as_ref() == Some(&does) {
-                    return Ok(true);
+                    return Ok(Set::Kept);
                 }
                 let params = CUDA_MEMSET_NODE_PARAMS {
                     dst,
@@ -340,7 +356,7 @@ impl Node {
         };
         // What the node does is known only once the driver took it.
         self.now = if set { does } else { None };
-        Ok(set)
+        Ok(if set { Set::Changed } else { Set::Refused })
     }
 }
 
@@ -413,11 +429,18 @@ unsafe fn capture(
             Step::Launch { .. } => unsafe { driver::graph_node_is_kernel(node) }
                 .is_ok_and(|kernel| kernel)
                 .then_some(NodeKind::Kernel),
-            Step::Copy { .. } | Step::CopyBetweenGpus { .. } => {
-                unsafe { driver::graph_memcpy_node_get_params(node) }
-                    .ok()
-                    .map(NodeKind::Copy)
+            Step::Copy {
+                src, dst, bytes, ..
             }
+            | Step::CopyBetweenGpus {
+                src, dst, bytes, ..
+            } => unsafe { driver::graph_memcpy_node_get_params(node) }
+                .ok()
+                .filter(|params| {
+                    let resolve = |addr| address_in(addr, &scratch, on.params).ok();
+                    is_the_copy(params, resolve(src), resolve(dst), bytes)
+                })
+                .map(NodeKind::Copy),
             Step::Fill { .. } => unsafe { driver::graph_memset_node_get_params(node) }
                 .ok()
                 .map(NodeKind::Fill),
@@ -478,6 +501,38 @@ fn makes_node(step: &Step) -> bool {
         &Step::Fill { pattern, bytes, .. } => bytes / pattern.unit() > 0,
         _ => false,
     }
+}
+
+/// Whether a captured copy node is the whole of its step's copy, `bytes`
+/// from `src` to `dst` in one piece, with each end as [`copy_params`]
+/// changes it: a copy the driver made otherwise (staged through the host
+/// in several nodes, say) is never changed in place, and a run that
+/// changes it is captured again.
+fn is_the_copy(params: &Memcpy3d, src: Option<u64>, dst: Option<u64>, bytes: usize) -> bool {
+    const HOST: u32 = 1;
+    const DEVICE: u32 = 2;
+    const UNIFIED: u32 = 4;
+    let end = |kind: u32, host: u64, device: u64, x: usize, at: Option<u64>| match kind {
+        HOST => at == Some(host + x as u64),
+        DEVICE | UNIFIED => at == Some(device + x as u64),
+        _ => false,
+    };
+    let whole = params.WidthInBytes == bytes && params.Height <= 1 && params.Depth <= 1;
+    whole
+        && end(
+            params.srcMemoryType,
+            params.srcHost as u64,
+            params.srcDevice,
+            params.srcXInBytes,
+            src,
+        )
+        && end(
+            params.dstMemoryType,
+            params.dstHost as u64,
+            params.dstDevice,
+            params.dstXInBytes,
+            dst,
+        )
 }
 
 /// A captured copy node's parameters moved to `src` and `dst`, `bytes`

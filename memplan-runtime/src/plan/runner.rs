@@ -20,7 +20,7 @@ use crate::driver;
 use crate::error::{Error, Fault, Location, Result};
 use crate::graph::{Capture, Graph, tried_again_if_invalidated};
 use crate::op::OpResultExt;
-use crate::report::RunReport;
+use crate::report::{Replayed, RunReport};
 use crate::stream::{LEGACY, Stream, wait_all};
 use crate::timer::{Timer, Timing};
 use std::cell::{Cell, RefCell};
@@ -36,6 +36,8 @@ pub(crate) struct Runner {
     /// `made`: dropped first, while the kernels and memory their nodes
     /// name are still there.
     replays: Option<Replays>,
+    /// How the run in flight was replayed, for its report.
+    replayed: Option<Replayed>,
     made: Made,
     sizes: Sizes,
     /// The values `new` gave (kept: ops resolved at each run need them).
@@ -106,6 +108,7 @@ impl Runner {
             deferred: RefCell::new(None),
             started: Instant::now(),
             replays: None,
+            replayed: None,
         })
     }
 
@@ -446,8 +449,9 @@ impl Runner {
             (self.started, self.started.elapsed()),
             waited.is_ok(),
         );
+        let replayed = self.replayed.take();
         waited?;
-        report
+        report.map(|report| RunReport { replayed, ..report })
     }
 
     /// If a run is in flight (its guard was leaked with `mem::forget`),
@@ -487,6 +491,7 @@ impl Runner {
 
     /// Replays the run from the graph of its shape (see `replay.rs`).
     fn replay(&mut self) -> Result<()> {
+        self.replayed = None;
         let info = self.info;
         let Runner {
             made,
@@ -518,7 +523,9 @@ impl Runner {
         // host touches the memory or it is freed; `set_replay` refused
         // plans with host steps, caller slices or collectives of several
         // GPUs.
-        unsafe { replays.replay(&mut steps.list, target, &plan_error) }
+        let replayed = unsafe { replays.replay(&mut steps.list, target, &plan_error) }?;
+        self.replayed = Some(replayed);
+        Ok(())
     }
 
     /// Replays later runs from CUDA graphs (`Replay::Graph`) or queues
@@ -593,13 +600,13 @@ impl Runner {
     /// sizes and values.
     fn graph_obstacle(&self, per_run: bool) -> Option<&'static str> {
         if self.made.contexts.len() > 1 && !self.made.comms.is_empty() {
-            // NCCL's own advice ("Using NCCL with CUDA Graphs"): a graph
+            // NCCL's own warning ("Using NCCL with CUDA Graphs"): a graph
             // launch may block until every GPU's part is launched, which
             // one thread launching them in turn never does.
             Some(
                 "this plan has NCCL collectives between several GPUs of one process, which NCCL \
-                 does not support in CUDA graphs (a graph's launch may wait for the other GPUs' \
-                 and deadlock); a plan per GPU, one rank each (`ranks`), replays its collectives",
+                 warns may deadlock in CUDA graphs (a graph's launch may wait for the other GPUs' \
+                 parts); a plan per GPU, one rank each (`ranks`), replays its collectives",
             )
         } else if !per_run && !self.made.comms.is_empty() {
             Some(
@@ -631,7 +638,7 @@ impl Runner {
             return Err(self.error_at_plan("graph launch", fault));
         };
         if self.made.contexts.len() > 1 {
-            stream.context().bind_to_thread()?;
+            (stream.context().bind_to_thread()).map_err(|e| self.info.within(self.info.site, e))?;
         }
         Ok(stream)
     }
