@@ -173,7 +173,7 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     const WAYS: usize = 3;
     let mut queued = [const { Vec::new() }; WAYS];
     for block in 0..BLOCKS + 1 {
-        for way in 0..WAYS {
+        for (way, times) in queued.iter_mut().enumerate() {
             let mut total = 0.0;
             for run in 0..RUNS {
                 let start = Instant::now();
@@ -193,7 +193,7 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
             }
             // The first block warms up.
             if block > 0 {
-                queued[way].push(total / RUNS as f64);
+                times.push(total / RUNS as f64);
             }
         }
     }
