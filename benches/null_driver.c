@@ -12,8 +12,8 @@
  *   mkdir -p target/null-driver
  *   cat benches/null_driver.c /tmp/rest.c | gcc -O2 -shared -fPIC -w -x c - \
  *     -Wl,-soname,libcuda.so.1 -o target/null-driver/libcuda.so.1
- *   cargo bench --no-run --bench small_ops
- *   LD_LIBRARY_PATH=target/null-driver target/release/deps/small_ops-* --host-only 1
+ *   bin=$(cargo bench --no-run --bench small_ops 2>&1 | sed -n 's/.*Executable.*(\(.*\))/\1/p')
+ *   LD_LIBRARY_PATH=target/null-driver "$bin" --host-only 1
  *
  * (and `perf record -g` around the last line to see where the time goes).
  */

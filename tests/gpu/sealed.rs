@@ -379,10 +379,8 @@ fn a_fill_value_of_another_type_is_refused() -> Result<(), Failed> {
     let ctx = context()?;
     let mut plan = FillRun::new(&ctx, 256)?;
     plan.run(1.0)?;
-    let given = |_: &_| {
-        let mut given = memplan::__private::RunGiven::new(&[]);
+    let given = |_: &_, given: &mut memplan::__private::RunGiven| {
         given.fill::<u32>(0, 1.0f32.to_bits());
-        given
     };
     let error = plan
         .0
@@ -410,10 +408,8 @@ fn a_run_value_of_another_type_is_refused() -> Result<(), Failed> {
     // not its type. (Of 3e9, the kernel would read a negative count; the
     // extent, 3e9 elements of a buffer of 256, refuses that one first.)
     let mut run_with = |count: u32| {
-        let given = move |_: &_| {
-            let mut given = memplan::__private::RunGiven::new(&[]);
+        let given = move |_: &_, given: &mut memplan::__private::RunGiven| {
             given.value::<u32>(1, 1, count);
-            given
         };
         plan.0.run_given(Some(&given), &mut []).err()
     };

@@ -179,35 +179,70 @@ impl Givens {
 
     /// Replaces what was given for the arguments and fills `run` gives
     /// values for, keeping the rest (a launch's values `new` gave).
-    pub(crate) fn replace(&mut self, run: Givens) {
-        let given = |g: &Given<Value>| (g.op, g.arg);
-        (self.values).retain(|old| !run.values.iter().any(|new| given(new) == given(old)));
-        (self.fills).retain(|old| !run.fills.iter().any(|new| new.op == old.op));
-        self.values.extend(run.values);
-        // Sorted by launch and argument, for `value_of`: two sorted runs,
-        // which a stable sort merges in one pass.
-        self.values.sort_by_key(given);
-        self.fills.extend(run.fills);
+    pub(crate) fn replace(&mut self, run: &Givens) {
+        let key = |g: &Given<Value>| (g.op, g.arg);
+        // Both sorted by launch and argument: where `run` gives an
+        // argument, its first value replaces the one kept, in place.
+        let mut added = false;
+        let mut from = 0;
+        for new in &run.values {
+            if from > 0 && key(&run.values[from - 1]) == key(new) {
+                from += 1;
+                continue;
+            }
+            from += 1;
+            match self.values.binary_search_by_key(&key(new), key) {
+                Ok(at) => self.values[at].value = new.value.clone(),
+                Err(_) => {
+                    self.values.push(new.clone());
+                    added = true;
+                }
+            }
+        }
+        // Arguments given for the first time (never, for a plan's own
+        // runs, past the first): sorted again, for `value_of`.
+        if added {
+            self.values.sort_by_key(key);
+        }
+        for new in &run.fills {
+            match self.fills.iter_mut().find(|old| old.op == new.op) {
+                Some(old) => old.value = new.value.clone(),
+                None => self.fills.push(new.clone()),
+            }
+        }
+    }
+
+    /// Forgets everything given, keeping the room it took.
+    fn clear(&mut self) {
+        self.values.clear();
+        self.fills.clear();
+        self.dims.clear();
+        self.shared.clear();
     }
 }
 
 /// What a run of a plan with `run` parameters gives: the sizes, in the
 /// order of the plan's `run` size parameters, and the values of the
 /// expressions that read its `run` value parameters, which the generated
-/// `run` evaluates in safe code.
+/// `run` evaluates in safe code. The plan keeps one, emptied before each
+/// run, so that giving a run its values allocates nothing.
+#[derive(Default)]
 pub struct RunGiven {
     pub(crate) sizes: Vec<usize>,
     pub(crate) given: Givens,
 }
 
 impl RunGiven {
-    /// What a run gives: `sizes` in the order of the plan's `run` size
-    /// parameters, with no values yet.
-    pub fn new(sizes: &[usize]) -> RunGiven {
-        RunGiven {
-            sizes: sizes.to_vec(),
-            given: Givens::default(),
-        }
+    /// The run's sizes, in the order of the plan's `run` size parameters.
+    pub fn sizes(&mut self, sizes: &[usize]) {
+        self.sizes.clear();
+        self.sizes.extend_from_slice(sizes);
+    }
+
+    /// Forgets what the last run gave, keeping the room it took.
+    pub(crate) fn clear(&mut self) {
+        self.sizes.clear();
+        self.given.clear();
     }
 
     // A run gives values only: its dimensions are the plan's.
@@ -249,6 +284,7 @@ fn without_padding<T: 'static>() -> bool {
 }
 
 /// Something `new` gave for op `op` (and its argument `arg`, for values).
+#[derive(Clone)]
 pub(crate) struct Given<T> {
     pub op: u16,
     pub arg: u16,
@@ -265,6 +301,7 @@ pub(crate) struct HostBuffer {
 }
 
 /// A kernel value argument's bytes, as the kernel reads them.
+#[derive(Clone)]
 pub(crate) struct Value {
     pub bytes: ValueBytes,
     pub align: usize,
@@ -295,6 +332,7 @@ impl Value {
 }
 
 /// A fill value's bytes, and its type.
+#[derive(Clone)]
 pub(crate) struct FillValue {
     pub bytes: Box<[u8]>,
     pub elem: Elem,
@@ -607,12 +645,81 @@ mod tests {
             },
         );
         assert!(!kept.already_has(&run));
-        kept.replace(run);
+        kept.replace(&run);
         let order: Vec<(u16, u16)> = kept.values.iter().map(|g| (g.op, g.arg)).collect();
         assert_eq!(order, [(0, 0), (1, 0), (2, 1), (5, 0)]);
         assert_eq!(kept.value_of(2, 1).unwrap().integer, Some(20));
         let mut again = Givens::default();
         again.value(2, 1, 20_i32);
         assert!(kept.already_has(&again));
+        // An argument given twice in one run: the first given stands, as
+        // `value_of` finds it.
+        let mut twice = Givens::default();
+        twice.value(5, 0, 30_i32);
+        twice.value(5, 0, 31_i32);
+        assert_eq!(twice.value_of(5, 0).unwrap().integer, Some(30));
+        kept.replace(&twice);
+        assert_eq!(kept.value_of(5, 0).unwrap().integer, Some(30));
+        assert_eq!(kept.values.len(), 4);
+        // Fills: replaced by launch, kept where the run gives none.
+        let mut fills = Givens::default();
+        fills.fill(7, 1.0_f32);
+        fills.fill(8, 2_u32);
+        kept.replace(&fills);
+        let mut fill = Givens::default();
+        fill.fill(7, 3.0_f32);
+        kept.replace(&fill);
+        let bytes: Vec<(u16, Box<[u8]>)> = kept
+            .fills
+            .iter()
+            .map(|g| (g.op, g.value.bytes.clone()))
+            .collect();
+        assert_eq!(
+            bytes,
+            [
+                (7, Box::from(3.0_f32.to_ne_bytes())),
+                (8, Box::from(2_u32.to_ne_bytes()))
+            ]
+        );
+    }
+
+    #[test]
+    fn value_bytes_in_place_up_to_32_and_on_the_heap_past() {
+        let mut given = Givens::default();
+        given.value(0, 0, [1_u8; 32]);
+        given.value(1, 0, ());
+        given.value::<&i32>(2, 0, &5);
+        let inline = &given.value_of(0, 0).unwrap().bytes;
+        assert!(matches!(inline, ValueBytes::Inline { len: 32, .. }));
+        let cloned = inline.clone();
+        // SAFETY: a `[u8; 32]`'s bytes, all initialized.
+        let read = |b: &ValueBytes| {
+            b.iter()
+                .map(|b| unsafe { b.assume_init() })
+                .collect::<Vec<u8>>()
+        };
+        assert_eq!(read(&cloned), vec![1; 32]);
+        assert!(given.value_of(1, 0).unwrap().bytes.is_empty());
+        // A reference is not an integer, and not known to be without
+        // padding: as `dyn Any` saw it.
+        let reference = given.value_of(2, 0).unwrap();
+        assert!(reference.integer.is_none() && !reference.initialized);
+        type Alias = u32;
+        assert!(without_padding::<Alias>() && !without_padding::<&i32>());
+        assert_eq!(integer_of(&(7 as Alias)), Some(7));
+    }
+
+    #[test]
+    fn a_run_given_is_emptied_and_keeps_its_room() {
+        let mut run = RunGiven::default();
+        run.sizes(&[3, 4]);
+        run.value(0, 0, 1.0_f32);
+        run.fill(1, 2_u32);
+        let room = run.given.values.capacity();
+        run.clear();
+        assert!(run.sizes.is_empty() && run.given.values.is_empty() && run.given.fills.is_empty());
+        assert_eq!(run.given.values.capacity(), room);
+        run.sizes(&[5]);
+        assert_eq!(run.sizes, [5]);
     }
 }

@@ -12,8 +12,9 @@ use crate::timer::Timing;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 /// What a plan with `run` parameters computes for each run, from its
-/// state (the sizes and values `new` took): the run's sizes and values.
-pub type GiveRun<'a, P> = &'a dyn Fn(&<P as Plan>::State) -> RunGiven;
+/// state (the sizes and values `new` took): the run's sizes and values,
+/// written into the [`RunGiven`] it is handed.
+pub type GiveRun<'a, P> = &'a dyn Fn(&<P as Plan>::State, &mut RunGiven);
 
 /// A built plan: its resources, its resolved ops and its typed host
 /// buffers. Every method is safe to call in any order; each waits for a run
@@ -66,7 +67,7 @@ impl<P: Plan> Engine<P> {
         self.runner.begin()?;
         // The run's sizes first: a slice's length may be one.
         if let Some(given) = given {
-            self.runner.apply(given(&self.state))?;
+            self.give(given)?;
         }
         let (registrations, resolved) = self.prepare_and_agree(slices);
         let registrations = registrations?;
@@ -106,7 +107,7 @@ impl<P: Plan> Engine<P> {
         }
         self.runner.begin()?;
         if let Some(given) = given {
-            self.runner.apply(given(&self.state))?;
+            self.give(given)?;
         }
         let (prepared, resolved) = self.prepare_and_agree(&[]);
         prepared?;
@@ -193,10 +194,17 @@ impl<P: Plan> Engine<P> {
     /// does before it queues them: for a graph of that run.
     pub(crate) fn prepare_run(&mut self, given: GiveRun<'_, P>) -> Result<()> {
         self.runner.bind()?;
-        self.runner.apply(given(&self.state))?;
+        self.give(given)?;
         let (prepared, resolved) = self.prepare_and_agree(&[]);
         drop(prepared?);
         resolved
+    }
+
+    /// Takes what `given` computes this run gives.
+    fn give(&mut self, given: GiveRun<'_, P>) -> Result<()> {
+        let mut run = self.runner.run_given();
+        given(&self.state, &mut run);
+        self.runner.apply(run)
     }
 
     /// Prepares a run (the caller's slices, and the ops that read this

@@ -4,7 +4,7 @@
 //! `new` is [`Made`]'s; its steps are [`Steps`]'. [`Engine`](super::Engine)
 //! adds the typed host buffers.
 
-use super::builder::{Builder, Givens};
+use super::builder::{Builder, Givens, RunGiven};
 use super::fingerprint::Agreement;
 use super::group::{group_at, queue_group};
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
@@ -38,6 +38,8 @@ pub(crate) struct Runner {
     replays: Option<Replays>,
     /// How the run in flight was replayed, for its report.
     replayed: Option<Replayed>,
+    /// What the last run gave, kept for the next to fill in.
+    spare: RunGiven,
     made: Made,
     sizes: Sizes,
     /// The values `new` gave (kept: ops resolved at each run need them).
@@ -109,11 +111,27 @@ impl Runner {
             started: Instant::now(),
             replays: None,
             replayed: None,
+            spare: RunGiven::default(),
         })
     }
 
-    /// Takes what this run gives: its sizes and its values.
-    pub fn apply(&mut self, run: super::builder::RunGiven) -> Result<()> {
+    /// What the next run gives, to fill in: the one the last run gave,
+    /// emptied (its room kept, so that giving a run allocates nothing).
+    pub fn run_given(&mut self) -> RunGiven {
+        let mut run = std::mem::take(&mut self.spare);
+        run.clear();
+        run
+    }
+
+    /// Takes what this run gives: its sizes and its values; `run` is kept
+    /// for the next (see [`run_given`](Self::run_given)).
+    pub fn apply(&mut self, run: RunGiven) -> Result<()> {
+        let applied = self.apply_given(&run);
+        self.spare = run;
+        applied
+    }
+
+    fn apply_given(&mut self, run: &RunGiven) -> Result<()> {
         if run.sizes.len() != self.info.run_inputs.len() {
             return Err(self.info.error(self.info.site, MALFORMED));
         }
@@ -160,7 +178,7 @@ impl Runner {
         for (&input, &value) in self.info.run_inputs.iter().zip(&run.sizes) {
             self.sizes.set_run_input(input, value);
         }
-        self.given.replace(run.given);
+        self.given.replace(&run.given);
         Ok(())
     }
 

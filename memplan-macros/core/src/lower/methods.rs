@@ -188,11 +188,10 @@ fn run_closure(plan: &Plan, run_given: &[Given], bodies: Bodies) -> TokenStream 
         .map(|p| &p.name);
     let givens = run_given.iter().map(|given| given_call(&run, given));
     quote! {
-        ::core::option::Option::Some(&|#this: &#state| {
+        ::core::option::Option::Some(&|#this: &#state, #run: &mut #private::RunGiven| {
             #(#scalars)*
-            let mut #run = #private::RunGiven::new(&[#(#sizes),*]);
+            #run.sizes(&[#(#sizes),*]);
             #(#givens)*
-            #run
         })
     }
 }
