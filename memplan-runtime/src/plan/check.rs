@@ -13,9 +13,10 @@
 //! run, as they are after `new`.
 
 use super::builder::{
-    Givens, HostBuffer, NOT_AS_DECLARED, check_gpu_count, check_rank, declared, sizes_at_new,
+    HostBuffer, NOT_AS_DECLARED, check_gpu_count, check_rank, declared, sizes_at_new,
 };
 use super::fingerprint::{Agreement, first_difference};
+use super::given::Givens;
 use super::info::{BufferKind, PlanInfo};
 use super::layout::Layout;
 use super::resolve::Against;
@@ -132,7 +133,7 @@ impl Checker {
         Ok(())
     }
 
-    super::builder::given_methods!(values, dimensions);
+    super::given::given_methods!(values, dimensions);
 
     /// Lays the plan out on the models and resolves every op `new`
     /// resolves, as `new` does after making what the plan declares: the

@@ -2,7 +2,8 @@
 //! methods forward to.
 
 use super::Plan;
-use super::builder::{Builder, RunGiven};
+use super::builder::Builder;
+use super::given::RunGiven;
 use super::in_flight::InFlight;
 use super::runner::Runner;
 use super::slices::{Registrations, Slice};

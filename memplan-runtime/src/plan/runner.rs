@@ -4,8 +4,9 @@
 //! `new` is [`Made`]'s; its steps are [`Steps`]'. [`Engine`](super::Engine)
 //! adds the typed host buffers.
 
-use super::builder::{Builder, Givens, RunGiven};
+use super::builder::Builder;
 use super::fingerprint::Agreement;
+use super::given::{Givens, RunGiven};
 use super::group::{group_at, queue_group};
 use super::info::{BufferKind, MALFORMED, Op, PlanInfo};
 use super::made::Made;

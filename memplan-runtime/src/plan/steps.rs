@@ -3,7 +3,7 @@
 //! reads what a run gives), events on their GPUs, and each collective's
 //! parts gathered into one NCCL group.
 
-use super::builder::Givens;
+use super::given::Givens;
 use super::info::{Arg, LaunchInfo, Place};
 use super::info::{MALFORMED, Op, PlanInfo};
 use super::launch::{LaunchStep, MAX_ALIGN};

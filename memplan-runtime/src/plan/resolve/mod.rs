@@ -10,7 +10,7 @@ mod collective;
 mod launch;
 
 use super::address::{Addr, Base, Home, Placed};
-use super::builder::{Givens, Value, Which};
+use super::given::{Givens, Value, Which};
 use super::info::{
     Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, LaunchInfo, MALFORMED, Op,
     OpDef, Place, PlanInfo, Shared, Size, Term,

@@ -1,0 +1,505 @@
+//! What the user's expressions give a plan, by op: kernel arguments, fill
+//! values and launch dimensions at `new` ([`Givens`], kept by the
+//! [`Builder`](super::Builder)), and the sizes and values of each run
+//! ([`RunGiven`]). The generated code evaluates the expressions in safe
+//! code and hands over plain values through [`given_methods`].
+
+use super::info::Elem;
+use crate::kernel::Dim3;
+use crate::memory::Element;
+use bytemuck::NoUninit;
+use std::mem::MaybeUninit;
+
+/// The methods through which generated code hands over what the user's
+/// expressions gave, written once for each receiver that keeps them in a
+/// `given: Givens` field ([`Builder`](super::Builder) at `new`, [`RunGiven`] at each run,
+/// `Checker` at `check`): values and fill values, and, with `dimensions`,
+/// launch grids, blocks and dynamic shared memory.
+macro_rules! given_methods {
+    (values $(, $dimensions:ident)?) => {
+        /// The value of kernel argument `arg` of launch `op`.
+        pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
+            self.given.value(op, arg, value);
+        }
+
+        /// The value fill `op` writes.
+        pub fn fill<T: $crate::memory::Element + bytemuck::NoUninit>(&mut self, op: u16, value: T) {
+            self.given.fill(op, value);
+        }
+
+        $crate::plan::given::given_methods!(@dimensions $($dimensions)?);
+    };
+    (@dimensions) => {};
+    (@dimensions dimensions) => {
+        /// The grid of launch `op`, where the plan computes it with Rust code.
+        pub fn grid(&mut self, op: u16, grid: impl Into<$crate::kernel::Dim3>) {
+            self.given.grid(op, grid);
+        }
+
+        /// The block of launch `op`, where the plan computes it with Rust code.
+        pub fn block(&mut self, op: u16, block: impl Into<$crate::kernel::Dim3>) {
+            self.given.block(op, block);
+        }
+
+        /// The dynamic shared memory of launch `op`, where the plan computes
+        /// it with Rust code.
+        pub fn shared(&mut self, op: u16, bytes: u32) {
+            self.given.shared(op, bytes);
+        }
+    };
+}
+pub(crate) use given_methods;
+
+/// The values `new` gave, by op.
+#[derive(Default)]
+pub(crate) struct Givens {
+    /// Sorted by op, then argument.
+    pub values: Vec<Given<Value>>,
+    pub fills: Vec<Given<FillValue>>,
+    pub dims: Vec<Given<(Which, Dim3)>>,
+    pub shared: Vec<Given<u32>>,
+}
+
+impl Givens {
+    /// The value of kernel argument `arg` of launch `op`. Any `Copy` type
+    /// is kept; only one that is the parameter's own type (a `KernelValue`:
+    /// the plan's description requires it of every value parameter) is
+    /// ever passed, which resolving the launch checks.
+    pub fn value<T: Copy + 'static>(&mut self, op: u16, arg: u16, value: T) {
+        // SAFETY: the value's bytes, padding included, as
+        // `MaybeUninit<u8>`s, which may be uninitialized.
+        let raw = unsafe {
+            std::slice::from_raw_parts((&raw const value).cast::<MaybeUninit<u8>>(), size_of::<T>())
+        };
+        let bytes = ValueBytes::from(raw);
+        // After any given before for the same argument: the first stays
+        // the one `value_of` finds, as it was when values were searched in
+        // order.
+        let at = self.values.partition_point(|g| (g.op, g.arg) <= (op, arg));
+        self.values.insert(
+            at,
+            Given {
+                op,
+                arg,
+                value: Value {
+                    bytes,
+                    align: align_of::<T>(),
+                    type_id: std::any::TypeId::of::<T>(),
+                    integer: integer_of(&value),
+                    initialized: without_padding::<T>(),
+                },
+            },
+        );
+    }
+
+    /// The value given for argument `arg` of launch `op`.
+    pub fn value_of(&self, op: u16, arg: u16) -> Option<&Value> {
+        let at = self.values.partition_point(|g| (g.op, g.arg) < (op, arg));
+        let given = self.values.get(at).filter(|g| (g.op, g.arg) == (op, arg));
+        given.map(|g| &g.value)
+    }
+
+    /// The value fill `op` writes.
+    pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
+        let bytes = bytemuck::bytes_of(&value).into();
+        let elem = Elem::of::<T>();
+        self.fills.push(Given {
+            op,
+            arg: 0,
+            value: FillValue { bytes, elem },
+        });
+    }
+
+    /// The grid of launch `op`, where the plan computes it with Rust code.
+    pub fn grid(&mut self, op: u16, grid: impl Into<Dim3>) {
+        self.dims.push(Given {
+            op,
+            arg: 0,
+            value: (Which::Grid, grid.into()),
+        });
+    }
+
+    /// The block of launch `op`, where the plan computes it with Rust code.
+    pub fn block(&mut self, op: u16, block: impl Into<Dim3>) {
+        self.dims.push(Given {
+            op,
+            arg: 0,
+            value: (Which::Block, block.into()),
+        });
+    }
+
+    /// The dynamic shared memory of launch `op`, where the plan computes it
+    /// with Rust code.
+    pub fn shared(&mut self, op: u16, bytes: u32) {
+        self.shared.push(Given {
+            op,
+            arg: 0,
+            value: bytes,
+        });
+    }
+
+    /// Whether `run` gives what was given already: the same value for
+    /// each argument and fill it names, each value's bytes compared (a
+    /// value of a type that may have padding is never the same).
+    pub(crate) fn already_has(&self, run: &Givens) -> bool {
+        let values = run.values.iter().all(|new| {
+            self.value_of(new.op, new.arg)
+                .is_some_and(|old| old.same_as(&new.value))
+        });
+        let fills = run.fills.iter().all(|new| {
+            let old = self.fills.iter().find(|old| old.op == new.op);
+            old.is_some_and(|old| {
+                old.value.elem.same_as(&new.value.elem) && old.value.bytes == new.value.bytes
+            })
+        });
+        values && fills && run.dims.is_empty() && run.shared.is_empty()
+    }
+
+    /// Replaces what was given for the arguments and fills `run` gives
+    /// values for, keeping the rest (a launch's values `new` gave).
+    pub(crate) fn replace(&mut self, run: &Givens) {
+        let key = |g: &Given<Value>| (g.op, g.arg);
+        // Both sorted by launch and argument: where `run` gives an
+        // argument, its first value replaces the one kept, in place.
+        let mut added = false;
+        let mut from = 0;
+        for new in &run.values {
+            if from > 0 && key(&run.values[from - 1]) == key(new) {
+                from += 1;
+                continue;
+            }
+            from += 1;
+            match self.values.binary_search_by_key(&key(new), key) {
+                Ok(at) => self.values[at].value = new.value.clone(),
+                Err(_) => {
+                    self.values.push(new.clone());
+                    added = true;
+                }
+            }
+        }
+        // Arguments given for the first time (never, for a plan's own
+        // runs, past the first): sorted again, for `value_of`.
+        if added {
+            self.values.sort_by_key(key);
+        }
+        for new in &run.fills {
+            match self.fills.iter_mut().find(|old| old.op == new.op) {
+                Some(old) => old.value = new.value.clone(),
+                None => self.fills.push(new.clone()),
+            }
+        }
+    }
+
+    /// Forgets everything given, keeping the room it took.
+    fn clear(&mut self) {
+        self.values.clear();
+        self.fills.clear();
+        self.dims.clear();
+        self.shared.clear();
+    }
+}
+
+/// What a run of a plan with `run` parameters gives: the sizes, in the
+/// order of the plan's `run` size parameters, and the values of the
+/// expressions that read its `run` value parameters, which the generated
+/// `run` evaluates in safe code. The plan keeps one, emptied before each
+/// run, so that giving a run its values allocates nothing.
+#[derive(Default)]
+pub struct RunGiven {
+    pub(crate) sizes: Vec<usize>,
+    pub(crate) given: Givens,
+}
+
+impl RunGiven {
+    /// The run's sizes, in the order of the plan's `run` size parameters.
+    pub fn sizes(&mut self, sizes: &[usize]) {
+        self.sizes.clear();
+        self.sizes.extend_from_slice(sizes);
+    }
+
+    /// Forgets what the last run gave, keeping the room it took.
+    pub(crate) fn clear(&mut self) {
+        self.sizes.clear();
+        self.given.clear();
+    }
+
+    // A run gives values only: its dimensions are the plan's.
+    given_methods!(values);
+}
+
+/// `value`, if it is of a primitive integer type: what the checks of
+/// extents compare with the size it was cast from. Generic, so that each
+/// type's answer is known when it is compiled: a run gives values each
+/// time.
+#[inline]
+fn integer_of<T: 'static>(value: &T) -> Option<i128> {
+    let value: &dyn std::any::Any = value;
+    macro_rules! as_integer {
+        ($($int:ty),*) => {
+            $(if let Some(value) = value.downcast_ref::<$int>() {
+                return i128::try_from(*value).ok();
+            })*
+        };
+    }
+    as_integer!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
+    None
+}
+
+/// Whether every byte of `value` is initialized: a type memplan knows to
+/// have no padding. Another type's bytes are passed to the driver as they
+/// are, and never compared (see `Value::initialized`).
+#[inline]
+fn without_padding<T: 'static>() -> bool {
+    use crate::vector::{Double2, Float2, Float4, Int2, Int4, UInt2, UInt4};
+    use std::any::TypeId;
+    macro_rules! any_of {
+        ($($ty:ty),*) => { false $(|| TypeId::of::<T>() == TypeId::of::<$ty>())* };
+    }
+    any_of!(
+        i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64, bool, Float2, Float4,
+        Double2, Int2, Int4, UInt2, UInt4
+    )
+}
+
+/// Something `new` gave for op `op` (and its argument `arg`, for values).
+#[derive(Clone)]
+pub(crate) struct Given<T> {
+    pub op: u16,
+    pub arg: u16,
+    pub value: T,
+}
+
+/// A kernel value argument's bytes, as the kernel reads them.
+#[derive(Clone)]
+pub(crate) struct Value {
+    pub bytes: ValueBytes,
+    pub align: usize,
+    /// Its type: what the kernel's parameter must take.
+    pub type_id: std::any::TypeId,
+    /// Its value, when it is an integer (for the checks of extents).
+    pub integer: Option<i128>,
+    /// Whether every byte of `bytes` is initialized (its type has no
+    /// padding), so that the bytes may be read and compared: a graph
+    /// replaying a launch changes its node only when its arguments change.
+    pub initialized: bool,
+}
+
+impl Value {
+    /// Whether `other` is this value, byte for byte; never for a type
+    /// that may have padding, whose bytes cannot be read.
+    fn same_as(&self, other: &Value) -> bool {
+        if !(self.initialized && other.initialized) || self.type_id != other.type_id {
+            return false;
+        }
+        // SAFETY: every byte of both is initialized (`initialized`), and
+        // `MaybeUninit<u8>` has `u8`'s layout.
+        let bytes = |value: &Value| unsafe {
+            std::slice::from_raw_parts(value.bytes.as_ptr().cast::<u8>(), value.bytes.len())
+        };
+        bytes(self) == bytes(other)
+    }
+}
+
+/// A fill value's bytes, and its type.
+#[derive(Clone)]
+pub(crate) struct FillValue {
+    pub bytes: Box<[u8]>,
+    pub elem: Elem,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Which {
+    Grid,
+    Block,
+}
+
+/// A value's bytes: kept in place up to [`ValueBytes::INLINE`] bytes (a
+/// scalar or a vector type), so that a run giving values allocates
+/// nothing for them; on the heap past that.
+pub(crate) enum ValueBytes {
+    Inline {
+        bytes: [MaybeUninit<u8>; ValueBytes::INLINE],
+        len: u8,
+    },
+    Heap(Box<[MaybeUninit<u8>]>),
+}
+
+impl ValueBytes {
+    /// The most bytes kept in place: a `double4`'s, the largest of CUDA's
+    /// vector types.
+    pub const INLINE: usize = 32;
+}
+
+impl From<&[MaybeUninit<u8>]> for ValueBytes {
+    fn from(bytes: &[MaybeUninit<u8>]) -> Self {
+        match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= Self::INLINE => {
+                let mut inline = [MaybeUninit::uninit(); Self::INLINE];
+                inline[..bytes.len()].copy_from_slice(bytes);
+                ValueBytes::Inline { bytes: inline, len }
+            }
+            _ => ValueBytes::Heap(bytes.into()),
+        }
+    }
+}
+
+impl std::ops::Deref for ValueBytes {
+    type Target = [MaybeUninit<u8>];
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            ValueBytes::Inline { bytes, len } => &bytes[..usize::from(*len)],
+            ValueBytes::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl Clone for ValueBytes {
+    fn clone(&self) -> Self {
+        ValueBytes::from(&**self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vector::{Double2, Float4};
+
+    /// Padding of its own: 1 + 3 + 4 bytes.
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Padded {
+        flag: u8,
+        value: u32,
+    }
+
+    #[test]
+    fn a_value_keeps_its_bytes_type_and_integer() {
+        let mut given = Givens::default();
+        given.value(0, 1, 7_i32);
+        given.value(0, 0, 2.5_f64);
+        given.value(1, 0, Double2 { x: 1.0, y: -2.0 });
+        given.value(2, 0, Padded { flag: 1, value: 9 });
+        given.value(3, 0, [7_u8; 33]);
+        let value = given.value_of(0, 1).unwrap();
+        assert_eq!(value.integer, Some(7));
+        assert!(value.initialized && value.bytes.len() == 4 && value.align == 4);
+        assert!(matches!(value.bytes, ValueBytes::Inline { .. }));
+        let value = given.value_of(0, 0).unwrap();
+        assert_eq!(value.integer, None);
+        assert!(value.initialized && value.same_as(value));
+        assert!(given.value_of(1, 0).unwrap().initialized);
+        // A type memplan does not know may have padding: never read.
+        let padded = given.value_of(2, 0).unwrap();
+        assert!(!padded.initialized && !padded.same_as(padded));
+        assert_eq!(padded.bytes.len(), 8);
+        // Past what is kept in place, on the heap, bytes intact.
+        let large = given.value_of(3, 0).unwrap();
+        assert!(matches!(large.bytes, ValueBytes::Heap(_)));
+        // SAFETY: a `[u8; 33]`'s bytes, all initialized.
+        let bytes: Vec<u8> = large
+            .bytes
+            .iter()
+            .map(|b| unsafe { b.assume_init() })
+            .collect();
+        assert_eq!(bytes, vec![7; 33]);
+        assert!(given.value_of(0, 2).is_none());
+    }
+
+    #[test]
+    fn replacing_values_keeps_the_others_in_order() {
+        let mut kept = Givens::default();
+        kept.value(0, 0, 1_i32);
+        kept.value(2, 1, 2_i32);
+        kept.value(5, 0, 3_i32);
+        let mut run = Givens::default();
+        run.value(2, 1, 20_i32);
+        run.value(
+            1,
+            0,
+            Float4 {
+                x: 1.0,
+                y: 2.0,
+                z: 3.0,
+                w: 4.0,
+            },
+        );
+        assert!(!kept.already_has(&run));
+        kept.replace(&run);
+        let order: Vec<(u16, u16)> = kept.values.iter().map(|g| (g.op, g.arg)).collect();
+        assert_eq!(order, [(0, 0), (1, 0), (2, 1), (5, 0)]);
+        assert_eq!(kept.value_of(2, 1).unwrap().integer, Some(20));
+        let mut again = Givens::default();
+        again.value(2, 1, 20_i32);
+        assert!(kept.already_has(&again));
+        // An argument given twice in one run: the first given stands, as
+        // `value_of` finds it.
+        let mut twice = Givens::default();
+        twice.value(5, 0, 30_i32);
+        twice.value(5, 0, 31_i32);
+        assert_eq!(twice.value_of(5, 0).unwrap().integer, Some(30));
+        kept.replace(&twice);
+        assert_eq!(kept.value_of(5, 0).unwrap().integer, Some(30));
+        assert_eq!(kept.values.len(), 4);
+        // Fills: replaced by launch, kept where the run gives none.
+        let mut fills = Givens::default();
+        fills.fill(7, 1.0_f32);
+        fills.fill(8, 2_u32);
+        kept.replace(&fills);
+        let mut fill = Givens::default();
+        fill.fill(7, 3.0_f32);
+        kept.replace(&fill);
+        let bytes: Vec<(u16, Box<[u8]>)> = kept
+            .fills
+            .iter()
+            .map(|g| (g.op, g.value.bytes.clone()))
+            .collect();
+        assert_eq!(
+            bytes,
+            [
+                (7, Box::from(3.0_f32.to_ne_bytes())),
+                (8, Box::from(2_u32.to_ne_bytes()))
+            ]
+        );
+    }
+
+    #[test]
+    fn value_bytes_in_place_up_to_32_and_on_the_heap_past() {
+        let mut given = Givens::default();
+        given.value(0, 0, [1_u8; 32]);
+        given.value(1, 0, ());
+        given.value::<&i32>(2, 0, &5);
+        let inline = &given.value_of(0, 0).unwrap().bytes;
+        assert!(matches!(inline, ValueBytes::Inline { len: 32, .. }));
+        let cloned = inline.clone();
+        // SAFETY: a `[u8; 32]`'s bytes, all initialized.
+        let read = |b: &ValueBytes| {
+            b.iter()
+                .map(|b| unsafe { b.assume_init() })
+                .collect::<Vec<u8>>()
+        };
+        assert_eq!(read(&cloned), vec![1; 32]);
+        assert!(given.value_of(1, 0).unwrap().bytes.is_empty());
+        // A reference is not an integer, and not known to be without
+        // padding: as `dyn Any` saw it.
+        let reference = given.value_of(2, 0).unwrap();
+        assert!(reference.integer.is_none() && !reference.initialized);
+        type Alias = u32;
+        assert!(without_padding::<Alias>() && !without_padding::<&i32>());
+        assert_eq!(integer_of(&(7 as Alias)), Some(7));
+    }
+
+    #[test]
+    fn a_run_given_is_emptied_and_keeps_its_room() {
+        let mut run = RunGiven::default();
+        run.sizes(&[3, 4]);
+        run.value(0, 0, 1.0_f32);
+        run.fill(1, 2_u32);
+        let room = run.given.values.capacity();
+        run.clear();
+        assert!(run.sizes.is_empty() && run.given.values.is_empty() && run.given.fills.is_empty());
+        assert_eq!(run.given.values.capacity(), room);
+        run.sizes(&[5]);
+        assert_eq!(run.sizes, [5]);
+    }
+}
