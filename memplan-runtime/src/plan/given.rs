@@ -159,30 +159,34 @@ impl Givens {
     /// values for, keeping the rest (a launch's values `new` gave).
     pub(crate) fn replace(&mut self, run: &Givens) {
         let key = |g: &Given<Value>| (g.op, g.arg);
-        // Both sorted by launch and argument: where `run` gives an
-        // argument, its first value replaces the one kept, in place.
-        let mut added = false;
-        let mut from = 0;
+        // Both sorted by launch and argument. Where `run` gives an
+        // argument, its first value replaces, in place, the first kept
+        // (the one `value_of` finds); the kept ones are looked up among
+        // those there before this run's were added, which stay sorted.
+        let kept = self.values.len();
+        let mut last = None;
         for new in &run.values {
-            if from > 0 && key(&run.values[from - 1]) == key(new) {
-                from += 1;
+            if last == Some(key(new)) {
                 continue;
             }
-            from += 1;
-            match self.values.binary_search_by_key(&key(new), key) {
-                Ok(at) => self.values[at].value = new.value.clone(),
-                Err(_) => {
-                    self.values.push(new.clone());
-                    added = true;
-                }
+            last = Some(key(new));
+            let at = self.values[..kept].partition_point(|old| key(old) < key(new));
+            match self.values[..kept].get(at) {
+                Some(old) if key(old) == key(new) => self.values[at].value = new.value.clone(),
+                _ => self.values.push(new.clone()),
             }
         }
         // Arguments given for the first time (never, for a plan's own
         // runs, past the first): sorted again, for `value_of`.
-        if added {
+        if self.values.len() > kept {
             self.values.sort_by_key(key);
         }
-        for new in &run.fills {
+        for (at, new) in run.fills.iter().enumerate() {
+            // A fill given twice in one run: its first value stands, as
+            // for arguments.
+            if run.fills[..at].iter().any(|earlier| earlier.op == new.op) {
+                continue;
+            }
             match self.fills.iter_mut().find(|old| old.op == new.op) {
                 Some(old) => old.value = new.value.clone(),
                 None => self.fills.push(new.clone()),
@@ -203,7 +207,8 @@ impl Givens {
 /// order of the plan's `run` size parameters, and the values of the
 /// expressions that read its `run` value parameters, which the generated
 /// `run` evaluates in safe code. The plan keeps one, emptied before each
-/// run, so that giving a run its values allocates nothing.
+/// run, so that giving a run its values allocates nothing (but for fill
+/// values, and kernel values past 32 bytes, which are boxed).
 #[derive(Default)]
 pub struct RunGiven {
     pub(crate) sizes: Vec<usize>,
@@ -461,6 +466,69 @@ mod tests {
                 (8, Box::from(2_u32.to_ne_bytes()))
             ]
         );
+        // A fill given twice in one run: the first stands.
+        let mut twice = Givens::default();
+        twice.fill(7, 5.0_f32);
+        twice.fill(7, 6.0_f32);
+        kept.replace(&twice);
+        let seven = kept.fills.iter().find(|g| g.op == 7).unwrap();
+        assert_eq!(&*seven.value.bytes, &5.0_f32.to_ne_bytes()[..]);
+        assert_eq!(kept.fills.len(), 2);
+    }
+
+    /// New arguments added before one kept is replaced: the kept one is
+    /// found among those there before, not in the grown, unsorted list.
+    #[test]
+    fn a_kept_value_after_new_ones_is_replaced() {
+        let mut kept = Givens::default();
+        kept.value(0, 0, 1_i32);
+        kept.value(3, 0, 2_i32);
+        let mut run = Givens::default();
+        run.value(1, 0, 10_i32);
+        run.value(2, 0, 11_i32);
+        run.value(3, 0, 12_i32);
+        kept.replace(&run);
+        let order: Vec<(u16, u16, Option<i128>)> = kept
+            .values
+            .iter()
+            .map(|g| (g.op, g.arg, g.value.integer))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (0, 0, Some(1)),
+                (1, 0, Some(10)),
+                (2, 0, Some(11)),
+                (3, 0, Some(12))
+            ]
+        );
+        assert!(kept.already_has(&run));
+        // Against an independent model: the run's first value of each
+        // argument, else the kept one, for every mix of the two.
+        for mask in 0u32..(1 << 8) {
+            let mut kept = Givens::default();
+            let mut model = std::collections::BTreeMap::new();
+            for op in 0..4u16 {
+                if mask & (1 << op) != 0 {
+                    kept.value(op, 0, i32::from(op));
+                    model.insert(op, i128::from(op));
+                }
+            }
+            let mut run = Givens::default();
+            for op in 0..4u16 {
+                if mask & (1 << (op + 4)) != 0 {
+                    run.value(op, 0, 100 + i32::from(op));
+                    run.value(op, 0, 200 + i32::from(op));
+                    model.insert(op, 100 + i128::from(op));
+                }
+            }
+            kept.replace(&run);
+            for op in 0..4u16 {
+                let got = kept.value_of(op, 0).and_then(|v| v.integer);
+                assert_eq!(got, model.get(&op).copied(), "mask {mask:08b}, op {op}");
+            }
+            assert_eq!(kept.values.len(), model.len(), "mask {mask:08b}");
+        }
     }
 
     #[test]

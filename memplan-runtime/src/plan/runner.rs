@@ -117,7 +117,8 @@ impl Runner {
     }
 
     /// What the next run gives, to fill in: the one the last run gave,
-    /// emptied (its room kept, so that giving a run allocates nothing).
+    /// emptied (its room kept, so that giving a run allocates no room for
+    /// its sizes and values).
     pub fn run_given(&mut self) -> RunGiven {
         let mut run = std::mem::take(&mut self.spare);
         run.clear();

@@ -161,9 +161,10 @@ fn impl_block(
 }
 
 /// What a run of a plan with `run` parameters gives the engine: a closure
-/// from the plan's state (its sizes and values) to the run's sizes and
-/// the values of the expressions that read `run` parameters, evaluated in
-/// safe code at the user's tokens; `None` for a plan without.
+/// that, from the plan's state (its sizes and values), writes the run's
+/// sizes and the values of the expressions that read `run` parameters
+/// into the `RunGiven` it is handed, evaluated in safe code at the user's
+/// tokens; `None` for a plan without.
 fn run_closure(plan: &Plan, run_given: &[Given], bodies: Bodies) -> TokenStream {
     if !plan.params.iter().any(|p| p.per_run()) {
         return quote!(::core::option::Option::None);
