@@ -35,6 +35,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "multi_gpu::plans::ranks_replay_their_collectives",
         ranks_replay_their_collectives,
     ),
+    (
+        "multi_gpu::plans::a_run_that_panics_on_one_rank_fails_on_every_rank",
+        a_run_that_panics_on_one_rank_fails_on_every_rank,
+    ),
 ];
 
 const RANKS_THAT_DISAGREE: &str = "multi_gpu::plans::ranks_that_disagree_are_refused_by_every_rank";
@@ -131,6 +135,25 @@ memplan! {
             fill d with 0.0;
             launch process_data<<<blocks(n, 256), 256>>>(d, count);
             all_reduce sum d;
+        }
+    }
+}
+
+memplan! {
+    /// One rank of a job whose kernel's value is a run's expression that
+    /// divides by what the run gives: a run given 0 panics in it.
+    pub plan Divided(n: usize, run parts: i32) {
+        ranks  world;
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
+        host   out: [f32; n] pinned;
+        device x: [f32; n], y: [f32; n];
+        stream s;
+        on s {
+            fill x with 1.0;
+            fill y with 0.0;
+            launch saxpy<<<blocks(n, 256), 256>>>(n as i32, (64 / parts) as f32, x, y);
+            all_reduce sum y;
+            copy y -> out;
         }
     }
 }
@@ -551,4 +574,42 @@ fn say<P>(made: memplan::Result<P>, run: impl FnOnce(&mut P) -> memplan::Result<
         Ok(Err(error)) => println!("rank refused at run: {error}"),
         Ok(Ok(said)) => println!("{said}"),
     }
+}
+
+/// A rank whose run panics in the plan's own expressions (a division by
+/// the 0 its run gives), before the run reaches the GPU: the other ranks,
+/// waiting to agree on the run, fail it with the rank named instead of
+/// waiting for ever, and the next run of every rank goes ahead.
+fn a_run_that_panics_on_one_rank_fails_on_every_rank() -> Result<(), Failed> {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpus = gpus()?;
+    let count = gpus.len();
+    let id = UniqueId::new()?;
+    let n = 1024;
+    let results = on_a_thread_each(count, |rank| {
+        let mut plan = Divided::new(&gpus[rank], &Rank { id, count, rank }, n)?;
+        let parts = if rank == 1 { 0 } else { 1 };
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan.run(parts)));
+        let outcome = match failed {
+            Err(_) => "panicked".to_owned(),
+            Ok(Err(error)) => error.to_string(),
+            Ok(Ok(_)) => "ran".to_owned(),
+        };
+        plan.run(2)?;
+        Ok((outcome, plan.host().out[0]))
+    });
+    for (rank, result) in results.into_iter().enumerate() {
+        let (outcome, out) = result?;
+        if rank == 1 {
+            ensure!(outcome == "panicked", "rank 1: {outcome}");
+        } else {
+            ensure!(outcome.contains("rank 1"), "rank {rank}: {outcome}");
+        }
+        // Every rank's 64 / 2, summed.
+        ensure!(
+            out == 32.0 * count as f32,
+            "rank {rank}: {out} after the run that failed"
+        );
+    }
+    Ok(())
 }

@@ -201,11 +201,25 @@ impl<P: Plan> Engine<P> {
         resolved
     }
 
-    /// Takes what `given` computes this run gives.
+    /// Takes what `given` computes this run gives. Where that fails (or
+    /// the user's expressions in it panic), a rank of a job first tells
+    /// the other ranks, which are waiting to agree on this run: they fail
+    /// it too, instead of waiting for ever.
     fn give(&mut self, given: GiveRun<'_, P>) -> Result<()> {
         let mut run = self.runner.run_given();
-        given(&self.state, &mut run);
-        self.runner.apply(run)
+        let state = &self.state;
+        let gave = catch_unwind(AssertUnwindSafe(|| given(state, &mut run)));
+        let applied = match gave {
+            Ok(()) => self.runner.apply(run),
+            Err(panic) => {
+                let _ = self.runner.agree_for_run(false);
+                resume_unwind(panic)
+            }
+        };
+        if applied.is_err() {
+            let _ = self.runner.agree_for_run(false);
+        }
+        applied
     }
 
     /// Prepares a run (the caller's slices, and the ops that read this
