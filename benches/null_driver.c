@@ -3,8 +3,11 @@
  * something give something plausible (one GPU, made-up handles and device
  * addresses, real host memory). Never for results.
  *
- * Built on the driver stub's list of functions (`cargo xtask setup` writes
- * .cuda/libcuda_stub.c), each answering success unless defined here:
+ * `cargo xtask host-cost [launches...]` builds it and runs
+ * `small_ops --host-only` against it, printing the command (to put under
+ * `perf record -g`). By hand: on the driver stub's list of functions
+ * (`cargo xtask setup` writes .cuda/libcuda_stub.c), each answering success
+ * unless defined here:
  *
  *   grep -o '^int cu[A-Za-z0-9_]*' benches/null_driver.c | cut -c5- | sort -u > /tmp/defined
  *   grep -o '^int cu[A-Za-z0-9_]*' .cuda/libcuda_stub.c | cut -c5- | sort -u \
@@ -15,7 +18,6 @@
  *   bin=$(cargo bench --no-run --bench small_ops 2>&1 | sed -n 's/.*Executable.*(\(.*\))/\1/p')
  *   LD_LIBRARY_PATH=target/null-driver "$bin" --host-only 1
  *
- * (and `perf record -g` around the last line to see where the time goes).
  */
 #include <stdint.h>
 #include <stdlib.h>

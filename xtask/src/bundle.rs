@@ -17,10 +17,10 @@ const MAX_BUNDLE_BYTES: u64 = 60 << 20;
 const RUN_SH: &str = include_str!("run.sh");
 
 /// A built program and the folder of the bundle it goes into.
-struct Artifact {
-    name: String,
-    kind: &'static str,
-    executable: PathBuf,
+pub(crate) struct Artifact {
+    pub name: String,
+    pub kind: &'static str,
+    pub executable: PathBuf,
 }
 
 pub fn run() -> Result {
@@ -110,7 +110,11 @@ fn build_all() -> Result<Vec<Artifact>> {
 /// The executables of targets of one kind (`test`, `example`, `bench`) that
 /// cargo's JSON messages report; `--benches` also builds every library's unit
 /// tests, which are not benchmarks.
-fn executables(json_lines: &[u8], target_kind: &str, kind: &'static str) -> Vec<Artifact> {
+pub(crate) fn executables(
+    json_lines: &[u8],
+    target_kind: &str,
+    kind: &'static str,
+) -> Vec<Artifact> {
     String::from_utf8_lossy(json_lines)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

@@ -6,6 +6,7 @@
 mod bundle;
 mod demo;
 mod docs_rs;
+mod host_cost;
 mod own_kernel;
 mod package;
 mod process;
@@ -29,7 +30,9 @@ tasks:
   own-kernel   build and run examples/own-kernel as a crate outside this repository
   gpu-bundle   setup, then build every GPU test, example and benchmark into
                target/gpu-bundle, with a run.sh for a host that has only a driver
-  bench        setup, then run the benchmarks on this machine";
+  bench        setup, then run the benchmarks on this machine
+  host-cost    setup, then time memplan's own host cost per run against a CUDA
+               driver that does nothing (no GPU needed): host-cost [launches...]";
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
@@ -43,6 +46,10 @@ fn main() -> ExitCode {
             .and_then(|()| own_kernel::declaration_errors()),
         Some("gpu-bundle") => bundle::run(),
         Some("bench") => bundle::bench(),
+        Some("host-cost") => {
+            let launches: Vec<String> = std::env::args().skip(2).collect();
+            host_cost::run_host_cost(&launches)
+        }
         Some("help" | "--help" | "-h") | None => {
             println!("{USAGE}");
             Ok(())
