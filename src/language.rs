@@ -1032,7 +1032,9 @@
 //!   default) goes back to queuing. A launch whose value arguments are of
 //!   a type with padding is set at every run (its bytes cannot be
 //!   compared); the others only when they change. A replayed run's report
-//!   has its wall time only, as a `graph()` replay's. While a capture
+//!   has its wall time only, as a `graph()` replay's, and says how the run
+//!   was replayed (`report.replayed`: `Captured`, or `Changed { nodes }`,
+//!   the nodes changed in place). While a capture
 //!   lasts, CUDA refuses `cuCtxSynchronize` on its GPU from any thread and
 //!   ends the capture: memplan tries such a capture again (3 times), and
 //!   code of yours that synchronizes the whole GPU from another thread at

@@ -184,8 +184,10 @@ impl<P: Plan> Engine<P> {
     /// Replays later runs from CUDA graphs, or queues their ops again; see
     /// [`Replay`](super::Replay). Errors where a graph cannot hold the plan:
     /// collectives between several GPUs of one process, the caller's
-    /// slices, host steps and synchronous ops. A replayed run's report has its wall time only, as
-    /// a [`PlanGraph`](super::PlanGraph)'s.
+    /// slices, host steps and synchronous ops. A replayed run's report has
+    /// its wall time only, as a [`PlanGraph`](super::PlanGraph)'s, and says
+    /// how the run was replayed
+    /// ([`RunReport::replayed`](crate::RunReport::replayed)).
     pub fn set_replay(&mut self, replay: super::Replay) -> Result<()> {
         self.runner.settle();
         self.runner.set_replay(replay)
