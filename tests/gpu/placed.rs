@@ -229,31 +229,40 @@ fn work_passes_from_gpu_to_gpu(gpus: &[Context]) -> Result<(), Failed> {
 
 fn a_kernel_reaches_another_gpus_memory_with_peer(gpus: &[Context]) -> Result<(), Failed> {
     let n = 100_003;
-    let mut plan = match Reach::new(&gpus[..2], n) {
+    let Some(mut plan) = reach_where_peers(gpus, n)? else {
+        return Ok(());
+    };
+    let b: Vec<f32> = input(n).iter().map(|v| v * 3.0).collect();
+    adds(&mut plan, &input(n), &b, "Reach")
+}
+
+/// `Reach` on the first two of `gpus`; `None` where they cannot reach each
+/// other, once `new` said so at `peer`.
+fn reach_where_peers(gpus: &[Context], n: usize) -> Result<Option<Reach>, Failed> {
+    match Reach::new(&gpus[..2], n) {
         Err(e)
             if matches!(e.fault(), Fault::Unsupported(_))
                 && gpus[0].ordinal() != gpus[1].ordinal() =>
         {
-            // These two GPUs cannot reach each other: `new` says so, at `peer`.
             ensure!(
                 e.to_string().contains("peer gpu"),
                 "the error does not name `peer gpu`: {e}"
             );
-            return Ok(());
+            Ok(None)
         }
-        made => made?,
-    };
-    let (a, b) = (
-        input(n),
-        input(n).iter().map(|v| v * 3.0).collect::<Vec<f32>>(),
-    );
+        made => Ok(Some(made?)),
+    }
+}
+
+/// Runs `plan` on `a` and `b`, and checks that `c` is their sum.
+fn adds(plan: &mut Reach, a: &[f32], b: &[f32], what: &str) -> Result<(), Failed> {
     let host = plan.host_mut();
-    host.a.copy_from_slice(&a);
-    host.b.copy_from_slice(&b);
+    host.a.copy_from_slice(a);
+    host.b.copy_from_slice(b);
     plan.run()?;
     let c = &plan.host().c;
-    let wrong = (0..n).find(|&i| c[i] != a[i] + b[i]);
-    ensure!(wrong.is_none(), "c[{:?}] is not a + b", wrong);
+    let wrong = (0..a.len()).find(|&i| c[i] != a[i] + b[i]);
+    ensure!(wrong.is_none(), "{what}: c[{wrong:?}] is not a + b");
     Ok(())
 }
 
@@ -510,28 +519,12 @@ fn plans_on_several_gpus_replay_as_graphs(gpus: &[Context]) -> Result<(), Failed
         "Passed's graph: y[{wrong:?}] is not 1 + 2a(x + 1)"
     );
     // A kernel on GPU 1 reading GPU 0's memory, where the two can reach
-    // each other (`a_kernel_reaches_another_gpus_memory_with_peer` checks
-    // the error where they cannot).
-    match Reach::new(gpus, n) {
-        Err(e)
-            if matches!(e.fault(), Fault::Unsupported(_))
-                && gpus[0].ordinal() != gpus[1].ordinal() => {}
-        made => {
-            let mut reach = made?;
-            reach.set_replay(Replay::Graph)?;
-            for round in 0..2 {
-                let (a, b) = (input(n), vec![round as f32; n]);
-                let host = reach.host_mut();
-                host.a.copy_from_slice(&a);
-                host.b.copy_from_slice(&b);
-                reach.run()?;
-                let c = &reach.host().c;
-                let wrong = (0..n).find(|&i| c[i] != a[i] + b[i]);
-                ensure!(
-                    wrong.is_none(),
-                    "Reach replayed, round {round}: c[{wrong:?}] is not a + b"
-                );
-            }
+    // each other.
+    if let Some(mut reach) = reach_where_peers(gpus, n)? {
+        reach.set_replay(Replay::Graph)?;
+        for round in 0..2 {
+            let what = format!("Reach replayed, round {round}");
+            adds(&mut reach, &input(n), &vec![round as f32; n], &what)?;
         }
     }
     Ok(())

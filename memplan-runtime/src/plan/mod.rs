@@ -7,6 +7,7 @@
 //! the plan (the `__private` items), and every method forwards to it.
 
 mod address;
+mod bound;
 mod builder;
 mod check;
 mod collectives;

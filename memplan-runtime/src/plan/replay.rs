@@ -15,6 +15,7 @@
 //! and never changed, so all of a collective is in its shape.
 
 use super::address::Addr;
+use super::bound::Bound;
 use super::group::{group_at, queue_group};
 use super::info::MALFORMED;
 use super::step::{Resources, Step, address_in};
@@ -192,27 +193,6 @@ impl Replays {
     }
 }
 
-/// The GPU whose context is bound to this thread (`None`: not known), as
-/// steps are captured or their nodes changed: each needs its own GPU's.
-#[derive(Default)]
-struct Bound(Option<u16>);
-
-impl Bound {
-    /// Binds `resolved`'s GPU's context, unless it is bound already, and
-    /// returns it.
-    fn to<'c>(&mut self, resolved: &Resolved, contexts: &'c [Context]) -> Result<&'c Context> {
-        let context = contexts.get(usize::from(resolved.gpu));
-        let context = context.ok_or(MALFORMED).at_op(&resolved.op)?;
-        if self.0 != Some(resolved.gpu) {
-            context
-                .bind_to_thread()
-                .map_err(|e| e.within(resolved.op.plan, resolved.op.label, resolved.op.location))?;
-            self.0 = Some(resolved.gpu);
-        }
-        Ok(context)
-    }
-}
-
 /// Why a plan without streams has no graph to launch.
 const NO_STREAM: &str = "the plan has no stream to launch its graph on";
 
@@ -229,7 +209,10 @@ impl Kept {
         let (_, exec) = self.graph.handles();
         // `begin` bound the first GPU's context for the run, the only one
         // of a plan on one GPU; on several, the first node binds its own.
-        let mut bound = Bound((on.contexts.len() == 1).then_some(0));
+        let mut bound = match on.contexts.len() {
+            1 => Bound::on(0),
+            _ => Bound::default(),
+        };
         let mut changed = 0;
         for (resolved, node) in steps.iter_mut().zip(&mut self.nodes) {
             if !resolved.per_run || !makes_node(&resolved.step) {
@@ -387,7 +370,7 @@ unsafe fn capture(
                 queue_group(&steps[index..=end], index, on, &mut Timer::default())?;
                 found.extend((index..=end).map(|_| None));
                 // NCCL sets the current device of the calls it queues.
-                bound = Bound::default();
+                bound.forget();
                 index = end + 1;
                 continue;
             }
@@ -503,15 +486,18 @@ fn makes_node(step: &Step) -> bool {
     }
 }
 
+/// `CUmemorytype`s: how a copy node names each end's memory, a host
+/// pointer or a device address.
+const HOST: u32 = 1;
+const DEVICE: u32 = 2;
+const UNIFIED: u32 = 4;
+
 /// Whether a captured copy node is the whole of its step's copy, `bytes`
 /// from `src` to `dst` in one piece, with each end as [`copy_params`]
 /// changes it: a copy the driver made otherwise (staged through the host
 /// in several nodes, say) is never changed in place, and a run that
 /// changes it is captured again.
 fn is_the_copy(params: &Memcpy3d, src: Option<u64>, dst: Option<u64>, bytes: usize) -> bool {
-    const HOST: u32 = 1;
-    const DEVICE: u32 = 2;
-    const UNIFIED: u32 = 4;
     let end = |kind: u32, host: u64, device: u64, x: usize, at: Option<u64>| match kind {
         HOST => at == Some(host + x as u64),
         DEVICE | UNIFIED => at == Some(device + x as u64),
@@ -539,9 +525,6 @@ fn is_the_copy(params: &Memcpy3d, src: Option<u64>, dst: Option<u64>, bytes: usi
 /// long. Host memory is given as a host pointer, device and unified
 /// memory as a device address, as the capture recorded each.
 fn copy_params(captured: Memcpy3d, src: u64, dst: u64, bytes: usize) -> Result<Memcpy3d, Fault> {
-    const HOST: u32 = 1;
-    const DEVICE: u32 = 2;
-    const UNIFIED: u32 = 4;
     let mut params = Memcpy3d {
         srcXInBytes: 0,
         dstXInBytes: 0,

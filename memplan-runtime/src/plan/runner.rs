@@ -4,6 +4,7 @@
 //! `new` is [`Made`]'s; its steps are [`Steps`]'. [`Engine`](super::Engine)
 //! adds the typed host buffers.
 
+use super::bound::Bound;
 use super::builder::Builder;
 use super::fingerprint::Agreement;
 use super::given::{Givens, RunGiven};
@@ -393,28 +394,22 @@ impl Runner {
             None => LEGACY,
         };
         // `begin` bound the first GPU's context.
-        let mut bound = 0;
+        let mut bound = Bound::on(0);
         let mut index = 0;
         while index < steps.len() {
             if let Some(end) = group_at(steps, index)? {
                 queue_group(&steps[index..=end], index, &on, timer)?;
                 // NCCL sets the current device of the calls it queues.
-                bound = u16::MAX;
+                bound.forget();
                 index = end + 1;
                 continue;
             }
-            let Resolved { step, op, gpu, .. } = &mut steps[index];
             // Each op in its GPU's context: launches, synchronous copies
             // and events need the current context to be theirs.
-            if *gpu != bound && !step.runs_on_host() {
-                let context = contexts
-                    .get(usize::from(*gpu))
-                    .ok_or_else(|| op.error(MALFORMED))?;
-                context
-                    .bind_to_thread()
-                    .map_err(|e| e.within(op.plan, op.label, op.location))?;
-                bound = *gpu;
+            if !steps[index].step.runs_on_host() {
+                bound.to(&steps[index], contexts)?;
             }
+            let Resolved { step, op, .. } = &mut steps[index];
             let timed = step.timed_on();
             if let Some(stream) = timed {
                 timer.start(index, raw(stream)).at_op(op)?;
@@ -432,7 +427,7 @@ impl Runner {
             // run), and NCCL sets the current device of its calls: bind
             // again before the next op.
             if step.runs_on_host() || matches!(step, Step::Collective { .. }) {
-                bound = u16::MAX;
+                bound.forget();
             }
             // The op's mark ends even when it failed: CUPTI's id for it
             // must not stay on this thread.
