@@ -2,9 +2,10 @@
 //! `Contract` values, written as Rust source for the generated file, and
 //! the C++ declaration for messages.
 
-use crate::contract::{Contract, KernelContracts, Term};
+use crate::contract::{Contract, KernelContracts};
 use crate::demangle::{Builtin, CType, Function};
 use crate::layout::Layouts;
+use memplan_model::ExtentTerm;
 
 /// `function` as a `CParam` list in Rust source, the runtime's types
 /// named through `runtime` (`::memplan`), classes with their `layouts`.
@@ -40,13 +41,13 @@ fn contract_source(contract: &Contract, runtime: &str) -> String {
         .iter()
         .map(|term| {
             let term = match *term {
-                Term::Param(index) => format!("Param({index})"),
-                Term::Literal(value) => format!("Literal({value})"),
-                Term::Add => "Add".to_owned(),
-                Term::Sub => "Sub".to_owned(),
-                Term::Mul => "Mul".to_owned(),
-                Term::Div => "Div".to_owned(),
-                Term::Rem => "Rem".to_owned(),
+                ExtentTerm::Param(index) => format!("Param({index})"),
+                ExtentTerm::Literal(value) => format!("Literal({value})"),
+                ExtentTerm::Add => "Add".to_owned(),
+                ExtentTerm::Sub => "Sub".to_owned(),
+                ExtentTerm::Mul => "Mul".to_owned(),
+                ExtentTerm::Div => "Div".to_owned(),
+                ExtentTerm::Rem => "Rem".to_owned(),
             };
             format!("{runtime}::ExtentTerm::{term}")
         })
@@ -214,7 +215,7 @@ mod tests {
                 Some(Contract {
                     access: crate::contract::Access::Reads,
                     text: "n".into(),
-                    program: vec![Term::Param(2)],
+                    program: vec![ExtentTerm::Param(2)],
                 }),
                 None,
                 None,

@@ -231,7 +231,7 @@ fn default_arguments_do_not_shift_the_names() {
     };
     assert_eq!(found.names, ["in", "w", "n", "big", "out"]);
     let out = found.params[4].as_ref().unwrap();
-    assert_eq!(out.program, [crate::contract::Term::Param(2)]);
+    assert_eq!(out.program, [memplan_model::ExtentTerm::Param(2)]);
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn what_a_fourth_read_found_takes_no_contract_or_its_own() {
             let q = found.params[2].as_ref().expect("q's contract");
             assert_eq!(
                 (q.access, q.program.as_slice()),
-                (Access::Writes, &[crate::contract::Term::Param(4)][..])
+                (Access::Writes, &[memplan_model::ExtentTerm::Param(4)][..])
             );
             assert!(
                 found

@@ -2,14 +2,14 @@
 //! programs over the kernel's parameters, with C's precedence (which is
 //! Rust's).
 
-use super::Term;
+use memplan_model::ExtentTerm;
 
 pub(super) const EXTENT_HELP: &str = "an extent is written with integers, the kernel's integer \
                            parameters, `+ - * / %` and parentheses: `n`, `rows * cols`";
 
 /// `text` in postfix order, each name the position of a parameter of
 /// `names`. Precedence and associativity are C's (and Rust's).
-pub(super) fn parse_extent(text: &str, names: &[&str]) -> Result<Vec<Term>, String> {
+pub(super) fn parse_extent(text: &str, names: &[&str]) -> Result<Vec<ExtentTerm>, String> {
     let tokens = tokens(text)?;
     if tokens.is_empty() {
         return Err(format!("the extent is empty\nhelp: {EXTENT_HELP}"));
@@ -94,7 +94,7 @@ struct Parser<'a> {
     tokens: &'a [Token],
     at: usize,
     names: &'a [&'a str],
-    out: Vec<Term>,
+    out: Vec<ExtentTerm>,
     depth: usize,
 }
 
@@ -104,7 +104,11 @@ impl Parser<'_> {
         while let Some(op @ ('+' | '-')) = self.op() {
             self.at += 1;
             self.product()?;
-            self.out.push(if op == '+' { Term::Add } else { Term::Sub });
+            self.out.push(if op == '+' {
+                ExtentTerm::Add
+            } else {
+                ExtentTerm::Sub
+            });
         }
         Ok(())
     }
@@ -115,9 +119,9 @@ impl Parser<'_> {
             self.at += 1;
             self.factor()?;
             self.out.push(match op {
-                '*' => Term::Mul,
-                '/' => Term::Div,
-                _ => Term::Rem,
+                '*' => ExtentTerm::Mul,
+                '/' => ExtentTerm::Div,
+                _ => ExtentTerm::Rem,
             });
         }
         Ok(())
@@ -127,7 +131,7 @@ impl Parser<'_> {
         let token = self.tokens.get(self.at).cloned();
         self.at += 1;
         match token {
-            Some(Token::Int(value)) => self.out.push(Term::Literal(value)),
+            Some(Token::Int(value)) => self.out.push(ExtentTerm::Literal(value)),
             Some(Token::Name(name)) => {
                 let index = self.names.iter().position(|n| *n == name).ok_or_else(|| {
                     format!(
@@ -135,7 +139,11 @@ impl Parser<'_> {
                          help: {EXTENT_HELP}"
                     )
                 })?;
-                self.out.push(Term::Param(index));
+                // A kernel's parameters, at least a byte each, fit its
+                // 32 KiB of parameter space: far fewer than a u16 counts.
+                let index = u16::try_from(index)
+                    .map_err(|_| format!("the extent names parameter {index}, past the 65535th"))?;
+                self.out.push(ExtentTerm::Param(index));
             }
             Some(Token::Op('(')) => {
                 self.depth += 1;
@@ -171,7 +179,7 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Term::*;
+    use ExtentTerm::*;
 
     #[test]
     fn extents_follow_cs_precedence() {

@@ -21,6 +21,7 @@ mod scan;
 
 use crate::demangle::{Builtin, CType, Function};
 use extent::parse_extent;
+use memplan_model::ExtentTerm;
 use scan::Printed;
 
 /// What a kernel does with the elements of a pointer parameter.
@@ -64,26 +65,15 @@ impl Access {
     }
 }
 
-/// One step of an extent, in postfix order on a stack; parameters by
-/// position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Term {
-    Param(usize),
-    Literal(u64),
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
 /// A pointer parameter's contract.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contract {
     pub access: Access,
     /// The extent as nvcc's preprocessor wrote it (macros expanded).
     pub text: String,
-    pub program: Vec<Term>,
+    /// The extent as the generated contract holds it: postfix, on a stack,
+    /// parameters by position.
+    pub program: Vec<ExtentTerm>,
 }
 
 /// A kernel's contracts, from the declarations that state them.
@@ -347,7 +337,8 @@ fn read_declaration(
             )
         })?;
         for term in &program {
-            if let Term::Param(index) = *term
+            if let ExtentTerm::Param(index) = *term
+                && let index = usize::from(index)
                 && !is_integer(&function.params[index])
             {
                 return Err(format!(
