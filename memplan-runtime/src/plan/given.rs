@@ -94,9 +94,15 @@ impl Givens {
 
     /// The value given for argument `arg` of launch `op`.
     pub fn value_of(&self, op: u16, arg: u16) -> Option<&Value> {
+        self.value_at(op, arg).map(|at| &self.values[at].value)
+    }
+
+    /// Where in `values` the value given for argument `arg` of launch
+    /// `op` is.
+    pub fn value_at(&self, op: u16, arg: u16) -> Option<usize> {
         let at = self.values.partition_point(|g| (g.op, g.arg) < (op, arg));
         let given = self.values.get(at).filter(|g| (g.op, g.arg) == (op, arg));
-        given.map(|g| &g.value)
+        given.map(|_| at)
     }
 
     /// The value fill `op` writes.
@@ -138,31 +144,22 @@ impl Givens {
         });
     }
 
-    /// Whether `run` gives what was given already: the same value for
-    /// each argument and fill it names, each value's bytes compared (a
-    /// value of a type that may have padding is never the same).
-    pub(crate) fn already_has(&self, run: &Givens) -> bool {
-        let values = run.values.iter().all(|new| {
-            self.value_of(new.op, new.arg)
-                .is_some_and(|old| old.same_as(&new.value))
-        });
-        let fills = run.fills.iter().all(|new| {
-            let old = self.fills.iter().find(|old| old.op == new.op);
-            old.is_some_and(|old| {
-                old.value.elem.same_as(&new.value.elem) && old.value.bytes == new.value.bytes
-            })
-        });
-        values && fills && run.dims.is_empty() && run.shared.is_empty()
-    }
-
     /// Replaces what was given for the arguments and fills `run` gives
-    /// values for, keeping the rest (a launch's values `new` gave).
-    pub(crate) fn replace(&mut self, run: &Givens) {
+    /// values for, keeping the rest (a launch's values `new` gave), and
+    /// says whether anything changed: a value whose bytes differ, or of a
+    /// type that may have padding (never known to be the same), or one
+    /// given for the first time. Where `run` gives an argument or a fill
+    /// twice, its first value is the one given, as `value_of` finds it.
+    /// A run's grids, blocks and shared memory are not values it may give
+    /// (the runner refuses a run that gives them) and are not read here.
+    pub(crate) fn replace(&mut self, run: &Givens) -> bool {
         let key = |g: &Given<Value>| (g.op, g.arg);
+        let mut changed = false;
         // Both sorted by launch and argument. Where `run` gives an
-        // argument, its first value replaces, in place, the first kept
-        // (the one `value_of` finds); the kept ones are looked up among
-        // those there before this run's were added, which stay sorted.
+        // argument, its first value is compared with the first kept (the
+        // one `value_of` finds) and written over it where it differs; the
+        // kept ones are looked up among those there before this run's
+        // were added, which stay sorted.
         let kept = self.values.len();
         let mut last = None;
         for new in &run.values {
@@ -172,8 +169,16 @@ impl Givens {
             last = Some(key(new));
             let at = self.values[..kept].partition_point(|old| key(old) < key(new));
             match self.values[..kept].get(at) {
-                Some(old) if key(old) == key(new) => self.values[at].value = new.value.clone(),
-                _ => self.values.push(new.clone()),
+                Some(old) if key(old) == key(new) => {
+                    if !old.value.same_as(&new.value) {
+                        self.values[at].value = new.value.clone();
+                        changed = true;
+                    }
+                }
+                _ => {
+                    self.values.push(new.clone());
+                    changed = true;
+                }
             }
         }
         // Arguments given for the first time (never, for a plan's own
@@ -182,16 +187,22 @@ impl Givens {
             self.values.sort_by_key(key);
         }
         for (at, new) in run.fills.iter().enumerate() {
-            // A fill given twice in one run: its first value stands, as
-            // for arguments.
             if run.fills[..at].iter().any(|earlier| earlier.op == new.op) {
                 continue;
             }
             match self.fills.iter_mut().find(|old| old.op == new.op) {
-                Some(old) => old.value = new.value.clone(),
-                None => self.fills.push(new.clone()),
+                Some(old) if old.value.same_as(&new.value) => {}
+                Some(old) => {
+                    old.value = new.value.clone();
+                    changed = true;
+                }
+                None => {
+                    self.fills.push(new.clone());
+                    changed = true;
+                }
             }
         }
+        changed
     }
 
     /// Forgets everything given, keeping the room it took.
@@ -312,6 +323,12 @@ pub(crate) struct FillValue {
     pub elem: Elem,
 }
 
+impl FillValue {
+    fn same_as(&self, other: &FillValue) -> bool {
+        self.elem.same_as(&other.elem) && self.bytes == other.bytes
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Which {
     Grid,
@@ -429,22 +446,27 @@ mod tests {
                 w: 4.0,
             },
         );
-        assert!(!kept.already_has(&run));
-        kept.replace(&run);
+        assert!(kept.replace(&run));
         let order: Vec<(u16, u16)> = kept.values.iter().map(|g| (g.op, g.arg)).collect();
         assert_eq!(order, [(0, 0), (1, 0), (2, 1), (5, 0)]);
         assert_eq!(kept.value_of(2, 1).unwrap().integer, Some(20));
         let mut again = Givens::default();
         again.value(2, 1, 20_i32);
-        assert!(kept.already_has(&again));
+        assert!(!kept.replace(&again));
         // An argument given twice in one run: the first given stands, as
         // `value_of` finds it.
         let mut twice = Givens::default();
         twice.value(5, 0, 30_i32);
         twice.value(5, 0, 31_i32);
         assert_eq!(twice.value_of(5, 0).unwrap().integer, Some(30));
-        kept.replace(&twice);
+        assert!(kept.replace(&twice));
         assert_eq!(kept.value_of(5, 0).unwrap().integer, Some(30));
+        // The first of the two is what is kept: giving it again changes
+        // nothing, whatever follows it.
+        let mut same_first = Givens::default();
+        same_first.value(5, 0, 30_i32);
+        same_first.value(5, 0, 32_i32);
+        assert!(!kept.replace(&same_first));
         assert_eq!(kept.values.len(), 4);
         // Fills: replaced by launch, kept where the run gives none.
         let mut fills = Givens::default();
@@ -453,7 +475,8 @@ mod tests {
         kept.replace(&fills);
         let mut fill = Givens::default();
         fill.fill(7, 3.0_f32);
-        kept.replace(&fill);
+        assert!(kept.replace(&fill));
+        assert!(!kept.replace(&fill));
         let bytes: Vec<(u16, Box<[u8]>)> = kept
             .fills
             .iter()
@@ -470,7 +493,7 @@ mod tests {
         let mut twice = Givens::default();
         twice.fill(7, 5.0_f32);
         twice.fill(7, 6.0_f32);
-        kept.replace(&twice);
+        assert!(kept.replace(&twice));
         let seven = kept.fills.iter().find(|g| g.op == 7).unwrap();
         assert_eq!(&*seven.value.bytes, &5.0_f32.to_ne_bytes()[..]);
         assert_eq!(kept.fills.len(), 2);
@@ -502,19 +525,23 @@ mod tests {
                 (3, 0, Some(12))
             ]
         );
-        assert!(kept.already_has(&run));
+        assert!(!kept.replace(&run));
         // Against an independent model: the run's first value of each
-        // argument, else the kept one, for every mix of the two.
-        for mask in 0u32..(1 << 8) {
+        // argument, else the kept one, for every mix of the two, the kept
+        // value the same as the run's or not; changed where the model is.
+        for mask in 0u32..(1 << 12) {
             let mut kept = Givens::default();
             let mut model = std::collections::BTreeMap::new();
             for op in 0..4u16 {
                 if mask & (1 << op) != 0 {
-                    kept.value(op, 0, i32::from(op));
-                    model.insert(op, i128::from(op));
+                    let same = mask & (1 << (op + 8)) != 0;
+                    let value = if same { 100 } else { 0 } + i32::from(op);
+                    kept.value(op, 0, value);
+                    model.insert(op, i128::from(value));
                 }
             }
             let mut run = Givens::default();
+            let before = model.clone();
             for op in 0..4u16 {
                 if mask & (1 << (op + 4)) != 0 {
                     run.value(op, 0, 100 + i32::from(op));
@@ -522,12 +549,13 @@ mod tests {
                     model.insert(op, 100 + i128::from(op));
                 }
             }
-            kept.replace(&run);
+            assert_eq!(kept.replace(&run), model != before, "mask {mask:012b}");
+            assert!(!kept.replace(&run), "mask {mask:012b}");
             for op in 0..4u16 {
                 let got = kept.value_of(op, 0).and_then(|v| v.integer);
-                assert_eq!(got, model.get(&op).copied(), "mask {mask:08b}, op {op}");
+                assert_eq!(got, model.get(&op).copied(), "mask {mask:012b}, op {op}");
             }
-            assert_eq!(kept.values.len(), model.len(), "mask {mask:08b}");
+            assert_eq!(kept.values.len(), model.len(), "mask {mask:012b}");
         }
     }
 

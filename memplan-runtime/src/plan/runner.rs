@@ -171,7 +171,8 @@ impl Runner {
         let sizes_kept = (self.info.run_inputs.iter())
             .zip(&run.sizes)
             .all(|(&input, &value)| self.sizes.input(input) == Some(value));
-        if self.resolved && sizes_kept && self.given.already_has(&run.given) {
+        let values_changed = self.given.replace(&run.given);
+        if self.resolved && sizes_kept && !values_changed {
             return Ok(());
         }
         // The same sizes, new values: steps resolved for the sizes stand,
@@ -181,7 +182,6 @@ impl Runner {
         for (&input, &value) in self.info.run_inputs.iter().zip(&run.sizes) {
             self.sizes.set_run_input(input, value);
         }
-        self.given.replace(&run.given);
         Ok(())
     }
 

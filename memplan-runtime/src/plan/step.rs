@@ -113,6 +113,22 @@ pub(crate) const UNRESOLVED: Fault = Fault::Unsupported(
     "memplan ran an op it had not resolved (a bug in memplan; please report it)",
 );
 
+/// `UNRESOLVED` for what a step names but cannot find. `ok_or(UNRESOLVED)`
+/// would make the error, and drop it, at every step a run queues.
+trait OrUnresolved<T> {
+    fn or_unresolved(self) -> Result<T, Fault>;
+}
+
+impl<T> OrUnresolved<T> for Option<T> {
+    #[inline]
+    fn or_unresolved(self) -> Result<T, Fault> {
+        match self {
+            Some(found) => Ok(found),
+            None => Err(UNRESOLVED),
+        }
+    }
+}
+
 impl Resources<'_> {
     /// The address `addr` stands for now; an error where its base is not
     /// there (a caller slice outside a run). A stream-ordered buffer of no
@@ -124,11 +140,7 @@ impl Resources<'_> {
     pub fn stream(&self, stream: Option<u16>) -> Result<CUstream, Fault> {
         match stream {
             None => Ok(LEGACY),
-            Some(index) => Ok(self
-                .streams
-                .get(usize::from(index))
-                .ok_or(UNRESOLVED)?
-                .raw()),
+            Some(index) => Ok(self.streams.get(usize::from(index)).or_unresolved()?.raw()),
         }
     }
 }
@@ -147,7 +159,7 @@ pub(crate) fn address_in(addr: Addr, scratch: &[u64], params: &[u64]) -> Result<
         Base::Elements(_) => None,
     };
     base.and_then(|base| base.checked_add(addr.offset))
-        .ok_or(UNRESOLVED)
+        .or_unresolved()
 }
 
 impl Step {
@@ -260,7 +272,7 @@ impl Step {
                 if bytes == 0 {
                     return Ok(0);
                 }
-                let context = |gpu: u16| on.contexts.get(usize::from(gpu)).ok_or(UNRESOLVED);
+                let context = |gpu: u16| on.contexts.get(usize::from(gpu)).or_unresolved();
                 let (from, to) = (context(src_gpu)?, context(dst_gpu)?);
                 let (src, dst) = (on.address(src)?, on.address(dst)?);
                 let stream = match stream {
@@ -298,10 +310,7 @@ impl Step {
                 Ok(*bytes)
             }
             Step::Launch { launch, stream } => {
-                let kernel = on
-                    .kernels
-                    .get(usize::from(launch.kernel))
-                    .ok_or(UNRESOLVED)?;
+                let kernel = on.kernels.get(usize::from(launch.kernel)).or_unresolved()?;
                 let raw = on.stream(*stream)?;
                 unsafe { launch.launch(kernel, raw, |addr| on.address(addr))? };
                 if stream.is_none() {
@@ -310,12 +319,12 @@ impl Step {
                 Ok(0)
             }
             &mut Step::Record { event, stream } => {
-                let event = on.events.get(usize::from(event)).ok_or(UNRESOLVED)?;
+                let event = on.events.get(usize::from(event)).or_unresolved()?;
                 event.record_on(on.stream(Some(stream))?)?;
                 Ok(0)
             }
             &mut Step::Wait { event, stream } => {
-                let event = on.events.get(usize::from(event)).ok_or(UNRESOLVED)?;
+                let event = on.events.get(usize::from(event)).or_unresolved()?;
                 unsafe { driver::stream_wait_event(on.stream(Some(stream))?, event.raw(), 0)? };
                 Ok(0)
             }
@@ -323,7 +332,7 @@ impl Step {
                 match streams {
                     Some((first, end)) => {
                         let range = usize::from(first)..usize::from(end);
-                        wait_all(on.streams.get(range).ok_or(UNRESOLVED)?)?
+                        wait_all(on.streams.get(range).or_unresolved()?)?
                     }
                     None => wait_all(on.streams)?,
                 }
@@ -335,7 +344,7 @@ impl Step {
                 stream,
             } => {
                 let raw = on.stream(Some(stream))?;
-                let slot = on.scratch.get_mut(usize::from(scratch)).ok_or(UNRESOLVED)?;
+                let slot = on.scratch.get_mut(usize::from(scratch)).or_unresolved()?;
                 if bytes > 0 {
                     *slot = unsafe { driver::mem_alloc_async(bytes, raw)? };
                 }
@@ -343,7 +352,7 @@ impl Step {
             }
             &mut Step::Free { scratch, stream } => {
                 let raw = on.stream(Some(stream))?;
-                let slot = on.scratch.get_mut(usize::from(scratch)).ok_or(UNRESOLVED)?;
+                let slot = on.scratch.get_mut(usize::from(scratch)).or_unresolved()?;
                 if *slot != 0 {
                     unsafe { driver::mem_free_async(*slot, raw)? };
                     *slot = 0;
@@ -355,7 +364,7 @@ impl Step {
                 Ok(0)
             }
             Step::Collective { .. } => {
-                let part = self.nccl_part(on)?.ok_or(UNRESOLVED)?;
+                let part = self.nccl_part(on)?.or_unresolved()?;
                 unsafe { part.queue()? };
                 Ok(0)
             }
@@ -377,7 +386,7 @@ impl Step {
         else {
             return Ok(None);
         };
-        let comm = on.comms.get(usize::from(comm)).ok_or(UNRESOLVED)?;
+        let comm = on.comms.get(usize::from(comm)).or_unresolved()?;
         let (send, recv) = (on.address(send)?, on.address(recv)?);
         Ok(Some(NcclPart {
             nccl: crate::nccl::nccl()?,

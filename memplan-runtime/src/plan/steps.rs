@@ -4,7 +4,7 @@
 //! parts gathered into one NCCL group.
 
 use super::given::Givens;
-use super::info::{Arg, LaunchInfo, Place};
+use super::info::{Arg, LaunchInfo};
 use super::info::{MALFORMED, Op, PlanInfo};
 use super::launch::{LaunchStep, MAX_ALIGN};
 use super::layout::Layout;
@@ -67,6 +67,10 @@ pub(crate) struct Steps {
     /// Whether the plan has collectives, whose parts each unrolling
     /// gathers into groups.
     collectives: bool,
+    /// What `rewrite_values` writes into each op's steps, by op, and the
+    /// launch arguments it writes: kept for their room.
+    rewrites: Vec<(u16, Rewrite)>,
+    writes: Vec<(usize, usize)>,
 }
 
 impl Steps {
@@ -87,6 +91,8 @@ impl Steps {
                 .ops
                 .iter()
                 .any(|def| matches!(def.op, Op::Collective(_))),
+            rewrites: Vec::new(),
+            writes: Vec::new(),
         };
         steps.unroll_each_run = info.loops.iter().any(|l| {
             inputs.sizes.is_dynamic(l.count)
@@ -144,39 +150,51 @@ impl Steps {
     /// not fit its place, one an extent names that differs from its size):
     /// the caller resolves the run as usual, and any error comes from
     /// there. Steps of the ops that read run sizes only are as they were.
+    ///
+    /// An op's values are checked once, at its first step, and written
+    /// into each step its loops unrolled it into: what the check reads (the
+    /// op, the values, the run's sizes) is the same for all of them.
     pub fn rewrite_values(&mut self, info: &PlanInfo, sizes: &mut Sizes, given: &Givens) -> bool {
-        for resolved in &mut self.list {
-            if !resolved.per_run {
-                continue;
+        let Steps {
+            list,
+            rewrites,
+            writes,
+            ..
+        } = self;
+        rewrites.clear();
+        writes.clear();
+        for resolved in list.iter_mut().filter(|resolved| resolved.per_run) {
+            let def = resolved.def;
+            let at = rewrites.partition_point(|(op, _)| *op < def);
+            if rewrites.get(at).is_none_or(|(op, _)| *op != def) {
+                let Some(rewrite) = rewrite_of(info, sizes, given, def, writes) else {
+                    return false;
+                };
+                rewrites.insert(at, (def, rewrite));
             }
-            let Some(def) = info.ops.get(usize::from(resolved.def)) else {
-                return false;
-            };
-            let rewritten = match (&def.op, &mut resolved.step) {
-                (Op::Launch(launch), Step::Launch { launch: step, .. }) => {
-                    rewrite_arguments(info, sizes, given, resolved.def, launch, step)
+            let rewritten = match (&rewrites[at].1, &mut resolved.step) {
+                (Rewrite::Arguments(range), Step::Launch { launch, .. }) => {
+                    writes[range.clone()].iter().all(|&(position, value)| {
+                        let value = &given.values[value].value;
+                        launch.set_value(position, &value.bytes, value.initialized)
+                    })
                 }
-                (&Op::Fill(dst), Step::Fill { pattern, .. }) => {
-                    match fill_value(info, given, resolved.def, dst).and_then(Pattern::of) {
-                        Some(new) => {
-                            *pattern = new;
-                            true
-                        }
-                        None => false,
-                    }
+                (
+                    &Rewrite::Fill {
+                        pattern: Some(new), ..
+                    },
+                    Step::Fill { pattern, .. },
+                ) => {
+                    *pattern = new;
+                    true
                 }
-                (&Op::Fill(dst), Step::FillHost { value, .. }) => {
-                    match fill_value(info, given, resolved.def, dst) {
-                        Some(bytes) => {
-                            *value = bytes.into();
-                            true
-                        }
-                        None => false,
-                    }
+                (&Rewrite::Fill { value, .. }, Step::FillHost { value: bytes, .. }) => {
+                    *bytes = given.fills[value].value.bytes.clone();
+                    true
                 }
-                (Op::Launch(_) | Op::Fill(_), _) | (_, Step::Pending) => false,
+                (Rewrite::Arguments(_) | Rewrite::Fill { .. }, _) | (_, Step::Pending) => false,
                 // What reads run sizes only: the sizes are the same.
-                _ => true,
+                (Rewrite::Nothing, _) => true,
             };
             if !rewritten {
                 return false;
@@ -341,32 +359,71 @@ impl Steps {
     }
 }
 
-/// Writes the values a run gives into `step`, launch `def` of `launch`;
-/// `false` where it must be resolved again (see `Steps::rewrite_values`).
-fn rewrite_arguments(
+/// What a run's values write into the steps of one op.
+enum Rewrite {
+    /// A launch's arguments: `Steps::writes[range]`, each a position and
+    /// where its value is among those given.
+    Arguments(std::ops::Range<usize>),
+    /// A fill's value, by where it is among the fills given, and its
+    /// pattern where the driver can repeat it.
+    Fill {
+        value: usize,
+        pattern: Option<Pattern>,
+    },
+    /// Nothing: the op reads run sizes only.
+    Nothing,
+}
+
+/// What the run's values write into the steps of op `def`, checked as
+/// resolving checks them (pushing a launch's arguments onto `writes`);
+/// `None` where its steps must be resolved again.
+fn rewrite_of(
+    info: &PlanInfo,
+    sizes: &mut Sizes,
+    given: &Givens,
+    def: u16,
+    writes: &mut Vec<(usize, usize)>,
+) -> Option<Rewrite> {
+    match &info.ops.get(usize::from(def))?.op {
+        Op::Launch(launch) => {
+            let start = writes.len();
+            argument_writes(info, sizes, given, def, launch, writes)?;
+            Some(Rewrite::Arguments(start..writes.len()))
+        }
+        &Op::Fill(dst) => {
+            let value = given.fills.iter().position(|g| g.op == def)?;
+            let fill = &given.fills[value].value;
+            let elem = info.elem(dst.buffer()).ok()?;
+            fill.elem.same_as(&elem).then_some(())?;
+            let pattern = Pattern::of(&fill.bytes);
+            Some(Rewrite::Fill { value, pattern })
+        }
+        _ => Some(Rewrite::Nothing),
+    }
+}
+
+/// Pushes onto `writes` each value argument of launch `def` and where its
+/// value is among those given, each checked as resolving checks it;
+/// `None` where one does not pass.
+fn argument_writes(
     info: &PlanInfo,
     sizes: &mut Sizes,
     given: &Givens,
     def: u16,
     launch: &LaunchInfo<'static>,
-    step: &mut LaunchStep,
-) -> bool {
-    let Ok(code) = info.kernel_code(launch.kernel) else {
-        return false;
-    };
+    writes: &mut Vec<(usize, usize)>,
+) -> Option<()> {
+    let code = info.kernel_code(launch.kernel).ok()?;
     for (position, arg) in launch.args.iter().enumerate() {
         let bound = match *arg {
-            Arg::Measured(..) => return false,
+            Arg::Measured(..) => return None,
             Arg::Value => None,
             Arg::Bound(size, _) => Some(size),
             Arg::Buffer(_) | Arg::Extent(..) | Arg::Count(..) => continue,
         };
-        let (Ok(at), Some(param)) = (u16::try_from(position), code.params.get(position)) else {
-            return false;
-        };
-        let Some(value) = given.value_of(def, at) else {
-            return false;
-        };
+        let param = code.params.get(position)?;
+        let at = given.value_at(def, u16::try_from(position).ok()?)?;
+        let value = &given.values[at].value;
         // As resolving checks it: the parameter's own type and layout.
         let layout = param.layout();
         if !param.takes(value.type_id)
@@ -374,29 +431,18 @@ fn rewrite_arguments(
             || value.align != layout.align
             || value.align > MAX_ALIGN
         {
-            return false;
+            return None;
         }
         // A value an extent names equals the size it stands for.
         if let Some(size) = bound {
-            let Ok(size) = sizes.get(size) else {
-                return false;
-            };
+            let size = sizes.get(size).ok()?;
             if value.integer.is_none() || i128::try_from(size).ok() != value.integer {
-                return false;
+                return None;
             }
         }
-        if !step.set_value(position, &value.bytes, value.initialized) {
-            return false;
-        }
+        writes.push((position, at));
     }
-    true
-}
-
-/// The bytes a run gives fill `def` of `dst`, if of `dst`'s element type.
-fn fill_value<'g>(info: &PlanInfo, given: &'g Givens, def: u16, dst: Place) -> Option<&'g [u8]> {
-    let value = &given.fills.iter().find(|g| g.op == def)?.value;
-    let elem = info.elem(dst.buffer()).ok()?;
-    value.elem.same_as(&elem).then_some(&*value.bytes)
+    Some(())
 }
 
 /// What resolving an op reads.
