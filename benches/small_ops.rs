@@ -221,7 +221,8 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
 /// What the calls every run makes, whatever its ops, cost the host:
 /// binding the plan's context to the thread (`cuCtxSetCurrent`, at the
 /// start of each run), asking which is bound (`cuCtxGetCurrent`), and
-/// reading the clock (a run reads it three times).
+/// reading the clock (a run reads it twice); and the two memsets
+/// a zero fill of floats can be queued with.
 fn calls_each_run_makes() -> Result<(), memplan::Error> {
     let Some(ctx) = common::context_or_skip("small_ops")? else {
         return Ok(());
@@ -249,6 +250,39 @@ fn calls_each_run_makes() -> Result<(), memplan::Error> {
     })?;
     println!(
         "calls each run makes, us per call: cuCtxSetCurrent {set:.3}, cuCtxGetCurrent {get:.3}, Instant::now {clock:.3}"
+    );
+    // A zero fill of floats: memplan picks the byte memset (the smallest
+    // unit that repeats), by hand the word one. The host's cost of each
+    // call, in blocks that the GPU finishes before the next, so that no
+    // call waits for room in the stream's queue.
+    let stream = Stream::new(&ctx)?;
+    let y = DeviceBuffer::<f32>::new(&ctx, ELEMENTS)?;
+    let memset = |word: bool| -> memplan::Result<f64> {
+        const BLOCK: usize = 100;
+        let mut seconds = 0.0;
+        for _ in 0..CALLS / BLOCK {
+            let start = Instant::now();
+            for _ in 0..BLOCK {
+                let (to, stream) = (y.device_ptr().as_raw(), stream.raw());
+                // SAFETY: `ELEMENTS` floats of `y`, which outlives the sync below.
+                let status = unsafe {
+                    if word {
+                        cu::cuMemsetD32Async(to, 0, ELEMENTS, stream)
+                    } else {
+                        cu::cuMemsetD8Async(to, 0, ELEMENTS * 4, stream)
+                    }
+                };
+                driver(status, "cuMemset*Async")?;
+            }
+            seconds += start.elapsed().as_secs_f64();
+            stream.synchronize()?;
+        }
+        Ok(seconds * 1e6 / CALLS as f64)
+    };
+    let (bytes, words) = (memset(false)?, memset(true)?);
+    let (bytes_again, words_again) = (memset(false)?, memset(true)?);
+    println!(
+        "a zero fill of {ELEMENTS} floats, us per call to queue: cuMemsetD8Async {bytes:.3} then {bytes_again:.3}, cuMemsetD32Async {words:.3} then {words_again:.3}"
     );
     Ok(())
 }

@@ -362,10 +362,17 @@ impl Timer {
         (started, wall): (Instant, Duration),
         finished: bool,
     ) -> Result<RunReport> {
-        let mut report = RunReport::new(plan);
-        report.instance = instance;
-        report.started = started;
-        report.wall = wall;
+        // Not `RunReport::new`, which reads the clock for its start.
+        let mut report = RunReport {
+            plan,
+            instance,
+            started,
+            wall,
+            clock: Clock::Off,
+            ops: Vec::new(),
+            host: Vec::new(),
+            replayed: None,
+        };
         let Some(timing) = self.on.as_mut().filter(|timing| timing.queued) else {
             return Ok(report);
         };
