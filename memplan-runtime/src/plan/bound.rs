@@ -3,7 +3,7 @@
 //! GPU's (launches, synchronous copies, events, kernel nodes), and binding
 //! costs a driver call, so it is made only when the GPU changes.
 
-use super::info::MALFORMED;
+use super::info::OrMalformed;
 use super::steps::Resolved;
 use crate::context::Context;
 use crate::error::Result;
@@ -24,7 +24,7 @@ impl Bound {
     /// returns it.
     pub fn to<'c>(&mut self, resolved: &Resolved, contexts: &'c [Context]) -> Result<&'c Context> {
         let context = contexts.get(usize::from(resolved.gpu));
-        let context = context.ok_or(MALFORMED).at_op(&resolved.op)?;
+        let context = context.or_malformed().at_op(&resolved.op)?;
         if self.0 != Some(resolved.gpu) {
             let op = &resolved.op;
             (context.bind_to_thread()).map_err(|e| e.within(op.plan, op.label, op.location))?;

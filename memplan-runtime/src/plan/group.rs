@@ -1,7 +1,7 @@
 //! Queuing one NCCL group: a collective's parts on every GPU of the
 //! process, or sends and receives that meet, handed to NCCL together.
 
-use super::info::MALFORMED;
+use super::info::{MALFORMED, OrMalformed};
 use super::step::Resources;
 use super::steps::Resolved;
 use crate::error::Result;
@@ -30,7 +30,7 @@ pub(crate) fn queue_group(
         let part = resolved
             .step
             .nccl_part(on)
-            .and_then(|part| part.ok_or(MALFORMED));
+            .and_then(|part| part.or_malformed());
         parts.push(part.at_op(&resolved.op)?);
     }
     let timed: Vec<GroupPart> = (parts.iter().enumerate())

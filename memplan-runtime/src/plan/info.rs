@@ -77,21 +77,13 @@ impl PlanInfo {
 
     /// The element type of buffer `buffer`.
     pub(crate) fn elem(&self, buffer: u16) -> Result<Elem, Fault> {
-        self.elems
-            .get(usize::from(buffer))
-            .copied()
-            .ok_or(MALFORMED)
+        self.elems.get(usize::from(buffer)).copied().or_malformed()
     }
 
     /// The compiled code of kernel `kernel`.
     pub(crate) fn kernel_code(&self, kernel: u16) -> Result<&'static KernelCode, Fault> {
         let code: &'static [KernelCode] = self.code;
-        // Not `ok_or`: an unused `Fault` still costs its drop, at every
-        // launch resolved.
-        match code.get(usize::from(kernel)) {
-            Some(code) => Ok(code),
-            None => Err(MALFORMED),
-        }
+        code.get(usize::from(kernel)).or_malformed()
     }
 }
 
@@ -244,3 +236,21 @@ pub const fn elem<T: Element>() -> Elem {
 pub(crate) const MALFORMED: Fault = Fault::Unsupported(
     "the plan's description is inconsistent (a bug in memplan; please report it)",
 );
+
+/// `MALFORMED` for what the description names but does not have, made
+/// only then: `ok_or(MALFORMED)` would make the error, and drop it (an
+/// out-of-line call, since a `Fault` may own text), every time, on paths a
+/// run takes for each op.
+pub(crate) trait OrMalformed<T> {
+    fn or_malformed(self) -> Result<T, Fault>;
+}
+
+impl<T> OrMalformed<T> for Option<T> {
+    #[inline]
+    fn or_malformed(self) -> Result<T, Fault> {
+        match self {
+            Some(found) => Ok(found),
+            None => Err(MALFORMED),
+        }
+    }
+}

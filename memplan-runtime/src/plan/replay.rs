@@ -17,7 +17,7 @@
 use super::address::Addr;
 use super::bound::Bound;
 use super::group::{group_at, queue_group};
-use super::info::MALFORMED;
+use super::info::{MALFORMED, OrMalformed};
 use super::step::{Resources, Step, address_in};
 use super::steps::Resolved;
 use crate::context::Context;
@@ -271,7 +271,7 @@ impl Node {
                     return Ok(Set::Kept);
                 }
                 let kernel = on.kernels.get(usize::from(launch.kernel));
-                let kernel = kernel.ok_or(MALFORMED)?;
+                let kernel = kernel.or_malformed()?;
                 // SAFETY: the caller's promise.
                 let set = unsafe { launch.set_node(kernel, exec, self.node, resolve) };
                 let does = launch.as_node(resolve)?;

@@ -5,7 +5,7 @@
 
 use super::given::Givens;
 use super::info::{Arg, LaunchInfo};
-use super::info::{MALFORMED, Op, PlanInfo};
+use super::info::{MALFORMED, Op, OrMalformed, PlanInfo};
 use super::launch::{LaunchStep, MAX_ALIGN};
 use super::layout::Layout;
 use super::resolve::{Against, Resolver, op_info, sizes_of};
@@ -492,5 +492,5 @@ fn event_on(layout: &Layout, event: u16, gpu: u16) -> Result<u16, Fault> {
     u16::try_from(at)
         .ok()
         .filter(|&at| usize::from(at) < layout.events() * layout.gpus())
-        .ok_or(MALFORMED)
+        .or_malformed()
 }

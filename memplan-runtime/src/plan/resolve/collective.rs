@@ -14,7 +14,7 @@ impl Resolver<'_> {
         stream: u16,
         gpu: u16,
     ) -> Result<Step, Fault> {
-        let (count, first) = self.ranks.ok_or(MALFORMED)?;
+        let (count, first) = self.ranks.or_malformed()?;
         let rank = first + usize::from(gpu);
         let (send, recv) = (
             self.span(collective.send, Side::Device)?,

@@ -25,10 +25,10 @@ impl Resolver<'_> {
         }
         let on_gpu = usize::from(launch.kernel) * gpus + usize::from(gpu);
         let kernel = match self.against {
-            Against::Gpus(kernels) => Some(kernels.get(on_gpu).ok_or(MALFORMED)?),
+            Against::Gpus(kernels) => Some(kernels.get(on_gpu).or_malformed()?),
             Against::Models => None,
         };
-        let device = self.devices.get(usize::from(gpu)).ok_or(MALFORMED)?;
+        let device = self.devices.get(usize::from(gpu)).or_malformed()?;
         let peer = self.info.gpus.is_some_and(|gpus| gpus.peer.is_some());
         let config = LaunchConfig {
             grid: self.dims(index, launch.grid, Which::Grid)?,
@@ -41,7 +41,7 @@ impl Resolver<'_> {
                         .shared
                         .iter()
                         .find(|given| usize::from(given.op) == index)
-                        .ok_or(MALFORMED)?
+                        .or_malformed()?
                         .value
                 }
             },
@@ -54,7 +54,7 @@ impl Resolver<'_> {
                 let size = self.sizes.get(size)?;
                 // An integer, by the parameter's type; anything else the
                 // description got wrong.
-                let value = self.value(index, position)?.integer.ok_or(MALFORMED)?;
+                let value = self.value(index, position)?.integer.or_malformed()?;
                 if i128::try_from(size) != Ok(value) {
                     return Err(Fault::ExtentArgument {
                         param,
@@ -68,7 +68,7 @@ impl Resolver<'_> {
             .info
             .kernels
             .get(usize::from(launch.kernel))
-            .ok_or(MALFORMED)?
+            .or_malformed()?
             .written;
         let empty = [config.grid.x, config.grid.y, config.grid.z].contains(&0);
         let mut arguments = match self.spare.take() {
@@ -136,13 +136,12 @@ impl Resolver<'_> {
                 &Arg::Count(size, param) => {
                     let value = self.sizes.get(size)?;
                     let code = self.info.kernel_code(launch.kernel)?;
-                    let int = (code.params.get(position).ok_or(MALFORMED)?.integer()).ok_or_else(
-                        || {
+                    let int =
+                        (code.params.get(position).or_malformed()?.integer()).ok_or_else(|| {
                             Fault::Launch(format!(
                                 "`{param}` is given a size, and its type is not an integer"
                             ))
-                        },
-                    )?;
+                        })?;
                     arguments.value(&integer(value, int, param)?);
                 }
                 Arg::Value | Arg::Bound(..) => {
@@ -151,7 +150,7 @@ impl Resolver<'_> {
                     // the description's layout, which `new` checked against
                     // the compiled kernel.
                     let code = self.info.kernel_code(launch.kernel)?;
-                    let param = code.params.get(position).ok_or(MALFORMED)?;
+                    let param = code.params.get(position).or_malformed()?;
                     let layout = param.layout();
                     if !param.takes(value.type_id)
                         || value.bytes.len() != layout.size
@@ -205,7 +204,7 @@ impl Resolver<'_> {
                 // kernel receives, once it is checked to fit its type.
                 Arg::Count(size, ..) => self.sizes.get(size)?,
                 _ => {
-                    let integer = self.value(index, position)?.integer.ok_or(MALFORMED)?;
+                    let integer = self.value(index, position)?.integer.or_malformed()?;
                     usize::try_from(integer).map_err(|_| Fault::NegativeExtentValue {
                         param,
                         position,
@@ -224,7 +223,7 @@ impl Resolver<'_> {
     fn value(&self, index: usize, position: usize) -> Result<&Value, Fault> {
         let op = u16::try_from(index).map_err(|_| MALFORMED)?;
         let arg = u16::try_from(position).map_err(|_| MALFORMED)?;
-        self.given.value_of(op, arg).ok_or(MALFORMED)
+        self.given.value_of(op, arg).or_malformed()
     }
 
     fn dims(&mut self, index: usize, dims: Dims, which: Which) -> Result<Dim3, Fault> {
@@ -239,7 +238,7 @@ impl Resolver<'_> {
                 .iter()
                 .find(|given| usize::from(given.op) == index && given.value.0 == which)
                 .map(|given| given.value.1)
-                .ok_or(MALFORMED),
+                .or_malformed(),
             Dims::Sizes(sizes) => {
                 let mut values = [1u32; 3];
                 if sizes.is_empty() || sizes.len() > 3 {

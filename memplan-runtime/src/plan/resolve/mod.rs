@@ -13,7 +13,7 @@ use super::address::{Addr, Base, Home, Placed};
 use super::given::{Givens, Value, Which};
 use super::info::{
     Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, LaunchInfo, MALFORMED, Op,
-    OpDef, Place, PlanInfo, Shared, Size, Term,
+    OpDef, OrMalformed, Place, PlanInfo, Shared, Size, Term,
 };
 use super::launch::{Arguments, LaunchStep, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
@@ -95,16 +95,16 @@ impl Resolver<'_> {
     /// memory's.
     pub(crate) fn resolve(&mut self, index: usize) -> Result<(Step, u16), Fault> {
         let info = self.info;
-        let def = info.ops.get(index).ok_or(MALFORMED)?;
+        let def = info.ops.get(index).or_malformed()?;
         let stream = match def.stream {
             Some(stream) => Some(self.stream(stream)?),
             None => None,
         };
         let mut gpu = match stream {
-            Some(stream) => *self.stream_gpus.get(usize::from(stream)).ok_or(MALFORMED)?,
+            Some(stream) => *self.stream_gpus.get(usize::from(stream)).or_malformed()?,
             None => 0,
         };
-        let on_stream = || stream.ok_or(MALFORMED);
+        let on_stream = || stream.or_malformed();
         let step = match &def.op {
             &Op::Copy(src, dst) => self.copy(src, dst, stream, &mut gpu)?,
             &Op::Fill(dst) => self.fill(index, dst, stream, &mut gpu)?,
@@ -125,8 +125,8 @@ impl Resolver<'_> {
                 let target = match target {
                     None => None,
                     Some(decl) => {
-                        let first = *self.streams.get(usize::from(decl)).ok_or(MALFORMED)?;
-                        let end = *self.streams.get(usize::from(decl) + 1).ok_or(MALFORMED)?;
+                        let first = *self.streams.get(usize::from(decl)).or_malformed()?;
+                        let end = *self.streams.get(usize::from(decl) + 1).or_malformed()?;
                         Some((first, end))
                     }
                 };
@@ -346,7 +346,7 @@ impl Resolver<'_> {
             .fills
             .iter()
             .find(|given| usize::from(given.op) == index)
-            .ok_or(MALFORMED)?;
+            .or_malformed()?;
         let elem = self.info.elem(to.buffer)?;
         if !value.value.elem.same_as(&elem) {
             return Err(MALFORMED);
@@ -377,9 +377,9 @@ impl Resolver<'_> {
     /// Range `place` of its buffer, on `side`.
     fn span(&mut self, place: Place, side: Side) -> Result<Span, Fault> {
         let index = usize::from(place.buffer());
-        let buffer = self.info.buffers.get(index).ok_or(MALFORMED)?;
+        let buffer = self.info.buffers.get(index).or_malformed()?;
         let element_size = self.info.elem(place.buffer())?.size();
-        let placed = *self.placed.get(index).ok_or(MALFORMED)?;
+        let placed = *self.placed.get(index).or_malformed()?;
         let len = self.sizes.get(buffer.len)?;
         // In a set of buffers, the element the loop is at.
         let slot = match buffer.array {
@@ -422,7 +422,7 @@ impl Resolver<'_> {
         let mut slot_in_base = slot;
         if let Base::Elements(first) = base {
             let at = usize::from(first) + slot;
-            base = Base::Fixed(*self.element_bases.get(at).ok_or(MALFORMED)?);
+            base = Base::Fixed(*self.element_bases.get(at).or_malformed()?);
             slot_in_base = 0;
         }
         let gpu = match (side, placed.home) {
@@ -473,11 +473,7 @@ impl Resolver<'_> {
     }
 
     fn is_host(&self, buffer: u16) -> Result<bool, Fault> {
-        let buffer = self
-            .info
-            .buffers
-            .get(usize::from(buffer))
-            .ok_or(MALFORMED)?;
+        let buffer = self.info.buffers.get(usize::from(buffer)).or_malformed()?;
         Ok(matches!(
             buffer.kind,
             BufferKind::Pageable | BufferKind::Pinned(_) | BufferKind::Param { .. }
@@ -490,9 +486,9 @@ impl Resolver<'_> {
             .info
             .events
             .get(usize::from(event))
-            .ok_or(MALFORMED)?
+            .or_malformed()?
             .array;
-        let first = *self.events.get(usize::from(event)).ok_or(MALFORMED)?;
+        let first = *self.events.get(usize::from(event)).or_malformed()?;
         self.member(first, array)
     }
 
@@ -502,9 +498,9 @@ impl Resolver<'_> {
             .info
             .streams
             .get(usize::from(stream))
-            .ok_or(MALFORMED)?
+            .or_malformed()?
             .array;
-        let first = *self.streams.get(usize::from(stream)).ok_or(MALFORMED)?;
+        let first = *self.streams.get(usize::from(stream)).or_malformed()?;
         self.member(first, array)
     }
 
@@ -531,7 +527,7 @@ impl Resolver<'_> {
 
     /// The slot and size of stream-ordered buffer `buffer`.
     fn scratch(&mut self, buffer: u16) -> Result<(u16, usize), Fault> {
-        let placed = *self.placed.get(usize::from(buffer)).ok_or(MALFORMED)?;
+        let placed = *self.placed.get(usize::from(buffer)).or_malformed()?;
         let Some(Base::Scratch(slot)) = placed.device else {
             return Err(MALFORMED);
         };
