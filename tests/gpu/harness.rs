@@ -36,11 +36,21 @@ pub fn trials_on(gpus: usize, tests: &[(&'static str, GpuTest)]) -> Vec<Trial> {
 }
 
 fn wrap(tests: &[(&'static str, GpuTest)], missing: Option<String>, required: bool) -> Vec<Trial> {
+    // `MEMPLAN_TEST_TRACE=1`: each test's start and end on stderr, as it
+    // happens, to tell which tests a hung run is stuck in (the harness
+    // names a test only once it has ended).
+    let trace = std::env::var_os("MEMPLAN_TEST_TRACE").is_some_and(|v| v == "1");
     tests
         .iter()
         .map(|&(name, test)| {
             let missing = missing.clone();
             Trial::ignorable_test(name, move || match missing {
+                None if trace => {
+                    eprintln!("trace: start {name}");
+                    let result = test();
+                    eprintln!("trace: end {name}");
+                    result.map(|()| Completion::Completed)
+                }
                 None => test().map(|()| Completion::Completed),
                 Some(reason) if required => Err(format!("required here: {reason}").into()),
                 Some(reason) => Ok(Completion::ignored_with(reason)),

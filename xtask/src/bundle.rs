@@ -15,6 +15,8 @@ use std::process::Command;
 const MAX_BUNDLE_BYTES: u64 = 60 << 20;
 
 const RUN_SH: &str = include_str!("run.sh");
+/// Where a hung program's threads wait, for `run.sh` on hosts without gdb.
+const STACKSCAN: &str = include_str!("stackscan.py");
 
 /// A built program and the folder of the bundle it goes into.
 pub(crate) struct Artifact {
@@ -37,6 +39,7 @@ pub fn run() -> Result {
     let run_sh = bundle.join("run.sh");
     fs::write(&run_sh, RUN_SH).map_err(|e| e.to_string())?;
     set_executable(&run_sh)?;
+    fs::write(bundle.join("stackscan.py"), STACKSCAN).map_err(|e| e.to_string())?;
 
     let bytes = folder_size(&bundle)?;
     println!(

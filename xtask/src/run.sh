@@ -62,6 +62,8 @@ limited() {
         done
         if command -v gdb >/dev/null; then
             gdb -batch -ex "thread apply all bt 16" -p "$pid" 2>&1 | grep -E '^(Thread|#)'
+        elif command -v python3 >/dev/null; then
+            python3 stackscan.py "$pid"
         fi
         kill -9 "$pid"
     ) &

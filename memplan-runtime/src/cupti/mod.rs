@@ -11,7 +11,8 @@
 //!
 //! CUPTI has one set of buffer callbacks per process: memplan assumes it
 //! is the only client (beside another, such as a profiler library, time
-//! by events), and turns activity recording off when no plan is timed.
+//! by events). It turns activity recording on for the first plan timed,
+//! and leaves it on for the rest of the process (see `ENABLED`).
 //!
 //! Getting the records out: CUPTI hands a buffer back when every record in
 //! it is complete, or at once when flushed by force; then a record of work
@@ -40,8 +41,6 @@ use store::Store;
 
 type Status = u32;
 const SUCCESS: Status = 0;
-/// `CUPTI_ACTIVITY_FLAG_FLUSH_FORCED`: deliver every buffer, now.
-const FLUSH_FORCED: u32 = 1;
 /// Each buffer handed to CUPTI (it asks for more as they fill): room for
 /// `RECORDS_PER_BUFFER` of the largest record memplan enables (216 bytes).
 const BUFFER_BYTES: usize = 8 << 10;
@@ -88,8 +87,13 @@ struct Api {
 static API: OnceLock<Result<Api, String>> = OnceLock::new();
 /// What the records say so far.
 static STORE: LazyLock<Mutex<Store>> = LazyLock::new(Mutex::default);
-/// Timers using CUPTI now: activity is recorded while there is one.
-static USERS: Mutex<usize> = Mutex::new(0);
+/// Whether activity recording is on: turned on by the first timer, and
+/// left on for the rest of the process. Turned off whenever no plan was
+/// timed and on again for the next, it deadlocked a process of 16 test
+/// threads inside libcuda and libcupti (one thread turning it off, others
+/// loading modules, ending captures, page-locking memory;
+/// `notes/gpu-run-cupti-deadlock-one-gpu.log`).
+static ENABLED: OnceLock<Result<(), String>> = OnceLock::new();
 /// The next op id to hand out (0 is never one).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -106,24 +110,7 @@ impl Tracing {
     /// the error says why it cannot, for the report.
     pub fn start() -> Result<Tracing, String> {
         let api = API.get_or_init(load).as_ref().map_err(Clone::clone)?;
-        let mut users = lock(&USERS);
-        if *users == 0 {
-            for (done, &(kind, name)) in KINDS.iter().enumerate() {
-                // SAFETY: a CUPTI function with a valid kind.
-                let status = unsafe { (api.enable)(kind) };
-                if status != SUCCESS {
-                    for &(kind, _) in &KINDS[..done] {
-                        // SAFETY: as above.
-                        unsafe { (api.disable)(kind) };
-                    }
-                    return Err(format!(
-                        "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_{name}) failed: {}",
-                        api.describe(status)
-                    ));
-                }
-            }
-        }
-        *users += 1;
+        ENABLED.get_or_init(|| enable(api)).clone()?;
         Ok(Tracing { api, run: None })
     }
 
@@ -208,18 +195,26 @@ impl Drop for Tracing {
         if let Some(ids) = self.run.take() {
             lock(&STORE).end_run(ids, &[]);
         }
-        let mut users = lock(&USERS);
-        *users -= 1;
-        if *users == 0 {
-            for &(kind, _) in &KINDS {
-                // SAFETY: a CUPTI function with a valid kind.
-                unsafe { (self.api.disable)(kind) };
+    }
+}
+
+/// Turns recording of every kind memplan reads on, or none.
+fn enable(api: &Api) -> Result<(), String> {
+    for (done, &(kind, name)) in KINDS.iter().enumerate() {
+        // SAFETY: a CUPTI function with a valid kind.
+        let status = unsafe { (api.enable)(kind) };
+        if status != SUCCESS {
+            for &(kind, _) in &KINDS[..done] {
+                // SAFETY: as above.
+                unsafe { (api.disable)(kind) };
             }
-            // What is left is no one's now, and is dropped.
-            // SAFETY: as above.
-            unsafe { (self.api.flush_all)(FLUSH_FORCED) };
+            return Err(format!(
+                "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_{name}) failed: {}",
+                api.describe(status)
+            ));
         }
     }
+    Ok(())
 }
 
 impl Api {

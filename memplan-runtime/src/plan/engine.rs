@@ -174,8 +174,11 @@ impl<P: Plan> Engine<P> {
     /// `set_timing(true)` takes copies and kernels on the device from
     /// CUPTI where it loads (else from CUDA events, and the report says
     /// why), and the host's spans; `set_timing(Timing::Events)` uses
-    /// events even where CUPTI loads. Off by default, and free when off:
-    /// CUPTI is not even loaded.
+    /// events even where CUPTI loads. Off by default, and free when off
+    /// until a plan of the process is timed by CUPTI: CUPTI is loaded then
+    /// and records the process's driver calls from then on (turned off
+    /// again, it deadlocked inside NVIDIA's libraries with other threads'
+    /// driver calls; the README's "Timelines" says what it costs).
     pub fn set_timing(&mut self, timing: impl Into<Timing>) -> Result<()> {
         self.runner.settle();
         self.runner.set_timing(timing.into())
