@@ -22,6 +22,10 @@ pub fn check_clock(report: &RunReport) -> Result<(), Failed> {
     }
 }
 
+/// How far the device's clock, as CUPTI maps it to the host's, may be from
+/// the host's own (see `check_stream_order`).
+pub const CLOCK_SLACK_MS: f64 = 5e-2;
+
 /// Each op once, inside the run's wall time, no earlier than the previous
 /// op on its stream ended (streams run in order, so the device's spans
 /// must too: a correlation gone wrong breaks this).
@@ -35,10 +39,13 @@ pub fn check_stream_order(report: &RunReport, expected_ops: usize) -> Result<(),
     let mut last_end: Vec<(String, f64)> = Vec::new();
     for timing in &report.ops {
         ensure!(
-            // 10 us of slack: CUPTI maps the device's clock to the host's.
+            // 50 us of slack: CUPTI maps the device's clock to the host's,
+            // and with 16 tests at once that mapping was seen up to 16 us
+            // off (`notes/gpu-run-cupti-deadlock-one-gpu.log`); a record
+            // of another run would be a run's length off.
             timing.start_ms >= 0.0
                 && timing.end_ms >= timing.start_ms
-                && timing.end_ms <= wall_ms + 1e-2,
+                && timing.end_ms <= wall_ms + CLOCK_SLACK_MS,
             "{} at {:.4}..{:.4} ms, outside the run's {wall_ms:.4} ms:\n{report}",
             timing.op.label,
             timing.start_ms,
