@@ -149,9 +149,33 @@ fn main() -> Result<(), memplan::Error> {
         }
         calls_each_run_makes()?;
     }
-    for launches in alone {
-        each_way_alone(launches)?;
+    for launches in &alone {
+        each_way_alone(*launches)?;
     }
+    if !host_only {
+        // Once a plan is timed, CUPTI records the rest of the process's
+        // driver calls (turning it off again raced in NVIDIA's code): what
+        // that costs the runs after it.
+        cupti_left_on()?;
+        for launches in [1, 100] {
+            each_way_alone(launches)?;
+        }
+    }
+    Ok(())
+}
+
+/// Times one run of a plan by CUPTI, which leaves CUPTI recording.
+fn cupti_left_on() -> Result<(), memplan::Error> {
+    let Some(ctx) = common::context_or_skip("small_ops")? else {
+        return Ok(());
+    };
+    let mut plan = Launches::new(&ctx, ELEMENTS, 1)?;
+    plan.set_timing(true)?;
+    let report = plan.run(ELEMENTS, 1.0)?;
+    println!(
+        "one run timed ({:?}): from here on, CUPTI records every driver call of the process",
+        report.clock
+    );
     Ok(())
 }
 
