@@ -176,9 +176,11 @@ impl<P: Plan> Engine<P> {
     /// why), and the host's spans; `set_timing(Timing::Events)` uses
     /// events even where CUPTI loads. Off by default, and free when off
     /// until a plan of the process is timed by CUPTI: CUPTI is loaded then
-    /// and records the process's driver calls from then on (turned off
-    /// again, it deadlocked inside NVIDIA's libraries with other threads'
-    /// driver calls; the README's "Timelines" says what it costs).
+    /// and records every driver call of the process from then on (turned
+    /// off again, it deadlocked inside NVIDIA's libraries with other
+    /// threads' driver calls). That recording made each driver call about
+    /// 2 us slower on an H100 (the README's "Timelines"): time plans in a
+    /// process of their own, or last.
     pub fn set_timing(&mut self, timing: impl Into<Timing>) -> Result<()> {
         self.runner.settle();
         self.runner.set_timing(timing.into())
