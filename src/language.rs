@@ -1087,7 +1087,12 @@
 //! ## Timing
 //!
 //! `plan.set_timing(true)` times every later run; off (the default) it
-//! costs nothing, and nothing is loaded. Each copy's and kernel's start
+//! costs nothing, and nothing is loaded, until a plan of the process is
+//! timed by CUPTI (below): CUPTI then records the process's driver calls
+//! and work until it exits, which made each driver call about 2 us slower
+//! on an H100 (turned off again, it deadlocked inside NVIDIA's libraries
+//! with other threads' driver calls). Time plans in a process of their
+//! own, or last. Each copy's and kernel's start
 //! and end are taken on the device from the activity records of NVIDIA's
 //! CUPTI, loaded at run time (`libcupti.so` from the loader's path or the
 //! CUDA toolkit; `MEMPLAN_CUPTI` names the file). Where CUPTI cannot be
@@ -1098,9 +1103,10 @@
 //! another stream's uploads on the one copy engine seems to take their
 //! time too. `set_timing(Timing::Events)` asks for events. The report also
 //! has the host's spans: queuing the ops, each host step, waiting. A graph
-//! replay reports its wall time only. memplan takes CUPTI for itself while
-//! a plan is timed by it: beside another CUPTI client in the process (a
-//! profiler library), time by events.
+//! replay reports its wall time only. memplan takes CUPTI for itself from
+//! the first plan timed by it to the end of the process: beside another
+//! CUPTI client in the process (a profiler library), time by events; where
+//! CUPTI could not be started once, later runs are timed by events too.
 //!
 //! A [`Timeline`](crate::Timeline) puts several runs, of one plan or of
 //! several, on one time axis; its picture has a lane for the host, one per
@@ -1137,7 +1143,8 @@
 //!
 //! Measured on an H200 (`benches/timeline.rs`): CUPTI timing makes a
 //! `run` of the 4-stream x 16-chunk vector add, its report included,
-//! about 1% longer (events: about 4.5%), and each upload that ran alone
+//! about 1% longer than an untimed run in the same process, which CUPTI
+//! records too (events: about 4.5%), and each upload that ran alone
 //! on its engine shows 0.98 of the bandwidth of a lone upload timed on
 //! the host.
 //!

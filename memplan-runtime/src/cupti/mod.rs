@@ -97,8 +97,8 @@ static ENABLED: OnceLock<Result<(), String>> = OnceLock::new();
 /// The next op id to hand out (0 is never one).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// Activity recording, on while any of these lives; each times one run
-/// at a time.
+/// A timer's hold on CUPTI's records (recording, once on, stays on: see
+/// `ENABLED`); each times one run at a time.
 pub(crate) struct Tracing {
     api: &'static Api,
     /// The ids of the run whose records are awaited.
@@ -209,7 +209,8 @@ fn enable(api: &Api) -> Result<(), String> {
                 unsafe { (api.disable)(kind) };
             }
             return Err(format!(
-                "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_{name}) failed: {}",
+                "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_{name}) failed: {}; \
+                 not tried again in this process",
                 api.describe(status)
             ));
         }

@@ -176,7 +176,7 @@ impl<P: Plan> Engine<P> {
     /// why), and the host's spans; `set_timing(Timing::Events)` uses
     /// events even where CUPTI loads. Off by default, and free when off
     /// until a plan of the process is timed by CUPTI: CUPTI is loaded then
-    /// and records every driver call of the process from then on (turned
+    /// and records the process's driver calls and work from then on (turned
     /// off again, it deadlocked inside NVIDIA's libraries with other
     /// threads' driver calls). That recording made each driver call about
     /// 2 us slower on an H100 (the README's "Timelines"): time plans in a

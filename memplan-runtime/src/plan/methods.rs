@@ -87,7 +87,9 @@ macro_rules! __plan_methods {
             self.0.host_mut()
         }
 
-        /// Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off.
+        /// Times each operation of later runs (`true`, or `Timing::Events`); off by default, free when off
+        /// until a plan of the process is timed by CUPTI, which then records the process's driver calls
+        /// until it exits (see `Engine::set_timing`).
         pub fn set_timing(
             &mut self,
             timing: impl ::core::convert::Into<$crate::Timing>,
