@@ -11,7 +11,9 @@
 //!    uploads timed by events, which count queued time.
 //! 3. The plan's `run` call untimed, timed by CUPTI and timed by events
 //!    (the report made included): medians of `RUNS` runs taken in turns,
-//!    and the ratios.
+//!    and the ratios. CUPTI, once on, records the untimed runs' driver
+//!    calls too: the ratio is what building the report adds, not what
+//!    CUPTI's recording costs (`benches/small_ops` measures that).
 //!
 //! It writes the CUPTI-timed runs' pictures and traces under
 //! `MEMPLAN_DEMO_DIR` (or `target/memplan-demo`). Run it with
@@ -134,7 +136,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 3, printed.
     let [plain, engine_ms, events_ms] = walls.map(|mut ms| median(&mut ms));
     println!("run time, median of {RUNS} runs in turns:");
-    println!("  untimed            {plain:8.3} ms");
+    println!("  untimed            {plain:8.3} ms (CUPTI recording the process)");
     println!(
         "  timed by CUPTI     {engine_ms:8.3} ms  {:.3}x untimed",
         engine_ms / plain
