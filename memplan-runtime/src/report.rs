@@ -139,11 +139,22 @@ pub enum Replayed {
 impl RunReport {
     /// The report of a run of `plan` that started now and timed nothing.
     pub fn new(plan: &'static str) -> RunReport {
+        RunReport::untimed(plan, 1, Instant::now(), Duration::ZERO)
+    }
+
+    /// The report of run `instance` of `plan`, which started at `started`
+    /// and took `wall`, with no op timed.
+    pub(crate) fn untimed(
+        plan: &'static str,
+        instance: u32,
+        started: Instant,
+        wall: Duration,
+    ) -> RunReport {
         RunReport {
             plan,
-            instance: 1,
-            started: Instant::now(),
-            wall: Duration::ZERO,
+            instance,
+            started,
+            wall,
             clock: Clock::Off,
             ops: Vec::new(),
             host: Vec::new(),

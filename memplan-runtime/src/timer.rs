@@ -362,17 +362,7 @@ impl Timer {
         (started, wall): (Instant, Duration),
         finished: bool,
     ) -> Result<RunReport> {
-        // Not `RunReport::new`, which reads the clock for its start.
-        let mut report = RunReport {
-            plan,
-            instance,
-            started,
-            wall,
-            clock: Clock::Off,
-            ops: Vec::new(),
-            host: Vec::new(),
-            replayed: None,
-        };
+        let mut report = RunReport::untimed(plan, instance, started, wall);
         let Some(timing) = self.on.as_mut().filter(|timing| timing.queued) else {
             return Ok(report);
         };

@@ -3,7 +3,7 @@
 //! GPU's (launches, synchronous copies, events, kernel nodes), and binding
 //! costs a driver call, so it is made only when the GPU changes.
 
-use super::info::OrMalformed;
+use super::info::OrBug;
 use super::steps::Resolved;
 use crate::context::Context;
 use crate::error::Result;

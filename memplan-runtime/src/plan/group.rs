@@ -1,7 +1,7 @@
 //! Queuing one NCCL group: a collective's parts on every GPU of the
 //! process, or sends and receives that meet, handed to NCCL together.
 
-use super::info::{MALFORMED, OrMalformed};
+use super::info::{MALFORMED, OrBug};
 use super::step::Resources;
 use super::steps::Resolved;
 use crate::error::Result;

@@ -237,20 +237,37 @@ pub(crate) const MALFORMED: Fault = Fault::Unsupported(
     "the plan's description is inconsistent (a bug in memplan; please report it)",
 );
 
-/// `MALFORMED` for what the description names but does not have, made
-/// only then: `ok_or(MALFORMED)` would make the error, and drop it (an
+/// An op run before it was resolved: a bug in memplan, as `MALFORMED` is.
+pub(crate) const UNRESOLVED: Fault = Fault::Unsupported(
+    "memplan ran an op it had not resolved (a bug in memplan; please report it)",
+);
+
+/// One of memplan's own bugs for what it names but cannot find, made only
+/// then: `ok_or(MALFORMED)` would make the error, and drop it (an
 /// out-of-line call, since a `Fault` may own text), every time, on paths a
 /// run takes for each op.
-pub(crate) trait OrMalformed<T> {
-    fn or_malformed(self) -> Result<T, Fault>;
-}
+pub(crate) trait OrBug<T>: Sized {
+    fn or_fault(self, fault: fn() -> Fault) -> Result<T, Fault>;
 
-impl<T> OrMalformed<T> for Option<T> {
+    /// `MALFORMED`: the description names what it does not have.
     #[inline]
     fn or_malformed(self) -> Result<T, Fault> {
+        self.or_fault(|| MALFORMED)
+    }
+
+    /// `UNRESOLVED`: a step names what its run does not have.
+    #[inline]
+    fn or_unresolved(self) -> Result<T, Fault> {
+        self.or_fault(|| UNRESOLVED)
+    }
+}
+
+impl<T> OrBug<T> for Option<T> {
+    #[inline]
+    fn or_fault(self, fault: fn() -> Fault) -> Result<T, Fault> {
         match self {
             Some(found) => Ok(found),
-            None => Err(MALFORMED),
+            None => Err(fault()),
         }
     }
 }

@@ -17,7 +17,7 @@
 use super::address::Addr;
 use super::bound::Bound;
 use super::group::{group_at, queue_group};
-use super::info::{MALFORMED, OrMalformed};
+use super::info::{MALFORMED, OrBug};
 use super::step::{Resources, Step, address_in};
 use super::steps::Resolved;
 use crate::context::Context;

@@ -3,6 +3,7 @@
 //! one driver call a careful person would write.
 
 use super::address::{Addr, Base};
+use super::info::{OrBug, UNRESOLVED};
 use super::launch::LaunchStep;
 use crate::context::Context;
 use crate::copy::{self, Direction};
@@ -107,26 +108,6 @@ pub(crate) struct Resources<'a> {
     pub scratch: &'a mut [u64],
     /// The run's caller slices.
     pub params: &'a [u64],
-}
-
-pub(crate) const UNRESOLVED: Fault = Fault::Unsupported(
-    "memplan ran an op it had not resolved (a bug in memplan; please report it)",
-);
-
-/// `UNRESOLVED` for what a step names but cannot find. `ok_or(UNRESOLVED)`
-/// would make the error, and drop it, at every step a run queues.
-trait OrUnresolved<T> {
-    fn or_unresolved(self) -> Result<T, Fault>;
-}
-
-impl<T> OrUnresolved<T> for Option<T> {
-    #[inline]
-    fn or_unresolved(self) -> Result<T, Fault> {
-        match self {
-            Some(found) => Ok(found),
-            None => Err(UNRESOLVED),
-        }
-    }
 }
 
 impl Resources<'_> {

@@ -5,7 +5,7 @@
 
 use super::given::Givens;
 use super::info::{Arg, LaunchInfo};
-use super::info::{MALFORMED, Op, OrMalformed, PlanInfo};
+use super::info::{MALFORMED, Op, OrBug, PlanInfo};
 use super::launch::{LaunchStep, MAX_ALIGN};
 use super::layout::Layout;
 use super::resolve::{Against, Resolver, op_info, sizes_of};

@@ -13,7 +13,7 @@ use super::address::{Addr, Base, Home, Placed};
 use super::given::{Givens, Value, Which};
 use super::info::{
     Arg, Array, BufferKind, CollectiveInfo, CollectiveKind, Dims, Elem, LaunchInfo, MALFORMED, Op,
-    OpDef, OrMalformed, Place, PlanInfo, Shared, Size, Term,
+    OpDef, OrBug, Place, PlanInfo, Shared, Size, Term,
 };
 use super::launch::{Arguments, LaunchStep, MAX_ALIGN, check_limits};
 use super::sizes::Sizes;
