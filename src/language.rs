@@ -1092,7 +1092,13 @@
 //! and work until it exits, which made each driver call about 2 us slower
 //! on an H100 (turned off again, it deadlocked inside NVIDIA's libraries
 //! with other threads' driver calls). Time plans in a process of their
-//! own, or last. Each copy's and kernel's start
+//! own, or last. Beside threads that use the driver hard, CUPTI 13 itself
+//! is fragile: NVIDIA's libraries alone, under twelve threads loading
+//! modules and making and dropping streams, events and graphs, hung when
+//! recording was turned on or off and crashed inside CUPTI when records
+//! were collected, as every CUPTI-timed report does
+//! (`notes/gpu-run-cupti-kinds-one-gpu.log`); time such a process by
+//! events (`Timing::Events`). Each copy's and kernel's start
 //! and end are taken on the device from the activity records of NVIDIA's
 //! CUPTI, loaded at run time (`libcupti.so` from the loader's path or the
 //! CUDA toolkit; `MEMPLAN_CUPTI` names the file). Where CUPTI cannot be

@@ -92,7 +92,15 @@ static STORE: LazyLock<Mutex<Store>> = LazyLock::new(Mutex::default);
 /// timed and on again for the next, it deadlocked a process of 16 test
 /// threads inside libcuda and libcupti (one thread turning it off, others
 /// loading modules, ending captures, page-locking memory;
-/// `notes/gpu-run-cupti-deadlock-one-gpu.log`).
+/// `notes/gpu-run-cupti-deadlock-one-gpu.log`). NVIDIA's libraries alone
+/// do the same, however recording is turned off or on again, and the one
+/// turning on is not safe either: it hung too when it came while other
+/// threads were busy in the driver (`notes/cupti-toggle-stress.c`,
+/// `notes/gpu-run-cupti-kinds-one-gpu.log`). Left on, what costs is
+/// recording the work itself (a fill 1.6 -> 3.3 us to queue), and
+/// collecting records while such threads run can crash inside CUPTI:
+/// nothing memplan can lock away (a lock of its own around the flush made
+/// a new cycle); the docs of `set_timing` say when to time by events.
 static ENABLED: OnceLock<Result<(), String>> = OnceLock::new();
 /// The next op id to hand out (0 is never one).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);

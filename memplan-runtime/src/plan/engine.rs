@@ -180,7 +180,10 @@ impl<P: Plan> Engine<P> {
     /// off again, it deadlocked inside NVIDIA's libraries with other
     /// threads' driver calls). That recording made each driver call about
     /// 2 us slower on an H100 (the README's "Timelines"): time plans in a
-    /// process of their own, or last.
+    /// process of their own, or last. Where other threads load modules and
+    /// make and drop streams, events and graphs hard, use
+    /// `Timing::Events`: under such threads, collecting CUPTI's records
+    /// crashed inside CUPTI 13 (`notes/gpu-run-cupti-kinds-one-gpu.log`).
     pub fn set_timing(&mut self, timing: impl Into<Timing>) -> Result<()> {
         self.runner.settle();
         self.runner.set_timing(timing.into())
