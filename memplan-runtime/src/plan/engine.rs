@@ -215,6 +215,11 @@ impl<P: Plan> Engine<P> {
     /// the user's expressions in it panic), a rank of a job first tells
     /// the other ranks, which are waiting to agree on this run: they fail
     /// it too, instead of waiting for ever.
+    // Inlined into both run paths (as `prepare_and_agree` is): left to
+    // LLVM, a program that calls both `run` and `enqueue` got them out of
+    // line, and handing their results back through memory cost about 90
+    // instructions a run (callgrind, `small_ops --host-only 1`).
+    #[inline(always)]
     fn give(&mut self, given: GiveRun<'_, P>) -> Result<()> {
         let mut run = self.runner.run_given();
         let state = &self.state;
@@ -236,6 +241,7 @@ impl<P: Plan> Engine<P> {
     /// run's sizes) and, for one rank of a job, agrees with the other ranks
     /// that every one is ready before any queues it: the preparation, and
     /// what else failed (the resolution, or another rank).
+    #[inline(always)]
     fn prepare_and_agree(&mut self, slices: &[Slice<'_>]) -> (Result<Registrations>, Result<()>) {
         let prepared = self.runner.prepare(slices);
         let resolved = match prepared {
