@@ -8,6 +8,7 @@
 // (<cuda>: the toolkit `cargo xtask setup` provisions; <cupti>: the
 // nvidia-cuda-cupti==13.0.* wheel's nvidia/cu13)
 //   for v in off loaded memplan bigbuf device api kernel driver filtered nofunc disabled; do ./cupti-cost $v; done
+//   (CUPTI_GLOBAL=1: records in buffers shared by every thread, not one per thread)
 //
 // Each line: microseconds of host time per call, the median of many rounds
 // of (calls, then a stream sync), sync included and divided by the calls.
@@ -57,6 +58,7 @@ CUPTI(cuptiActivityEnableRuntimeApi)
 CUPTI(cuptiActivityPushExternalCorrelationId)
 CUPTI(cuptiActivityPopExternalCorrelationId)
 CUPTI(cuptiActivityGetNextRecord)
+CUPTI(cuptiActivitySetAttribute)
 
 static size_t buffer_bytes = 8 << 10, max_records = 8;
 static long buffers, records;
@@ -204,7 +206,15 @@ int main(int argc, char **argv) {
         LOAD_CUPTI(cuptiActivityPushExternalCorrelationId)
         LOAD_CUPTI(cuptiActivityPopExternalCorrelationId)
         LOAD_CUPTI(cuptiActivityGetNextRecord)
+        LOAD_CUPTI(cuptiActivitySetAttribute)
         if (!strcmp(variant, "bigbuf")) buffer_bytes = 1 << 20, max_records = 0;
+        // CUPTI_GLOBAL=1: buffers shared by every thread, not one per thread.
+        if (getenv("CUPTI_GLOBAL")) {
+            uint8_t per_thread = 0;
+            size_t size = sizeof per_thread;
+            q_cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size,
+                                        &per_thread);
+        }
         q_cuptiActivityRegisterCallbacks(requested, completed);
     }
 

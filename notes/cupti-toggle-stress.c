@@ -28,6 +28,10 @@
 // guarded: as lefton, with each flush and each destroying call (module unload,
 //          stream, event, graph, page-locked memory) excluding each other
 //          (flushes take a read-write lock to write, destroying calls to read)
+// global: as lefton, with records in buffers shared by every thread
+//         (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER 0; CUDA 13's default is
+//         a buffer per thread); CUPTI_GLOBAL=1 in the environment shares them in
+//         any mode
 // period: as lefton, never flushed; one record a buffer, handed back by CUPTI's
 //         worker every 1 ms (cuptiActivityFlushPeriod); not run (tried in memplan
 //         itself, records never came)
@@ -82,6 +86,7 @@ CUPTI(cuptiActivityEnable)
 CUPTI(cuptiActivityDisable)
 CUPTI(cuptiActivityFlushAll)
 CUPTI(cuptiActivityFlushPeriod)
+CUPTI(cuptiActivitySetAttribute)
 CUPTI(cuptiActivityGetNextRecord)
 CUPTI(cuptiActivityPushExternalCorrelationId)
 CUPTI(cuptiActivityPopExternalCorrelationId)
@@ -139,7 +144,7 @@ static long toggles;
 static int once(void) {
     return !strcmp(mode, "lefton") || !strcmp(mode, "noflush") || !strcmp(mode, "serial") ||
            !strcmp(mode, "bigbuf") || !strcmp(mode, "flusher") || !strcmp(mode, "period") ||
-           !strcmp(mode, "guarded");
+           !strcmp(mode, "guarded") || !strcmp(mode, "global");
 }
 
 static pthread_mutex_t flushing = PTHREAD_MUTEX_INITIALIZER;
@@ -332,12 +337,20 @@ int main(int argc, char **argv) {
 #define Q(name) q_##name = (__typeof__(q_##name))dlsym(cupti, #name);
     Q(cuptiActivityRegisterCallbacks) Q(cuptiActivityEnable) Q(cuptiActivityDisable)
     Q(cuptiActivityFlushAll) Q(cuptiActivityFlushPeriod) Q(cuptiActivityGetNextRecord)
+    Q(cuptiActivitySetAttribute)
     Q(cuptiActivityPushExternalCorrelationId) Q(cuptiActivityPopExternalCorrelationId)
 
     if (!strcmp(mode, "bigbuf")) buffer_bytes = 1 << 20, max_records = 0;
     if (!strcmp(mode, "period")) {
         buffer_bytes = 1 << 10, max_records = 1;
         q_cuptiActivityFlushPeriod(1);
+    }
+    if (!strcmp(mode, "global") || getenv("CUPTI_GLOBAL")) {
+        uint8_t per_thread = 0;
+        size_t size = sizeof per_thread;
+        CUptiResult r = q_cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER,
+                                                    &size, &per_thread);
+        if (r != CUPTI_SUCCESS) return fprintf(stderr, "per-thread buffers: %d\n", (int)r), 1;
     }
     signal(SIGSEGV, crashed);
     signal(SIGABRT, crashed);

@@ -1095,10 +1095,12 @@
 //! own, or last. Beside threads that use the driver hard, CUPTI 13 itself
 //! is fragile: NVIDIA's libraries alone, under twelve threads loading
 //! modules and making and dropping streams, events and graphs, hung when
-//! recording was turned on or off and crashed inside CUPTI when records
-//! were collected, as every CUPTI-timed report does
-//! (`notes/gpu-run-cupti-kinds-one-gpu.log`); time such a process by
-//! events (`Timing::Events`). Each copy's and kernel's start
+//! recording was turned on or off, and crashed when records were
+//! collected from a buffer per thread, CUPTI 13's default; memplan has
+//! every thread share buffers, which ran clean
+//! (`notes/gpu-run-cupti-kinds-one-gpu.log`). Recording is turned on
+//! once, at the first timed plan: time one before other threads get busy
+//! with the driver, or time by events (`Timing::Events`). Each copy's and kernel's start
 //! and end are taken on the device from the activity records of NVIDIA's
 //! CUPTI, loaded at run time (`libcupti.so` from the loader's path or the
 //! CUDA toolkit; `MEMPLAN_CUPTI` names the file). Where CUPTI cannot be

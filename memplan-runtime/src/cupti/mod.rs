@@ -67,6 +67,10 @@ const KINDS: [(u32, &str); 7] = [
     (records::KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"),
 ];
 
+/// `CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER` (CUPTI 13's
+/// `CUpti_ActivityAttribute`): whether each thread has buffers of its own.
+const PER_THREAD_ACTIVITY_BUFFER: u32 = 9;
+
 type Requested = unsafe extern "C" fn(*mut *mut u8, *mut usize, *mut usize);
 type Completed = unsafe extern "C" fn(*mut c_void, u32, *mut u8, usize, usize);
 
@@ -96,11 +100,10 @@ static STORE: LazyLock<Mutex<Store>> = LazyLock::new(Mutex::default);
 /// do the same, however recording is turned off or on again, and the one
 /// turning on is not safe either: it hung too when it came while other
 /// threads were busy in the driver (`notes/cupti-toggle-stress.c`,
-/// `notes/gpu-run-cupti-kinds-one-gpu.log`). Left on, what costs is
-/// recording the work itself (a fill 1.6 -> 3.3 us to queue), and
-/// collecting records while such threads run can crash inside CUPTI:
-/// nothing memplan can lock away (a lock of its own around the flush made
-/// a new cycle); the docs of `set_timing` say when to time by events.
+/// `notes/gpu-run-cupti-kinds-one-gpu.log`); nothing memplan can lock
+/// away (a lock of its own around CUPTI's calls made a new cycle), so the
+/// docs of `set_timing` say when to time by events. Left on, what costs is
+/// recording the work itself (a fill 1.6 -> 3.3 us to queue).
 static ENABLED: OnceLock<Result<(), String>> = OnceLock::new();
 /// The next op id to hand out (0 is never one).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -267,6 +270,7 @@ fn candidates() -> Vec<String> {
 /// Loads CUPTI, finds its functions and registers the buffer callbacks.
 fn load() -> Result<Api, String> {
     let loaded = dynamic::open("CUPTI", "MEMPLAN_CUPTI", candidates())?;
+    share_buffers(&loaded)?;
     // SAFETY (each lookup): the type is the function's in CUPTI 13's
     // headers (and every CUPTI since 10).
     let register: unsafe extern "C" fn(Requested, Completed) -> Status =
@@ -293,6 +297,32 @@ fn load() -> Result<Api, String> {
         ));
     }
     Ok(api)
+}
+
+/// Has CUPTI write every thread's records into buffers they share, not a
+/// buffer per thread (CUDA 13's default); only before the callbacks are
+/// registered and any kind is on. With a buffer per thread, collecting
+/// records (`cuptiActivityFlushAll`, unforced, as every report does) while
+/// other threads loaded modules and made and dropped streams, events and
+/// graphs crashed inside CUPTI 13 in 11 of 13 stress runs; shared, in none
+/// of 3, and each recorded call cost the host less (a fill 4.1 -> 3.5 us,
+/// `notes/gpu-run-cupti-kinds-one-gpu.log`). A CUPTI that does not know the
+/// attribute keeps its buffers as it does; only CUDA 13's was tried.
+fn share_buffers(loaded: &dynamic::Loaded) -> Result<(), String> {
+    type SetAttribute = unsafe extern "C" fn(u32, *mut usize, *mut c_void) -> Status;
+    // SAFETY: the type is the function's in CUPTI 13's headers.
+    let set: SetAttribute = unsafe { loaded.function("cuptiActivitySetAttribute")? };
+    let mut per_thread: u8 = 0;
+    let mut size = size_of::<u8>();
+    // SAFETY: the attribute's value is a `u8`, of the size passed.
+    let _unknown_to_older = unsafe {
+        set(
+            PER_THREAD_ACTIVITY_BUFFER,
+            &mut size,
+            (&raw mut per_thread).cast(),
+        )
+    };
+    Ok(())
 }
 
 /// CUPTI asks for a buffer to fill. `malloc`'s, 16-byte aligned (records

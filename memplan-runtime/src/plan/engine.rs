@@ -181,9 +181,10 @@ impl<P: Plan> Engine<P> {
     /// threads' driver calls). That recording made each driver call about
     /// 2 us slower on an H100 (the README's "Timelines"): time plans in a
     /// process of their own, or last. Where other threads load modules and
-    /// make and drop streams, events and graphs hard, use
-    /// `Timing::Events`: under such threads, collecting CUPTI's records
-    /// crashed inside CUPTI 13 (`notes/gpu-run-cupti-kinds-one-gpu.log`).
+    /// make and drop streams, events and graphs hard, time the first plan
+    /// before they start, or use `Timing::Events`: turning CUPTI 13's
+    /// recording on beside such threads hung NVIDIA's libraries
+    /// (`notes/gpu-run-cupti-kinds-one-gpu.log`).
     pub fn set_timing(&mut self, timing: impl Into<Timing>) -> Result<()> {
         self.runner.settle();
         self.runner.set_timing(timing.into())
