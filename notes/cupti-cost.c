@@ -212,8 +212,9 @@ int main(int argc, char **argv) {
         if (getenv("CUPTI_GLOBAL")) {
             uint8_t per_thread = 0;
             size_t size = sizeof per_thread;
-            q_cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size,
-                                        &per_thread);
+            CUptiResult r = q_cuptiActivitySetAttribute(
+                CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread);
+            if (r != CUPTI_SUCCESS) return fprintf(stderr, "per-thread buffers: %d\n", (int)r), 1;
         }
         q_cuptiActivityRegisterCallbacks(requested, completed);
     }

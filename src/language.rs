@@ -1092,15 +1092,14 @@
 //! and work until it exits, which made each driver call about 2 us slower
 //! on an H100 (turned off again, it deadlocked inside NVIDIA's libraries
 //! with other threads' driver calls). Time plans in a process of their
-//! own, or last. Beside threads that use the driver hard, CUPTI 13 itself
-//! is fragile: NVIDIA's libraries alone, under twelve threads loading
-//! modules and making and dropping streams, events and graphs, hung when
-//! recording was turned on or off, and crashed when records were
-//! collected from a buffer per thread, CUPTI 13's default; memplan has
-//! every thread share buffers, which ran clean
-//! (`notes/gpu-run-cupti-kinds-one-gpu.log`). Recording is turned on
-//! once, at the first timed plan: time one before other threads get busy
-//! with the driver, or time by events (`Timing::Events`). Each copy's and kernel's start
+//! own, or last; beside threads that use the driver hard, time by events
+//! (`Timing::Events`). There CUPTI 13.0 itself is fragile: NVIDIA's
+//! libraries alone, under twelve threads loading modules and making and
+//! dropping streams, events and graphs, hung when recording was turned
+//! off and on again, and crashed when records were collected from a
+//! buffer per thread, CUPTI 13's default (memplan has every thread share
+//! buffers, which ran 3 stress runs of 60 s without a crash;
+//! `notes/gpu-run-cupti-kinds-one-gpu.log`). Each copy's and kernel's start
 //! and end are taken on the device from the activity records of NVIDIA's
 //! CUPTI, loaded at run time (`libcupti.so` from the loader's path or the
 //! CUDA toolkit; `MEMPLAN_CUPTI` names the file). Where CUPTI cannot be

@@ -81,6 +81,7 @@ struct Api {
     result_string: unsafe extern "C" fn(Status, *mut *const c_char) -> Status,
     enable: unsafe extern "C" fn(u32) -> Status,
     disable: unsafe extern "C" fn(u32) -> Status,
+    set_attribute: unsafe extern "C" fn(u32, *mut usize, *mut c_void) -> Status,
     flush_all: unsafe extern "C" fn(u32) -> Status,
     next_record: unsafe extern "C" fn(*mut u8, usize, *mut *mut u8) -> Status,
     push: unsafe extern "C" fn(u32, u64) -> Status,
@@ -97,13 +98,13 @@ static STORE: LazyLock<Mutex<Store>> = LazyLock::new(Mutex::default);
 /// threads inside libcuda and libcupti (one thread turning it off, others
 /// loading modules, ending captures, page-locking memory;
 /// `notes/gpu-run-cupti-deadlock-one-gpu.log`). NVIDIA's libraries alone
-/// do the same, however recording is turned off or on again, and the one
-/// turning on is not safe either: it hung too when it came while other
-/// threads were busy in the driver (`notes/cupti-toggle-stress.c`,
-/// `notes/gpu-run-cupti-kinds-one-gpu.log`); nothing memplan can lock
-/// away (a lock of its own around CUPTI's calls made a new cycle), so the
+/// do the same, however recording is turned off and on again, and turning
+/// it on again while it was on hung too (`notes/cupti-toggle-stress.c`,
+/// `notes/gpu-run-cupti-kinds-one-gpu.log`); whether the one turning-on
+/// memplan makes can hang beside busy threads was not tested alone. The
 /// docs of `set_timing` say when to time by events. Left on, what costs is
-/// recording the work itself (a fill 1.6 -> 3.3 us to queue).
+/// recording the work itself (with per-thread buffers, a fill 1.6 -> 3.5 us
+/// to queue).
 static ENABLED: OnceLock<Result<(), String>> = OnceLock::new();
 /// The next op id to hand out (0 is never one).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -270,7 +271,6 @@ fn candidates() -> Vec<String> {
 /// Loads CUPTI, finds its functions and registers the buffer callbacks.
 fn load() -> Result<Api, String> {
     let loaded = dynamic::open("CUPTI", "MEMPLAN_CUPTI", candidates())?;
-    share_buffers(&loaded)?;
     // SAFETY (each lookup): the type is the function's in CUPTI 13's
     // headers (and every CUPTI since 10).
     let register: unsafe extern "C" fn(Requested, Completed) -> Status =
@@ -280,6 +280,7 @@ fn load() -> Result<Api, String> {
             result_string: loaded.function("cuptiGetResultString")?,
             enable: loaded.function("cuptiActivityEnable")?,
             disable: loaded.function("cuptiActivityDisable")?,
+            set_attribute: loaded.function("cuptiActivitySetAttribute")?,
             flush_all: loaded.function("cuptiActivityFlushAll")?,
             next_record: loaded.function("cuptiActivityGetNextRecord")?,
             push: loaded.function("cuptiActivityPushExternalCorrelationId")?,
@@ -288,6 +289,7 @@ fn load() -> Result<Api, String> {
             _library: loaded.library,
         }
     };
+    share_buffers(&api);
     // SAFETY: both callbacks have the types CUPTI calls them with.
     let status = unsafe { register(requested, completed) };
     if status != SUCCESS {
@@ -305,24 +307,31 @@ fn load() -> Result<Api, String> {
 /// records (`cuptiActivityFlushAll`, unforced, as every report does) while
 /// other threads loaded modules and made and dropped streams, events and
 /// graphs crashed inside CUPTI 13 in 11 of 13 stress runs; shared, in none
-/// of 3, and each recorded call cost the host less (a fill 4.1 -> 3.5 us,
-/// `notes/gpu-run-cupti-kinds-one-gpu.log`). A CUPTI that does not know the
-/// attribute keeps its buffers as it does; only CUDA 13's was tried.
-fn share_buffers(loaded: &dynamic::Loaded) -> Result<(), String> {
-    type SetAttribute = unsafe extern "C" fn(u32, *mut usize, *mut c_void) -> Status;
-    // SAFETY: the type is the function's in CUPTI 13's headers.
-    let set: SetAttribute = unsafe { loaded.function("cuptiActivitySetAttribute")? };
+/// of 3 (60 s each), and fills, uploads and queries cost the host less
+/// (a fill 4.1 -> 3.5 us; `notes/gpu-run-cupti-kinds-one-gpu.log`). Every
+/// thread's records then share buffers, so a report may wait on a buffer
+/// that also holds another thread's unfinished work (`PATIENCE`, then
+/// those ops count as without a record). A CUPTI that does not know the
+/// attribute keeps its buffers as they are; only CUDA 13.0's was tried,
+/// with the attribute set before `cuInit` in the stress test and at the
+/// first timed plan in memplan (not read back: whether it took there is
+/// shown only by memplan's tests passing, which they do either way).
+/// Beside another CUPTI client that has turned kinds on already, this
+/// changes the attribute mid-session, which CUPTI's header calls
+/// undefined: beside another client, time by events (the module's doc).
+fn share_buffers(api: &Api) {
     let mut per_thread: u8 = 0;
     let mut size = size_of::<u8>();
-    // SAFETY: the attribute's value is a `u8`, of the size passed.
-    let _unknown_to_older = unsafe {
-        set(
+    // SAFETY: the attribute's value is a `u8`, of the size passed. The
+    // status is not read: an older CUPTI refuses an attribute it does not
+    // know, and keeps its buffers as they are.
+    unsafe {
+        (api.set_attribute)(
             PER_THREAD_ACTIVITY_BUFFER,
             &mut size,
             (&raw mut per_thread).cast(),
         )
     };
-    Ok(())
 }
 
 /// CUPTI asks for a buffer to fill. `malloc`'s, 16-byte aligned (records

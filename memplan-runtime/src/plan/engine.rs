@@ -180,10 +180,10 @@ impl<P: Plan> Engine<P> {
     /// off again, it deadlocked inside NVIDIA's libraries with other
     /// threads' driver calls). That recording made each driver call about
     /// 2 us slower on an H100 (the README's "Timelines"): time plans in a
-    /// process of their own, or last. Where other threads load modules and
-    /// make and drop streams, events and graphs hard, time the first plan
-    /// before they start, or use `Timing::Events`: turning CUPTI 13's
-    /// recording on beside such threads hung NVIDIA's libraries
+    /// process of their own, or last. Beside threads that load modules and
+    /// make and drop streams, events and graphs hard, use
+    /// `Timing::Events`: turning CUPTI 13.0's recording off and on again
+    /// beside such threads hung NVIDIA's libraries
     /// (`notes/gpu-run-cupti-kinds-one-gpu.log`).
     pub fn set_timing(&mut self, timing: impl Into<Timing>) -> Result<()> {
         self.runner.settle();
@@ -216,7 +216,7 @@ impl<P: Plan> Engine<P> {
     /// the user's expressions in it panic), a rank of a job first tells
     /// the other ranks, which are waiting to agree on this run: they fail
     /// it too, instead of waiting for ever.
-    // Inlined into both run paths (as `prepare_and_agree` is): left to
+    // Inlined into every run path (as `prepare_and_agree` is): left to
     // LLVM, a program that calls both `run` and `enqueue` got them out of
     // line, and handing their results back through memory cost about 90
     // instructions a run (callgrind, `small_ops --host-only 1`).
