@@ -312,11 +312,9 @@ fn load() -> Result<Api, String> {
 /// thread's records then share buffers, so a report may wait on a buffer
 /// that also holds another thread's unfinished work (`PATIENCE`, then
 /// those ops count as without a record). A CUPTI that does not know the
-/// attribute keeps its buffers as they are; only CUDA 13.0's was tried,
-/// with the attribute set before `cuInit` in the stress test and at the
-/// first timed plan in memplan (not read back: whether it took there is
-/// shown only by memplan's tests passing, which they do either way).
-/// Beside another CUPTI client that has turned kinds on already, this
+/// attribute keeps its buffers as they are. Only CUDA 13.0's was tried:
+/// the stress test set the attribute before `cuInit`, memplan sets it at
+/// the first timed plan, and does not read it back. Beside another CUPTI client that has turned kinds on already, this
 /// changes the attribute mid-session, which CUPTI's header calls
 /// undefined: beside another client, time by events (the module's doc).
 fn share_buffers(api: &Api) {
