@@ -32,7 +32,8 @@ tasks:
                target/gpu-bundle, with a run.sh for a host that has only a driver
   bench        setup, then run the benchmarks on this machine
   host-cost    setup, then time memplan's own host cost per run against a CUDA
-               driver that does nothing (no GPU needed): host-cost [launches...]";
+               driver that does nothing (no GPU needed): host-cost [--count] [launches...]
+               (--count: instructions under valgrind's callgrind, not time)";
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
@@ -47,8 +48,10 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => bundle::run(),
         Some("bench") => bundle::bench(),
         Some("host-cost") => {
-            let launches: Vec<String> = std::env::args().skip(2).collect();
-            host_cost::run_host_cost(&launches)
+            let mut args: Vec<String> = std::env::args().skip(2).collect();
+            let count = args.iter().any(|arg| arg == "--count");
+            args.retain(|arg| arg != "--count");
+            host_cost::run_host_cost(&args, count)
         }
         Some("help" | "--help" | "-h") | None => {
             println!("{USAGE}");
