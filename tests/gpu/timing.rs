@@ -13,6 +13,7 @@ use crate::harness::{GpuTest, context};
 use crate::reports::{CLOCK_SLACK_MS, check_clock, check_stream_order};
 use libtest_mimic::Failed;
 use memplan::{Clock, Timeline, memplan};
+use std::time::{Duration, Instant};
 
 pub const TESTS: &[(&str, GpuTest)] = &[
     (
@@ -324,7 +325,7 @@ fn graph_replays_report_their_wall_time_only() -> Result<(), Failed> {
 /// beside churn, and does not reproduce that crash.
 fn timed_runs_beside_threads_that_make_and_drop_plans() -> Result<(), Failed> {
     const CHURNERS: usize = 6;
-    const FOR: std::time::Duration = std::time::Duration::from_secs(3);
+    const FOR: Duration = Duration::from_secs(3);
     let (n, m, k) = (1 << 20, 1 << 16, 16);
     let ctx = context()?;
     let mut plan = Chunked::new(&ctx, n, m, k)?;
@@ -339,48 +340,41 @@ fn timed_runs_beside_threads_that_make_and_drop_plans() -> Result<(), Failed> {
     // sanitizer's own synchronization from another thread invalidates a
     // capture in progress.
     let capture = matches!(first.clock, Clock::Engine { .. });
-    let deadline = std::time::Instant::now() + FOR;
-    let churn = |_| -> Result<usize, String> {
-        let ctx = memplan::Context::new(0).map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + FOR;
+    let churn = || -> Result<usize, Failed> {
+        let ctx = context()?;
         let mut made = 0;
-        while std::time::Instant::now() < deadline {
-            let mut small = Chunked::new(&ctx, 4096, 1024, 4).map_err(|e| e.to_string())?;
-            small.run().map_err(|e| e.to_string())?;
+        while Instant::now() < deadline {
+            let mut small = Chunked::new(&ctx, 4096, 1024, 4)?;
+            small.run()?;
             if capture && made % 2 == 0 {
-                let mut graph = small.graph().map_err(|e| e.to_string())?;
-                graph.run().map_err(|e| e.to_string())?;
+                small.graph()?.run()?;
             }
             made += 1;
         }
         Ok(made)
     };
-    let (timed, churned) = std::thread::scope(|scope| {
-        let churners: Vec<_> = (0..CHURNERS)
-            .map(|i| scope.spawn(move || churn(i)))
-            .collect();
+    let timed_beside = |plan: &mut Chunked| -> Result<usize, Failed> {
         let mut timed = 0;
-        let mut failed = None;
-        while std::time::Instant::now() < deadline && failed.is_none() {
-            match plan.run() {
-                Ok(report) => {
-                    let checked =
-                        check_clock(&report).and_then(|()| check_stream_order(&report, 3 * k));
-                    if let Err(e) = checked {
-                        failed = Some(e.message().unwrap_or("a check failed").to_owned());
-                    }
-                    timed += 1;
-                }
-                Err(e) => failed = Some(e.to_string()),
-            }
+        while Instant::now() < deadline {
+            let report = plan.run()?;
+            check_clock(&report)?;
+            check_stream_order(&report, 3 * k)?;
+            timed += 1;
         }
-        let churned: Result<Vec<usize>, String> = churners
+        Ok(timed)
+    };
+    let (timed, churned) = std::thread::scope(|scope| {
+        let churners: Vec<_> = (0..CHURNERS).map(|_| scope.spawn(churn)).collect();
+        let timed = timed_beside(&mut plan);
+        let churned: Result<Vec<usize>, Failed> = churners
             .into_iter()
             .map(|c| {
                 c.join()
                     .unwrap_or_else(|_| Err("a churning thread panicked".into()))
             })
             .collect();
-        (failed.map_or(Ok(timed), Err), churned)
+        (timed, churned)
     });
     let (timed, churned) = (timed?, churned?);
     eprintln!(

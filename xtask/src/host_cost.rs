@@ -11,8 +11,8 @@
 //! instructions it took: on a machine whose timings swing between minutes
 //! (this project's: the same binary 0.057 and 0.108 us an op), a count,
 //! steady to about 0.2% from run to run, compares two builds where times
-//! cannot. `callgrind_annotate`
-//! on the output file it names says where they went.
+//! cannot. `callgrind_annotate` on the output file it names says where
+//! they went.
 
 use crate::Result;
 use crate::process::{cargo, output, run};
@@ -60,23 +60,25 @@ pub fn run_host_cost(launches: &[String], count: bool) -> Result {
         bench.display(),
         launches.join(" ")
     );
-    if !count {
-        return run(Command::new(&bench)
-            .arg("--host-only")
-            .args(launches)
-            .env("LD_LIBRARY_PATH", &dir));
-    }
     let counts = dir.join("callgrind.out");
-    let counted = output(
-        Command::new("valgrind")
+    let mut command = if count {
+        let mut valgrind = Command::new("valgrind");
+        valgrind
             .arg("--tool=callgrind")
             .arg(format!("--callgrind-out-file={}", counts.display()))
-            .arg(&bench)
-            .arg("--host-only")
-            .args(launches)
-            .env("LD_LIBRARY_PATH", &dir),
-    )
-    .map_err(|e| format!("{e} (is valgrind installed?)"))?;
+            .arg(&bench);
+        valgrind
+    } else {
+        Command::new(&bench)
+    };
+    command
+        .arg("--host-only")
+        .args(launches)
+        .env("LD_LIBRARY_PATH", &dir);
+    if !count {
+        return run(&mut command);
+    }
+    let counted = output(&mut command).map_err(|e| format!("{e} (is valgrind installed?)"))?;
     let log = String::from_utf8_lossy(&counted.stderr);
     let total = collected(&log).ok_or_else(|| format!("callgrind said no total:\n{log}"))?;
     println!(

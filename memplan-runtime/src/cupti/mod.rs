@@ -314,9 +314,10 @@ fn load() -> Result<Api, String> {
 /// those ops count as without a record). A CUPTI that does not know the
 /// attribute keeps its buffers as they are. Only CUDA 13.0's was tried:
 /// the stress test set the attribute before `cuInit`, memplan sets it at
-/// the first timed plan, and does not read it back. Beside another CUPTI client that has turned kinds on already, this
-/// changes the attribute mid-session, which CUPTI's header calls
-/// undefined: beside another client, time by events (the module's doc).
+/// the first timed plan, and does not read it back. Beside another CUPTI
+/// client that has turned kinds on already, this changes the attribute
+/// mid-session, which CUPTI's header calls undefined: beside another
+/// client, time by events (the module's doc).
 fn share_buffers(api: &Api) {
     let mut per_thread: u8 = 0;
     let mut size = size_of::<u8>();
