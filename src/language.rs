@@ -1065,6 +1065,14 @@
 //!   one field per buffer (`plan.host_mut().data.copy_from_slice(..)`),
 //!   named [`HostView<Plan>`](crate::HostView) and
 //!   [`HostViewMut<Plan>`](crate::HostViewMut) where you need its type.
+//! - Threads: a plan is `Send`, not `Sync`. It can move to another thread
+//!   (a worker that runs it, a pool that takes plans in turns), in flight
+//!   or not: a run submitted on one thread is waited for on another, a
+//!   graph captured on one replays on another, and a plan dropped on any
+//!   thread waits for its work first. One thread uses it at a time, as
+//!   `&mut self` on every method that queues says. Each run makes the
+//!   plan's GPU current on the thread that runs it, and leaves it current;
+//!   waiting needs no GPU current.
 //! - `SUMMARY` and `DIAGRAM` (Mermaid): the plan described. Errors name
 //!   the op or declaration and where it is written (`plan AddOne: copy
 //!   on_gpu -> data at src/main.rs:14:13: ...`).

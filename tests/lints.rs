@@ -72,3 +72,40 @@ fn every_construct_lowers_to_a_plan() {
         Everything::DIAGRAM
     );
 }
+
+memplan! {
+    /// A rank of a job: its communicator and NCCL's calls.
+    pub(crate) plan Rank(n: usize) {
+        ranks world;
+        device d: [f32; n];
+        stream s;
+        on s {
+            fill d with 1.0;
+            all_reduce sum d;
+        }
+    }
+
+    /// A plan on several GPUs, with a collective between them.
+    pub(crate) plan Spread(n: usize, g: usize) {
+        gpus   gpu[g];
+        device part[g]: [f32; n] on gpu;
+        stream s[g] on gpu;
+        for i in 0..g {
+            on s[i] {
+                fill part[i] with 1.0;
+                all_reduce sum part[i];
+            }
+        }
+    }
+}
+
+/// A plan can move to another thread (a worker that runs it, a pool),
+/// whatever it holds; it is not `Sync`: one thread runs it at a time
+/// (`tests/gpu/threads.rs` runs one on three threads).
+#[test]
+fn plans_are_send() {
+    fn send<T: Send>() {}
+    send::<Everything>();
+    send::<Rank>();
+    send::<Spread>();
+}

@@ -19,9 +19,10 @@ pub struct Graph {
     context: Context,
 }
 
-// SAFETY: graph handles may be used from any thread of the process.
+// SAFETY: graph handles may be used from any thread of the process, one
+// thread at a time: CUDA does not synchronize calls on one graph, so a
+// `Graph` is not `Sync` (two threads could launch it at once through `&`).
 unsafe impl Send for Graph {}
-unsafe impl Sync for Graph {}
 
 impl Graph {
     /// Captures the work that `record` queues on `streams` and instantiates

@@ -228,7 +228,9 @@ mod tests {
         send_and_sync::<crate::Stream>();
         send_and_sync::<crate::Event>();
         send_and_sync::<crate::Kernel>();
-        send_and_sync::<crate::Graph>();
+        // Send only: CUDA does not synchronize calls on one graph.
+        fn send<T: Send>() {}
+        send::<crate::Graph>();
     }
 
     #[test]

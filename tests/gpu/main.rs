@@ -19,6 +19,7 @@ mod runtime_memory;
 mod runtime_streams;
 mod sealed;
 mod smoke;
+mod threads;
 mod timing;
 
 fn main() {
@@ -36,6 +37,7 @@ fn main() {
         loops::TESTS,
         batches::TESTS,
         replay::TESTS,
+        threads::TESTS,
         timing::TESTS,
         model_check::TESTS,
     ]

@@ -469,6 +469,11 @@ pub(crate) struct Call {
     pub datatype: u32,
 }
 
+// SAFETY: `send` and `recv` are addresses of GPU memory, data that NCCL
+// reads on whichever thread queues the call; they own nothing, and no
+// thread holds anything of them.
+unsafe impl Send for Call {}
+
 impl Call {
     /// NCCL's name for the call.
     pub fn name(&self) -> &'static str {

@@ -95,6 +95,12 @@ struct Node {
     now: Option<Does>,
 }
 
+// SAFETY: `node` is a handle of a graph the same `Kept` owns, and the
+// captured parameters name memory by address; the driver takes both from
+// any thread (each change in place binds the node's context first), and
+// nothing of them belongs to the thread that captured them.
+unsafe impl Send for Node {}
+
 /// What a node does, in the terms its step is compared in.
 #[derive(PartialEq)]
 enum Does {
