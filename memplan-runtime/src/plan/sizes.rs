@@ -194,8 +194,31 @@ impl Sizes {
 
 /// Runs a size program; `Err` says which step failed and why.
 pub(crate) fn evaluate(program: &[Term], inputs: &[Option<usize>]) -> Result<usize, String> {
-    const MALFORMED: &str = "the plan's size program is malformed";
-    let mut stack: Vec<usize> = Vec::with_capacity(4);
+    // A postfix program never holds more values than it has terms. Most
+    // are a few terms long: those run on a stack of the caller's frame,
+    // since a run evaluates its sizes again each time one changes.
+    const ON_THE_FRAME: usize = 16;
+    if program.len() <= ON_THE_FRAME {
+        evaluate_on(program, inputs, &mut [0; ON_THE_FRAME])
+    } else {
+        evaluate_on(program, inputs, &mut vec![0; program.len()])
+    }
+}
+
+/// What a program that does not add up says.
+const MALFORMED: &str = "the plan's size program is malformed";
+
+/// [`evaluate`] on `stack`, at least as long as `program`.
+fn evaluate_on(
+    program: &[Term],
+    inputs: &[Option<usize>],
+    stack: &mut [usize],
+) -> Result<usize, String> {
+    fn pop(stack: &[usize], depth: &mut usize) -> Result<usize, &'static str> {
+        *depth = depth.checked_sub(1).ok_or(MALFORMED)?;
+        Ok(stack[*depth])
+    }
+    let mut depth = 0;
     for term in program {
         let value = match *term {
             Term::Input(input) => inputs
@@ -207,23 +230,24 @@ pub(crate) fn evaluate(program: &[Term], inputs: &[Option<usize>]) -> Result<usi
                 usize::try_from(value).map_err(|_| format!("{value} does not fit a usize"))?
             }
             Term::U32 => {
-                let value = stack.pop().ok_or(MALFORMED)?;
+                let value = pop(stack, &mut depth)?;
                 u32::try_from(value).map_err(|_| format!("{value} does not fit a u32"))?;
                 value
             }
             Term::Min => {
-                let (b, a) = (stack.pop().ok_or(MALFORMED)?, stack.pop().ok_or(MALFORMED)?);
+                let (b, a) = (pop(stack, &mut depth)?, pop(stack, &mut depth)?);
                 a.min(b)
             }
             operation => {
-                let (b, a) = (stack.pop().ok_or(MALFORMED)?, stack.pop().ok_or(MALFORMED)?);
+                let (b, a) = (pop(stack, &mut depth)?, pop(stack, &mut depth)?);
                 apply(operation, a, b)?
             }
         };
-        stack.push(value);
+        stack[depth] = value;
+        depth += 1;
     }
-    match stack[..] {
-        [value] => Ok(value),
+    match depth {
+        1 => Ok(stack[0]),
         _ => Err(MALFORMED.to_owned()),
     }
 }
@@ -315,6 +339,33 @@ mod tests {
         let mut sizes = Sizes::new(&INFO, &[1, 1]);
         assert!(problem(&mut sizes, 7).contains("malformed"));
         assert!(sizes.get(99).is_err());
+    }
+
+    #[test]
+    fn programs_of_any_depth_add_up() {
+        // 1 + 2 + ... + k, written left-deep (never more than two values
+        // held) and right-deep (all k held at once), on the frame's stack
+        // and past it.
+        for k in 1..=40u64 {
+            let sum = usize::try_from(k * (k + 1) / 2).unwrap();
+            let mut left = vec![Literal(1)];
+            for i in 2..=k {
+                left.extend([Literal(i), Add]);
+            }
+            let mut right: Vec<Term> = (1..=k).map(Literal).collect();
+            right.extend((1..k).map(|_| Add));
+            assert_eq!(evaluate(&left, &[]), Ok(sum), "left-deep, k = {k}");
+            assert_eq!(evaluate(&right, &[]), Ok(sum), "right-deep, k = {k}");
+            // One operation too many, or one too few: malformed, not a panic.
+            let mut under = right.clone();
+            under.push(Add);
+            assert!(evaluate(&under, &[]).unwrap_err().contains("malformed"));
+            if k > 1 {
+                right.pop();
+                assert!(evaluate(&right, &[]).unwrap_err().contains("malformed"));
+            }
+        }
+        assert!(evaluate(&[], &[]).unwrap_err().contains("malformed"));
     }
 
     #[test]
