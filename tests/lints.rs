@@ -100,12 +100,26 @@ memplan! {
 }
 
 /// A plan can move to another thread (a worker that runs it, a pool),
-/// whatever it holds; it is not `Sync`: one thread runs it at a time
-/// (`tests/gpu/threads.rs` runs one on three threads).
+/// whatever it holds (`tests/gpu/threads.rs` runs one on three threads).
+/// It is not `Sync`: `host()` takes `&self` and waits for a run in flight
+/// through state that one thread at a time may use.
 #[test]
-fn plans_are_send() {
+fn plans_are_send_and_not_sync() {
     fn send<T: Send>() {}
     send::<Everything>();
     send::<Rank>();
     send::<Spread>();
+
+    // `T::check` names one function where `T` is not `Sync`, and two,
+    // which the compiler cannot choose between, where it is: this test
+    // stops compiling if a plan becomes `Sync`.
+    trait NotSync<Marker> {
+        fn check() {}
+    }
+    impl<T: ?Sized> NotSync<()> for T {}
+    struct IfSync;
+    impl<T: ?Sized + Sync> NotSync<IfSync> for T {}
+    <Everything as NotSync<_>>::check();
+    <Rank as NotSync<_>>::check();
+    <Spread as NotSync<_>>::check();
 }
