@@ -35,6 +35,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "plans::a_panic_mid_run_waits_before_releasing_slices",
         a_panic_mid_run_waits_before_releasing_slices,
     ),
+    (
+        "plans::host_fills_take_each_runs_value",
+        host_fills_take_each_runs_value,
+    ),
 ];
 
 memplan! {
@@ -119,6 +123,14 @@ memplan! {
         copy data -> on_gpu;
         launch process_data<<<blocks(n, 256), 256>>>(on_gpu, n as i32);
         copy on_gpu -> data;
+    }
+
+    /// Host memory filled by the CPU with each run's values: one of four
+    /// bytes, and one of 40, more than a value keeps in place.
+    plan HostFills(n: usize, run v: f32, run w: [u64; 5]) {
+        host   small: [f32; n] pageable, large: [[u64; 5]; n] pinned;
+        fill small[1..] with v;
+        fill large[..n - 1] with w;
     }
 }
 
@@ -336,4 +348,32 @@ fn a_panic_mid_run_waits_before_releasing_slices() -> Result<(), Failed> {
     ensure!(run.is_err(), "the host step did not panic");
     // The run waited for the queued copy before the panic released `out`.
     same("the copy into the caller's slice", &out, &vec![2.5; N])
+}
+
+/// Runs that change only values rewrite the host fills they resolved
+/// once; a run with the same values leaves them as they are.
+fn host_fills_take_each_runs_value() -> Result<(), Failed> {
+    let ctx = context()?;
+    let n = 100;
+    let mut plan = HostFills::new(&ctx, n)?;
+    plan.host_mut().small.fill(-1.0);
+    plan.host_mut().large.fill([9; 5]);
+    for (v, w) in [(1.0, 3), (2.5, 3), (2.5, 3), (-7.0, u64::MAX), (1.0, 0)] {
+        plan.run(v, [w, 1, 2, 3, w])?;
+        let mut small = vec![v; n];
+        small[0] = -1.0;
+        let mut large = vec![[w, 1, 2, 3, w]; n];
+        large[n - 1] = [9; 5];
+        same(
+            &format!("small after a run of {v}"),
+            plan.host().small,
+            &small,
+        )?;
+        same(
+            &format!("large after a run of {w}"),
+            plan.host().large,
+            &large,
+        )?;
+    }
+    Ok(())
 }

@@ -107,7 +107,7 @@ impl Givens {
 
     /// The value fill `op` writes.
     pub fn fill<T: Element + NoUninit>(&mut self, op: u16, value: T) {
-        let bytes = bytemuck::bytes_of(&value).into();
+        let bytes = FillBytes::from(bytemuck::bytes_of(&value));
         let elem = Elem::of::<T>();
         self.fills.push(Given {
             op,
@@ -319,13 +319,13 @@ impl Value {
 /// A fill value's bytes, and its type.
 #[derive(Clone)]
 pub(crate) struct FillValue {
-    pub bytes: Box<[u8]>,
+    pub bytes: FillBytes,
     pub elem: Elem,
 }
 
 impl FillValue {
     fn same_as(&self, other: &FillValue) -> bool {
-        self.elem.same_as(&other.elem) && self.bytes == other.bytes
+        self.elem.same_as(&other.elem) && *self.bytes == *other.bytes
     }
 }
 
@@ -335,50 +335,66 @@ pub(crate) enum Which {
     Block,
 }
 
-/// A value's bytes: kept in place up to [`ValueBytes::INLINE`] bytes (a
-/// scalar or a vector type), so that a run giving values allocates
-/// nothing for them; on the heap past that.
-pub(crate) enum ValueBytes {
-    Inline {
-        bytes: [MaybeUninit<u8>; ValueBytes::INLINE],
-        len: u8,
-    },
-    Heap(Box<[MaybeUninit<u8>]>),
+/// A launch value's bytes, padding included.
+pub(crate) type ValueBytes = SmallBytes<MaybeUninit<u8>>;
+
+/// A fill value's bytes.
+pub(crate) type FillBytes = SmallBytes<u8>;
+
+/// Bytes kept in place up to [`INLINE`] of them (a scalar or a vector
+/// type), so that a run giving values allocates nothing for them; on the
+/// heap past that. `B` is `u8`, or `MaybeUninit<u8>` for bytes that may
+/// be padding.
+pub(crate) enum SmallBytes<B: Byte> {
+    Inline { bytes: [B; INLINE], len: u8 },
+    Heap(Box<[B]>),
 }
 
-impl ValueBytes {
-    /// The most bytes kept in place: a `double4`'s, the largest of CUDA's
-    /// vector types.
-    pub const INLINE: usize = 32;
+/// The most bytes kept in place: a `double4`'s, the largest of CUDA's
+/// vector types.
+pub(crate) const INLINE: usize = 32;
+
+/// A byte as [`SmallBytes`] holds it.
+pub(crate) trait Byte: Copy {
+    /// What the unused part of an inline array holds.
+    const BLANK: Self;
 }
 
-impl From<&[MaybeUninit<u8>]> for ValueBytes {
-    fn from(bytes: &[MaybeUninit<u8>]) -> Self {
+impl Byte for u8 {
+    const BLANK: Self = 0;
+}
+
+impl Byte for MaybeUninit<u8> {
+    const BLANK: Self = MaybeUninit::uninit();
+}
+
+impl<B: Byte> From<&[B]> for SmallBytes<B> {
+    fn from(bytes: &[B]) -> Self {
         match u8::try_from(bytes.len()) {
-            Ok(len) if bytes.len() <= Self::INLINE => {
-                let mut inline = [MaybeUninit::uninit(); Self::INLINE];
+            Ok(len) if bytes.len() <= INLINE => {
+                let mut inline = [B::BLANK; INLINE];
                 inline[..bytes.len()].copy_from_slice(bytes);
-                ValueBytes::Inline { bytes: inline, len }
+                SmallBytes::Inline { bytes: inline, len }
             }
-            _ => ValueBytes::Heap(bytes.into()),
+            _ => SmallBytes::Heap(bytes.into()),
         }
     }
 }
 
-impl std::ops::Deref for ValueBytes {
-    type Target = [MaybeUninit<u8>];
+impl<B: Byte> std::ops::Deref for SmallBytes<B> {
+    type Target = [B];
 
     fn deref(&self) -> &Self::Target {
         match self {
-            ValueBytes::Inline { bytes, len } => &bytes[..usize::from(*len)],
-            ValueBytes::Heap(bytes) => bytes,
+            SmallBytes::Inline { bytes, len } => &bytes[..usize::from(*len)],
+            SmallBytes::Heap(bytes) => bytes,
         }
     }
 }
 
-impl Clone for ValueBytes {
+impl<B: Byte> Clone for SmallBytes<B> {
     fn clone(&self) -> Self {
-        ValueBytes::from(&**self)
+        SmallBytes::from(&**self)
     }
 }
 
@@ -406,7 +422,7 @@ mod tests {
         let value = given.value_of(0, 1).unwrap();
         assert_eq!(value.integer, Some(7));
         assert!(value.initialized && value.bytes.len() == 4 && value.align == 4);
-        assert!(matches!(value.bytes, ValueBytes::Inline { .. }));
+        assert!(matches!(value.bytes, SmallBytes::Inline { .. }));
         let value = given.value_of(0, 0).unwrap();
         assert_eq!(value.integer, None);
         assert!(value.initialized && value.same_as(value));
@@ -417,7 +433,7 @@ mod tests {
         assert_eq!(padded.bytes.len(), 8);
         // Past what is kept in place, on the heap, bytes intact.
         let large = given.value_of(3, 0).unwrap();
-        assert!(matches!(large.bytes, ValueBytes::Heap(_)));
+        assert!(matches!(large.bytes, SmallBytes::Heap(_)));
         // SAFETY: a `[u8; 33]`'s bytes, all initialized.
         let bytes: Vec<u8> = large
             .bytes
@@ -477,17 +493,30 @@ mod tests {
         fill.fill(7, 3.0_f32);
         assert!(kept.replace(&fill));
         assert!(!kept.replace(&fill));
-        let bytes: Vec<(u16, Box<[u8]>)> = kept
+        let bytes: Vec<(u16, Vec<u8>)> = kept
             .fills
             .iter()
-            .map(|g| (g.op, g.value.bytes.clone()))
+            .map(|g| (g.op, g.value.bytes.to_vec()))
             .collect();
         assert_eq!(
             bytes,
             [
-                (7, Box::from(3.0_f32.to_ne_bytes())),
-                (8, Box::from(2_u32.to_ne_bytes()))
+                (7, 3.0_f32.to_ne_bytes().to_vec()),
+                (8, 2_u32.to_ne_bytes().to_vec())
             ]
+        );
+        // In place, allocating nothing, up to 32 bytes; a larger fill
+        // value on the heap, bytes intact.
+        assert!(matches!(
+            kept.fills[0].value.bytes,
+            SmallBytes::Inline { len: 4, .. }
+        ));
+        let mut large = Givens::default();
+        large.fill(9, [3_u64; 5]);
+        assert!(matches!(large.fills[0].value.bytes, SmallBytes::Heap(_)));
+        assert_eq!(
+            *large.fills[0].value.bytes,
+            *bytemuck::bytes_of(&[3_u64; 5])
         );
         // A fill given twice in one run: the first stands.
         let mut twice = Givens::default();
@@ -566,7 +595,7 @@ mod tests {
         given.value(1, 0, ());
         given.value::<&i32>(2, 0, &5);
         let inline = &given.value_of(0, 0).unwrap().bytes;
-        assert!(matches!(inline, ValueBytes::Inline { len: 32, .. }));
+        assert!(matches!(inline, SmallBytes::Inline { len: 32, .. }));
         let cloned = inline.clone();
         // SAFETY: a `[u8; 32]`'s bytes, all initialized.
         let read = |b: &ValueBytes| {

@@ -189,7 +189,10 @@ impl Steps {
                     true
                 }
                 (&Rewrite::Fill { value, .. }, Step::FillHost { value: bytes, .. }) => {
-                    *bytes = given.fills[value].value.bytes.clone();
+                    let new = &*given.fills[value].value.bytes;
+                    if **bytes != *new {
+                        *bytes = Box::from(new);
+                    }
                     true
                 }
                 (Rewrite::Arguments(_) | Rewrite::Fill { .. }, _) | (_, Step::Pending) => false,

@@ -359,7 +359,7 @@ impl Resolver<'_> {
             }
             return Ok(Step::FillHost {
                 dst: to.addr,
-                value: value.value.bytes.clone(),
+                value: Box::from(&*value.value.bytes),
                 bytes: to.bytes,
             });
         }
