@@ -10,7 +10,7 @@
 
 use crate::data::{floats, same};
 use crate::harness::{GpuTest, context};
-use crate::reports::{CLOCK_SLACK_MS, check_clock, check_stream_order};
+use crate::reports::{CLOCK_SLACK_MS, check_clock, check_stream_order, check_stream_order_within};
 use libtest_mimic::Failed;
 use memplan::{Clock, Timeline, memplan};
 use std::time::{Duration, Instant};
@@ -354,15 +354,25 @@ fn timed_runs_beside_threads_that_make_and_drop_plans() -> Result<(), Failed> {
         }
         Ok(made)
     };
-    let timed_beside = |plan: &mut Chunked| -> Result<usize, Failed> {
-        let mut timed = 0;
+    // Beside six threads busy in the driver, CUPTI's mapping of the
+    // device's clock to the host's was seen 50 us off, every op of a run
+    // late by as much (`notes/gpu-run-churn-clock-one-gpu.log`): the
+    // spans' order and count are what this test is about, and a record
+    // of another run would still be a run's length (0.6 ms here) off.
+    const CHURN_CLOCK_SLACK_MS: f64 = 0.25;
+    let timed_beside = |plan: &mut Chunked| -> Result<(usize, f64), Failed> {
+        let (mut timed, mut late_ms) = (0, 0.0_f64);
         while Instant::now() < deadline {
             let report = plan.run()?;
             check_clock(&report)?;
-            check_stream_order(&report, 3 * k)?;
+            check_stream_order_within(&report, 3 * k, CHURN_CLOCK_SLACK_MS)?;
+            let wall_ms = report.wall.as_secs_f64() * 1e3;
+            for op in &report.ops {
+                late_ms = late_ms.max(op.end_ms - wall_ms);
+            }
             timed += 1;
         }
-        Ok(timed)
+        Ok((timed, late_ms))
     };
     let (timed, churned) = std::thread::scope(|scope| {
         let churners: Vec<_> = (0..CHURNERS).map(|_| scope.spawn(churn)).collect();
@@ -376,10 +386,12 @@ fn timed_runs_beside_threads_that_make_and_drop_plans() -> Result<(), Failed> {
             .collect();
         (timed, churned)
     });
-    let (timed, churned) = (timed?, churned?);
+    let ((timed, late_ms), churned) = (timed?, churned?);
     eprintln!(
-        "{timed} timed runs beside {} plans made and dropped",
-        churned.iter().sum::<usize>()
+        "{timed} timed runs beside {} plans made and dropped; the latest op ended {:.1} us \
+         after its run's wait",
+        churned.iter().sum::<usize>(),
+        late_ms * 1e3
     );
     ensure!(
         timed > 0 && churned.iter().all(|&c| c > 0),
