@@ -16,7 +16,11 @@
 //! ways the driver offers: each kernel node set (what a replayed plan
 //! does), or the calls captured again and applied by `cuGraphExecUpdate`.
 //! Each is timed twice: until the run is queued (the host's cost), and
-//! until it is done.
+//! until it is done. The by-hand calls launch through memplan's
+//! `Kernel::launch`, as the plans do: memplan-kernels' saxpy waits for the
+//! kernel before it first, so on GPUs of compute capability 9.0 and newer
+//! both launch it early (programmatic dependent launch), and the table
+//! says so.
 //!
 //! Run it with `cargo xtask bench`, or `benches/small_ops` in the gpu-bundle.
 
@@ -228,7 +232,7 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
         ctx.device_name()?
     );
     let names = [
-        "by hand (cuLaunchKernel)",
+        "by hand (Kernel::launch)",
         "plan.run(), same run",
         "plan.run(), value changes",
     ];
@@ -439,15 +443,20 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     let done = done.map(|mut t| median(&mut t));
     let ops = (k + 2) as f64;
     println!(
-        "{k} launches and 2 fills on {}, a length and a value each run, median of {REPS} runs, us per op:",
-        ctx.device_name()?
+        "{k} launches and 2 fills on {}, a length and a value each run, median of {REPS} runs, us per op{}:",
+        ctx.device_name()?,
+        if RawLaunches::new(&ctx, ELEMENTS)?.saxpy.launches_early() {
+            " (saxpy launched early, by hand and by plans)"
+        } else {
+            ""
+        }
     );
     println!(
         "  {:<28} {:>8} {:>10} {:>8} {:>10}",
         "", "queued", "x by hand", "done", "x by hand"
     );
     let names = [
-        "by hand (cuLaunchKernel)",
+        "by hand (Kernel::launch)",
         "plan.run(), same run",
         "plan.run(), value changes",
         "replayed, same run",
@@ -698,7 +707,7 @@ impl RawLaunches {
                     (self.n as i32, a, x, y),
                 )
             }
-            .at("cuLaunchKernel", at)?;
+            .at("Kernel::launch", at)?;
         }
         Ok(())
     }

@@ -215,12 +215,38 @@
 //! | that `&out` writes all of its range | the contract (`MEMPLAN_WRITES`) | an empty grid, which runs nothing, given a non-empty `&out` range is refused by `new` or `run`; an extent the checks cannot follow counts as the whole argument, so `new` refuses it shorter than its argument |
 //! | where each parameter lies in the argument buffer | the compiled kernel | `new` asks the driver (`cuFuncGetParamInfo`) |
 //! | everything above, for an `unsafe kernel` | your declaration | only the driver's account at `new` |
+//! | that the body waits for the work before it before it touches memory | the compiled PTX, read by `memplan-build` | proved per architecture (below); a kernel not proved launches as usual |
 //!
 //! Safe Rust states none of these facts: a declaration restates them, and
 //! must agree, or names types whose `unsafe` impls vouch for them. A
 //! kernel whose source states no contract for a pointer (a library's, say)
 //! is declared `unsafe kernel`; a Rust type that merely shares a class's
 //! name, or an alias of the same size, matches nothing.
+//!
+//! **Early launches.** A kernel whose body opens with
+//! `memplan_wait_for_previous()` (from `memplan.cuh`), or with
+//! `cudaGridDependencySynchronize()`, reads and writes nothing until the
+//! kernel before it on its stream has finished and its memory is visible.
+//! memplan launches such a kernel early (programmatic dependent launch:
+//! `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_
+//! SERIALIZATION`), so that it starts while the one before it finishes,
+//! which on an H200 took `benches/small_ops`' 100 one-block saxpys,
+//! replayed as a graph, from 1.32 to 0.86 us a kernel
+//! (`notes/gpu-run-early-launches-one-gpu.log`). Nothing is declared: `memplan-build` proves it from the PTX
+//! nvcc compiled each architecture's code from (the wait comes before
+//! anything but reading the parameters and moving registers: no load,
+//! store, branch or call), and the runtime launches early only on a GPU
+//! of compute capability 9.0 or newer whose code, as the driver picks it
+//! (the machine code of its major version, or the PTX it compiles), is
+//! proved, and for kernels of images `memplan-build` made
+//! ([`Kernel::launches_early`](crate::Kernel::launches_early) says).
+//! Plans, graphs and `Kernel::launch` alike. An op that is no kernel
+//! (a copy, a fill, an event) between two kernels orders them as
+//! always. A timed run may show such a kernel starting before the one
+//! before it ended: its first instructions ran then, and the time it
+//! spent waiting counts as busy, so the report's time saved by overlap
+//! counts it too. Code compiled with `-G` is not proved (its entry opens
+//! with a label and a branch); with `-lineinfo` it is.
 //!
 //! A declaration that disagrees is one error at its name, which says what
 //! differs, shows the C++ and gives a declaration that matches it. For an

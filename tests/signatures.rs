@@ -20,3 +20,30 @@ fn the_signatures_file_lists_what_the_images_hold() {
         }
     }
 }
+
+/// memplan-build proves from the PTX which kernels wait for the work
+/// before them first: memplan-kernels' saxpy does, on sm_90 and in its
+/// compute_90 PTX (sm_80 has no such wait); a kernel that reads memory
+/// before it waits, and one that never waits, are not proved.
+#[test]
+fn the_images_say_which_kernels_wait_first() {
+    let waits = |image: &memplan::Image, symbol: &str| {
+        let kernels = image.kernels().expect("built by memplan-build");
+        let kernel = kernels.iter().find(|k| k.symbol == symbol);
+        kernel.unwrap_or_else(|| panic!("no {symbol}")).waits_first
+    };
+    let saxpy = waits(&memplan_kernels::SAXPY, "saxpy");
+    assert_eq!(saxpy.machine_code, [(80, false), (90, true)]);
+    assert_eq!(saxpy.ptx, [(90, true)]);
+    assert!(saxpy.on(90) && saxpy.on(100) && !saxpy.on(80));
+    for (image, symbol) in [
+        (&memplan_kernels::CHECKS, "reads_then_waits"),
+        (&memplan_kernels::VECTOR_ADD, "vadd"),
+    ] {
+        let forms = waits(image, symbol);
+        assert!(
+            forms.machine_code.iter().chain(forms.ptx).all(|&(_, w)| !w) && !forms.on(90),
+            "{symbol}: {forms:?}"
+        );
+    }
+}

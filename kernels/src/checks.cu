@@ -15,3 +15,14 @@ extern "C" __global__ void sum_u32(MEMPLAN_READS(n) const unsigned int *data,
     FOR_EACH_INDEX(i, n) { local += data[i]; }
     atomicAdd(sum, local);
 }
+
+// *out = data[0], read before waiting for the work before it: a kernel
+// memplan-build must not prove to wait first (tests/signatures.rs).
+extern "C" __global__ void reads_then_waits(MEMPLAN_READS(1) const unsigned int *data,
+                                            MEMPLAN_WRITES(1) unsigned int *out) {
+    unsigned int first = data[0];
+    memplan_wait_for_previous();
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        *out = first;
+    }
+}

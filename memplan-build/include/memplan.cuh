@@ -48,3 +48,22 @@
 #define MEMPLAN_WRITES(...) MEMPLAN_CONTRACT_("writes", __VA_ARGS__)
 #define MEMPLAN_UPDATES(...) MEMPLAN_CONTRACT_("updates", __VA_ARGS__)
 #define MEMPLAN_ATOMIC(...) MEMPLAN_CONTRACT_("atomic", __VA_ARGS__)
+
+// memplan_wait_for_previous(): waits until the work queued before this
+// kernel on its stream has finished and its memory is visible, and lets
+// the work after it start launching. Called first in a kernel's body,
+// before it reads or writes any memory, it lets memplan launch the kernel
+// while the work before it still runs (programmatic dependent launch, on
+// GPUs of compute capability 9.0 and newer), which shortens a chain of
+// small kernels. memplan-build proves from the PTX that the body waits
+// first (nothing but reading parameters and moving registers before it);
+// a kernel it cannot prove is launched as any other. Before sm_90, and
+// outside nvcc, it does nothing.
+#if defined(__CUDACC__)
+__device__ __forceinline__ void memplan_wait_for_previous() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+#endif

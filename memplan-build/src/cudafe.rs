@@ -16,6 +16,7 @@
 
 use crate::contract::{Contracts, KernelContracts, Lookup};
 use crate::demangle::{self, Function};
+use crate::waits::Forms;
 
 /// A `__global__` function of a source file.
 #[derive(Debug)]
@@ -32,6 +33,9 @@ pub struct Found {
     /// The contract of each parameter, where the source states any (see
     /// [`crate::contract`]).
     pub contracts: Lookup,
+    /// Which of its compiled forms wait first (see [`crate::waits`]);
+    /// filled in once the fatbin's PTX is read.
+    pub waits_first: Forms,
 }
 
 impl Found {
@@ -86,6 +90,7 @@ pub fn kernels(host_code: &str, preprocessed: &[&str]) -> Result<Vec<Found>, Str
                 qualified,
                 function,
                 contracts,
+                waits_first: Forms::default(),
             })
         })
         .collect()

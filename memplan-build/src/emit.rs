@@ -151,9 +151,18 @@ fn signature(kernel: &Found, layouts: &Layouts, runtime: &str) -> String {
         Err(why) => (kernel.symbol.clone(), "None".to_owned(), why.clone()),
     };
     let contracts = rust_contracts(kernel.contracts(), runtime);
+    let forms = |forms: &[(u32, bool)]| {
+        let forms: Vec<String> = forms.iter().map(|(a, w)| format!("({a}, {w})")).collect();
+        format!("&[{}]", forms.join(", "))
+    };
+    let waits_first = format!(
+        "{runtime}::WaitsFirst {{ machine_code: {}, ptx: {} }}",
+        forms(&kernel.waits_first.machine_code),
+        forms(&kernel.waits_first.ptx)
+    );
     format!(
         "{runtime}::KernelSignature {{ symbol: {:?}, name: {name:?}, params: {params}, \
-         contracts: {contracts}, cpp: {cpp:?} }}",
+         contracts: {contracts}, cpp: {cpp:?}, waits_first: {waits_first} }}",
         kernel.symbol
     )
 }

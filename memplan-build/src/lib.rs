@@ -47,6 +47,10 @@
 //!   file, which includes the source, for the same architectures, so the
 //!   source sees the same predefined macros in the fatbin's compilation as
 //!   in those that read its kernels, probe them and measure their classes.
+//! - Reads from the PTX each architecture's code is compiled from which
+//!   kernels wait for the work before them before they touch memory
+//!   (`memplan_wait_for_previous()`, `cudaGridDependencySynchronize()`):
+//!   the runtime launches those early on GPUs that run proved code.
 //! - Measures the size and alignment of every class a kernel takes by
 //!   value or points to (`float4`, `struct Window`) with nvcc, for the
 //!   checks that match Rust types with them.
@@ -71,6 +75,7 @@ mod params;
 mod probe;
 pub mod setup;
 mod spelling;
+mod waits;
 #[cfg(test)]
 mod with_nvcc;
 
@@ -307,6 +312,7 @@ impl Kernels {
             gencode: &gencode,
             architectures: &architectures,
         };
+        let (machine_code, ptx) = (&self.machine_code[..], &self.ptx[..]);
         let read = in_parallel(sources, |index, source| {
             let out = work.join(format!("{index}"));
             let compiled = nvcc::compile(&settings, source, &out)?;
@@ -316,6 +322,10 @@ impl Kernels {
             let mut found = cudafe::kernels(&compiled.host_code, &compiled.preprocessed())
                 .map_err(in_source)?;
             probe_kernels(&settings, source, &mut found, &out);
+            let waiting = waits::waiting_by_architecture(&compiled.device_ptx);
+            for kernel in &mut found {
+                kernel.waits_first = waits::Forms::of(&kernel.symbol, &waiting, machine_code, ptx);
+            }
             for kernel in &found {
                 if let contract::Lookup::Ambiguous(why) = &kernel.contracts {
                     println!(

@@ -67,6 +67,9 @@ pub struct Compiled {
     /// compilation of the fatbin, by the name nvcc gives it
     /// (`compute_90`).
     pub device_preprocessed: Vec<(String, String)>,
+    /// The PTX the fatbin's machine code and PTX were made from, for each
+    /// GPU architecture, by the name nvcc gives it (`compute_90`).
+    pub device_ptx: Vec<(String, String)>,
 }
 
 /// Compiles `source` into `out` (a folder of its own): the fatbin and its
@@ -142,6 +145,11 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         .into_iter()
         .map(|(name, text)| (architecture_of(&name), text))
         .collect();
+    // `memplan.compute_90.ptx`: the same.
+    let device_ptx = kept(&device_dir, ".ptx")?
+        .into_iter()
+        .map(|(name, text)| (architecture_of(&name), text))
+        .collect();
     let depends = fs::read_to_string(&depfile)
         .map_err(|e| format!("cannot read {}: {e}", depfile.display()))?;
     let host_code =
@@ -156,6 +164,7 @@ pub fn compile(settings: &Settings, source: &Path, out: &Path) -> Result<Compile
         host_code,
         host_preprocessed,
         device_preprocessed,
+        device_ptx,
     })
 }
 

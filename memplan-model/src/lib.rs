@@ -52,6 +52,8 @@ pub use op::{
 pub use param::{ParamLayout, ParamSlot};
 pub use plan::Plan;
 pub use rust_scalar::RustScalar;
-pub use signature::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
+pub use signature::{
+    CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature, WaitsFirst,
+};
 pub use site::Site;
 pub use size::{Size, Term};

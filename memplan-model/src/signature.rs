@@ -81,6 +81,58 @@ pub struct KernelSignature {
     /// `extern "C" __global__ void vadd(const float *, const float *, float *, int)`,
     /// or with the contracts and names where the source states contracts.
     pub cpp: &'static str,
+    /// Which of the kernel's compiled forms wait for the work queued
+    /// before them before they touch memory, as `memplan-build` proved it.
+    pub waits_first: WaitsFirst,
+}
+
+/// Which of a kernel's compiled forms open by waiting for the work queued
+/// before them on their stream (`griddepcontrol.wait`, which
+/// `cudaGridDependencySynchronize()` compiles to) before they touch
+/// memory, proved from the PTX each form was compiled from: where the form
+/// a GPU runs is one of them, memplan lets the kernel start while the
+/// work before it finishes (programmatic dependent launch).
+///
+/// Each form is named by its architecture: `90` is `sm_90` machine code,
+/// compiled from `compute_90` PTX, or that PTX itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitsFirst {
+    /// The machine code, by architecture, and whether it waits first.
+    pub machine_code: &'static [(u32, bool)],
+    /// The PTX, by virtual architecture, and whether it waits first.
+    pub ptx: &'static [(u32, bool)],
+}
+
+impl WaitsFirst {
+    /// Nothing known: no form waits first.
+    pub const UNKNOWN: WaitsFirst = WaitsFirst {
+        machine_code: &[],
+        ptx: &[],
+    };
+
+    /// Whether the form a GPU of compute capability `capability` (`90`
+    /// for 9.0) runs waits first, whichever the driver picks: the machine
+    /// code of its major version with the highest minor not above its
+    /// own, or, where there is none (or `CUDA_FORCE_PTX_JIT` is set), the
+    /// PTX of the highest architecture not above it. Both must wait where
+    /// both exist; a GPU older than 9.0 cannot launch early at all.
+    pub fn on(&self, capability: u32) -> bool {
+        let pick = |forms: &[(u32, bool)], fits: &dyn Fn(u32) -> bool| {
+            forms
+                .iter()
+                .filter(|(arch, _)| fits(*arch))
+                .max_by_key(|(arch, _)| *arch)
+                .map(|&(_, waits)| waits)
+        };
+        let machine = pick(self.machine_code, &|arch| {
+            arch / 10 == capability / 10 && arch <= capability
+        });
+        let ptx = pick(self.ptx, &|arch| arch <= capability);
+        capability >= 90
+            && (machine.is_some() || ptx.is_some())
+            && machine.unwrap_or(true)
+            && ptx.unwrap_or(true)
+    }
 }
 
 /// What a kernel's body does with the elements of a pointer parameter,
@@ -129,4 +181,46 @@ pub enum ExtentTerm {
     Div,
     /// Pops `b`, then `a`; pushes the remainder of `a / b`.
     Rem,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WaitsFirst;
+
+    #[test]
+    fn a_gpu_launches_early_only_where_the_form_it_runs_waits() {
+        // memplan-build's default: machine code for sm_80 and sm_90, PTX
+        // for compute_90; compute_80 cannot wait (no griddepcontrol).
+        let default = WaitsFirst {
+            machine_code: &[(80, false), (90, true)],
+            ptx: &[(90, true)],
+        };
+        assert!(!default.on(80) && !default.on(86), "before 9.0, never");
+        assert!(
+            default.on(90),
+            "sm_90's machine code and compute_90's PTX wait"
+        );
+        // 10.0 has no machine code of its major: it compiles compute_90.
+        assert!(default.on(100) && default.on(120));
+        // Machine code that waits, beside PTX that does not: a 9.0 GPU
+        // told to compile PTX (CUDA_FORCE_PTX_JIT) would run the PTX.
+        let old_ptx = WaitsFirst {
+            machine_code: &[(90, true)],
+            ptx: &[(80, false)],
+        };
+        assert!(!old_ptx.on(90) && !old_ptx.on(100));
+        // Machine code alone: only its own major version runs it.
+        let machine_only = WaitsFirst {
+            machine_code: &[(90, true)],
+            ptx: &[],
+        };
+        assert!(machine_only.on(90) && !machine_only.on(100));
+        // The highest form not above the GPU decides.
+        let two = WaitsFirst {
+            machine_code: &[],
+            ptx: &[(90, true), (100, false)],
+        };
+        assert!(two.on(90) && !two.on(100) && !two.on(120));
+        assert!(!WaitsFirst::UNKNOWN.on(90));
+    }
 }

@@ -70,7 +70,10 @@ impl Image {
     /// # Safety
     /// As for [`from_static`](Self::from_static), and `kernels` lists the
     /// image's `__global__` functions with their parameters as compiled:
-    /// plans trust it to pass each kernel arguments it can read.
+    /// plans trust it to pass each kernel arguments it can read. Each
+    /// form its `waits_first` marks as waiting does wait for the work
+    /// before it (`griddepcontrol.wait`) before it touches memory: such a
+    /// kernel is launched while that work may still run.
     pub const unsafe fn from_build(
         bytes: &'static [u8],
         kernels: &'static [KernelSignature],

@@ -7,7 +7,7 @@ use crate::image::{Format, Image};
 use crate::stream::Stream;
 use cust::memory::DeviceCopy;
 use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
-use memplan_model::ParamSlot;
+use memplan_model::{KernelSignature, ParamSlot};
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -28,6 +28,9 @@ pub struct Module(Arc<Loaded>);
 struct Loaded {
     raw: CUmodule,
     context: Context,
+    /// The signatures of its kernels, where memplan-build made the image:
+    /// which of their compiled forms wait first.
+    kernels: Option<&'static [KernelSignature]>,
 }
 
 // SAFETY: module handles may be used from any thread of the process.
@@ -43,7 +46,9 @@ impl Module {
         match image.format() {
             // SAFETY: binary images hold bytes nvcc wrote (their
             // constructors' promise).
-            Format::Binary => unsafe { Self::from_bytes(context, image.bytes()) },
+            Format::Binary => unsafe {
+                Self::from_bytes_of(context, image.bytes(), image.kernels())
+            },
             Format::Ptx => {
                 let text = std::str::from_utf8(image.bytes());
                 // `from_ptx` took a `&str`: it is text.
@@ -66,6 +71,21 @@ impl Module {
     /// it, which the driver follows, lies within `bytes`.
     #[track_caller]
     pub unsafe fn from_bytes(context: &Context, bytes: &[u8]) -> Result<Module> {
+        // SAFETY: forwarded to the caller.
+        unsafe { Self::from_bytes_of(context, bytes, None) }
+    }
+
+    /// [`from_bytes`](Self::from_bytes), knowing the signatures of its
+    /// kernels where memplan-build made the image.
+    ///
+    /// # Safety
+    /// As for `from_bytes`.
+    #[track_caller]
+    unsafe fn from_bytes_of(
+        context: &Context,
+        bytes: &[u8],
+        kernels: Option<&'static [KernelSignature]>,
+    ) -> Result<Module> {
         let at = Location::caller();
         if bytes.as_ptr().align_offset(crate::image::ALIGNMENT) != 0 {
             return Err(Fault::Unsupported(
@@ -74,7 +94,7 @@ impl Module {
             .at("cuModuleLoadData", at);
         }
         crate::image::check_image(bytes).at("cuModuleLoadData", at)?;
-        Self::load(context, bytes.as_ptr().cast(), at)
+        Self::load(context, bytes.as_ptr().cast(), kernels, at)
     }
 
     /// Loads PTX source (`cuModuleLoadData`), compiling it for this GPU.
@@ -83,10 +103,15 @@ impl Module {
         let at = Location::caller();
         let ptx = CString::new(ptx).map_err(|_| Fault::Unsupported("PTX text contains a NUL byte"));
         let ptx = ptx.at("cuModuleLoadData", at)?;
-        Self::load(context, ptx.as_ptr().cast(), at)
+        Self::load(context, ptx.as_ptr().cast(), None, at)
     }
 
-    fn load(context: &Context, image: *const c_void, at: Location) -> Result<Module> {
+    fn load(
+        context: &Context,
+        image: *const c_void,
+        kernels: Option<&'static [KernelSignature]>,
+        at: Location,
+    ) -> Result<Module> {
         context.bind_to_thread()?;
         // SAFETY: `image` points to a complete image; the driver reads it
         // during this call only.
@@ -94,7 +119,24 @@ impl Module {
         Ok(Module(Arc::new(Loaded {
             raw,
             context: context.clone(),
+            kernels,
         })))
+    }
+
+    /// Whether kernel `symbol` is launched early on this module's GPU:
+    /// memplan-build proved that the form of it this GPU runs waits for
+    /// the work before it first, and the driver can.
+    fn launches_early(&self, symbol: &str) -> Result<bool> {
+        let Some(signature) = self
+            .0
+            .kernels
+            .and_then(|kernels| kernels.iter().find(|k| k.symbol == symbol))
+        else {
+            return Ok(false);
+        };
+        let (major, minor) = self.0.context.compute_capability()?;
+        let capability = u32::try_from(major * 10 + minor).unwrap_or(0);
+        Ok(signature.waits_first.on(capability) && driver::can_launch_early())
     }
 
     /// The kernel named `name` (its `extern "C"` name).
@@ -114,6 +156,7 @@ impl Module {
         }?;
         Ok(Kernel {
             raw,
+            early: self.launches_early(name)?,
             _module: self.clone(),
             attributes: Arc::new([const { AtomicU32::new(UNREAD) }; ATTRIBUTES_KEPT]),
         })
@@ -131,6 +174,9 @@ impl Drop for Loaded {
 #[derive(Clone)]
 pub struct Kernel {
     raw: CUfunction,
+    /// Launched early (programmatic dependent launch): see
+    /// [`launches_early`](Kernel::launches_early).
+    early: bool,
     _module: Module,
     /// The attributes plans check launches against, read from the driver
     /// once: a plan resolves a launch at every run that changes it, and a
@@ -158,6 +204,17 @@ impl Kernel {
     /// valid while the kernel lives.
     pub fn raw(&self) -> CUfunction {
         self.raw
+    }
+
+    /// Whether its launches may start while the kernel before them on
+    /// their stream still runs (programmatic dependent launch): where
+    /// memplan-build proved that the compiled form this GPU runs waits for
+    /// the work before it (`memplan_wait_for_previous()`, or
+    /// `cudaGridDependencySynchronize()`) before it touches memory, on a
+    /// GPU of compute capability 9.0 or newer. Only kernels of images
+    /// memplan-build made can be.
+    pub fn launches_early(&self) -> bool {
+        self.early
     }
 
     /// Queues the kernel on `stream` (`cuLaunchKernel`).
@@ -219,17 +276,16 @@ impl Kernel {
             block,
             shared_bytes,
         } = config;
-        // SAFETY: a live function handle (its module is held); the rest
-        // is forwarded to the caller.
+        let (grid, block) = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
+        // SAFETY: a live function handle (its module is held); early only
+        // where the code this GPU runs waits for the work before it first
+        // (`launches_early`); the rest is forwarded to the caller.
         unsafe {
-            driver::launch_kernel(
-                self.raw,
-                [grid.x, grid.y, grid.z],
-                [block.x, block.y, block.z],
-                shared_bytes,
-                stream,
-                arguments,
-            )
+            if self.early {
+                driver::launch_kernel_early(self.raw, grid, block, shared_bytes, stream, arguments)
+            } else {
+                driver::launch_kernel(self.raw, grid, block, shared_bytes, stream, arguments)
+            }
         }
     }
 

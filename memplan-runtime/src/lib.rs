@@ -83,7 +83,9 @@ pub use host::{HostAlloc, PinnedBuffer, Registered, RegisteredRef};
 pub use image::{Aligned, Image};
 pub use kernel::{Dim3, Kernel, KernelArgs, KernelValue, LaunchConfig, Module, blocks};
 pub use memory::{DeviceAddress, DeviceMemory, DevicePtr, Element, HostMemory, HostMemoryMut};
-pub use memplan_model::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
+pub use memplan_model::{
+    CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature, WaitsFirst,
+};
 pub use memplan_model::{ParamLayout, ParamSlot};
 pub use op::{OpInfo, OpKind};
 pub use peer::{copy_peer, copy_peer_async};

@@ -7,6 +7,7 @@ mod harness;
 mod batches;
 mod contracts;
 mod data;
+mod early;
 mod kernels;
 mod loops;
 mod model_check;
@@ -33,6 +34,7 @@ fn main() {
         placed::TESTS,
         sealed::TESTS,
         kernels::TESTS,
+        early::TESTS,
         contracts::TESTS,
         loops::TESTS,
         batches::TESTS,

@@ -14,7 +14,9 @@
 //! would be rustc's lexer error at the macro's call.
 
 use memplan_model::signatures_file::{FILE, unsealed};
-use memplan_model::{CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature};
+use memplan_model::{
+    CParam, CScalar, Contract, ContractAccess, ExtentTerm, KernelSignature, WaitsFirst,
+};
 use std::sync::Mutex;
 use syn::{Expr, Lit};
 
@@ -125,6 +127,36 @@ fn signature(expr: &Expr) -> Option<KernelSignature> {
         params,
         contracts: leak(contracts),
         cpp: leak_str(string(field(&fields, "cpp")?)?),
+        waits_first: waits_first(field(&fields, "waits_first")?)?,
+    })
+}
+
+/// `WaitsFirst { machine_code: &[(90, true)], ptx: &[(90, true)] }`: the
+/// runtime alone reads it, and it is read back whole so that the file
+/// says what the images hold.
+fn waits_first(expr: &Expr) -> Option<WaitsFirst> {
+    let fields = fields(expr, "WaitsFirst")?;
+    let forms = |name: &str| -> Option<&'static [(u32, bool)]> {
+        let forms = slice(field(&fields, name)?)?
+            .into_iter()
+            .map(|form| {
+                let Expr::Tuple(pair) = form else {
+                    return None;
+                };
+                match (pair.elems.first()?, pair.elems.get(1)?, pair.elems.len()) {
+                    (arch, Expr::Lit(waits), 2) => match &waits.lit {
+                        Lit::Bool(waits) => Some((integer(arch)?, waits.value)),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(leak(forms))
+    };
+    Some(WaitsFirst {
+        machine_code: forms("machine_code")?,
+        ptx: forms("ptx")?,
     })
 }
 
@@ -318,9 +350,9 @@ mod tests {
     /// As `memplan-build` writes it (its runtime path included).
     const WRITTEN: &str = r#"// Written by memplan-build.
 [
-("ADD_ONE", &[::memplan::KernelSignature { symbol: "process_data", name: "process_data", params: Some(&[::memplan::CParam::Pointer { pointee: ::memplan::CScalar::F32, konst: false }, ::memplan::CParam::Value(::memplan::CScalar::I32)]), contracts: &[Some(::memplan::Contract { access: ::memplan::ContractAccess::Updates, extent: "n * 2", program: &[::memplan::ExtentTerm::Param(1), ::memplan::ExtentTerm::Literal(2), ::memplan::ExtentTerm::Mul] }), None], cpp: "extern \"C\" __global__ void process_data(MEMPLAN_UPDATES(n * 2) float *data, int n)" }]),
-("CLASSES", &[::memplan::KernelSignature { symbol: "_Z1fP6float4", name: "f", params: Some(&[::memplan::CParam::Pointer { pointee: ::memplan::CScalar::Named { name: "float4", size: 16, align: 16 }, konst: true }, ::memplan::CParam::Other("float **")]), contracts: &[], cpp: "__global__ void f(const float4 *, float **)" },
-    ::memplan::KernelSignature { symbol: "g", name: "g", params: None, contracts: &[], cpp: "a type memplan-build cannot read" }]),
+("ADD_ONE", &[::memplan::KernelSignature { symbol: "process_data", name: "process_data", params: Some(&[::memplan::CParam::Pointer { pointee: ::memplan::CScalar::F32, konst: false }, ::memplan::CParam::Value(::memplan::CScalar::I32)]), contracts: &[Some(::memplan::Contract { access: ::memplan::ContractAccess::Updates, extent: "n * 2", program: &[::memplan::ExtentTerm::Param(1), ::memplan::ExtentTerm::Literal(2), ::memplan::ExtentTerm::Mul] }), None], cpp: "extern \"C\" __global__ void process_data(MEMPLAN_UPDATES(n * 2) float *data, int n)", waits_first: ::memplan::WaitsFirst { machine_code: &[(80, false), (90, true)], ptx: &[(90, true)] } }]),
+("CLASSES", &[::memplan::KernelSignature { symbol: "_Z1fP6float4", name: "f", params: Some(&[::memplan::CParam::Pointer { pointee: ::memplan::CScalar::Named { name: "float4", size: 16, align: 16 }, konst: true }, ::memplan::CParam::Other("float **")]), contracts: &[], cpp: "__global__ void f(const float4 *, float **)", waits_first: ::memplan::WaitsFirst { machine_code: &[], ptx: &[] } },
+    ::memplan::KernelSignature { symbol: "g", name: "g", params: None, contracts: &[], cpp: "a type memplan-build cannot read", waits_first: ::memplan::WaitsFirst { machine_code: &[], ptx: &[] } }]),
 ]
 "#;
 
@@ -356,6 +388,13 @@ mod tests {
             ]
         );
         assert!(add_one[0].cpp.starts_with("extern \"C\" __global__"));
+        assert_eq!(
+            add_one[0].waits_first,
+            WaitsFirst {
+                machine_code: &[(80, false), (90, true)],
+                ptx: &[(90, true)],
+            }
+        );
         let classes = built.image("CLASSES").unwrap();
         assert_eq!(
             classes[0].params.unwrap(),

@@ -1,4 +1,5 @@
 use super::*;
+use crate::signature::WaitsFirst;
 
 const F32: RustType = RustType::primitive(RustScalar::F32).unwrap();
 const I32: RustType = RustType::primitive(RustScalar::I32).unwrap();
@@ -31,6 +32,7 @@ const SIGNATURES: &[KernelSignature] = &[
         ]),
         contracts: &[Some(READS_N), Some(WRITES_N), None],
         cpp: "extern \"C\" __global__ void vadd(MEMPLAN_READS(n) const float *a, MEMPLAN_WRITES(n) float *c, int n)",
+        waits_first: WaitsFirst::UNKNOWN,
     },
     KernelSignature {
         symbol: "bare",
@@ -44,6 +46,7 @@ const SIGNATURES: &[KernelSignature] = &[
         ]),
         contracts: &[],
         cpp: "extern \"C\" __global__ void bare(float *, int)",
+        waits_first: WaitsFirst::UNKNOWN,
     },
     KernelSignature {
         symbol: "window",
@@ -74,6 +77,7 @@ const SIGNATURES: &[KernelSignature] = &[
             None,
         ],
         cpp: "extern \"C\" __global__ void window(MEMPLAN_UPDATES(n) float4 *v, Window w, int n)",
+        waits_first: WaitsFirst::UNKNOWN,
     },
 ];
 /// The module's signatures, as an image built by memplan-build lists them.

@@ -19,6 +19,7 @@
 
 mod context;
 mod copy;
+mod early;
 mod error;
 mod event;
 mod ffi;
@@ -29,6 +30,7 @@ mod stream;
 
 pub(crate) use context::*;
 pub(crate) use copy::*;
+pub(crate) use early::*;
 pub use error::DriverError;
 pub(crate) use event::*;
 pub(crate) use graph::*;
