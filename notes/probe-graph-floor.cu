@@ -43,15 +43,17 @@ int main() {
   cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0)); int drv; cudaDriverGetVersion(&drv);
   printf("%s, driver %d; median of %d blocks of %d replays, each waited for (us a node)\n", p.name, drv, BLOCKS, REPS);
   // fills: two memsets first, as small_ops' plan has.
-  struct Way { const char *name; Kern k; bool pdl; bool fills; } ways[] = {{"saxpy", saxpy, false, false}, {"empty", empty, false, false}, {"saxpy, PDL", saxpy_pdl, true, false}, {"empty, PDL", empty, true, false},
-    {"stride", saxpy_stride, false, false}, {"fills+saxpy", saxpy, false, true}, {"fills+PDL", saxpy_pdl, true, true}};
+  // prio: instantiated with cudaGraphInstantiateFlagUseNodePriority, as memplan instantiates.
+  struct Way { const char *name; Kern k; bool pdl; bool fills; bool prio; } ways[] = {{"saxpy", saxpy, false, false, false}, {"empty", empty, false, false, false}, {"saxpy, PDL", saxpy_pdl, true, false, false}, {"empty, PDL", empty, true, false, false},
+    {"stride", saxpy_stride, false, false, false}, {"fills+saxpy", saxpy, false, true, false}, {"fills+PDL", saxpy_pdl, true, true, false},
+    {"saxpy, prio", saxpy, false, false, true}, {"PDL, prio", saxpy_pdl, true, false, true}};
   printf("%6s %-12s %10s %10s %12s\n", "nodes", "kernel", "graph", "stream", "graph, no wait");
   for (int K : {1, 10, 100}) for (auto &w : ways) {
-    if (K != 100 && (w.k == saxpy_stride || w.fills)) continue;
+    if (K != 100 && (w.k == saxpy_stride || w.fills || w.prio)) continue;
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     if (w.fills) { CK(cudaMemsetAsync(x, 0, n * 4, s)); CK(cudaMemsetAsync(y, 0, n * 4, s)); }
     for (int k = 0; k < K; k++) launch(s, w.k, w.pdl, n, 1.0f, x, y);
-    cudaGraph_t g; CK(cudaStreamEndCapture(s, &g)); cudaGraphExec_t e; CK(cudaGraphInstantiate(&e, g, 0)); CK(cudaGraphUpload(e, s));
+    cudaGraph_t g; CK(cudaStreamEndCapture(s, &g)); cudaGraphExec_t e; CK(cudaGraphInstantiate(&e, g, w.prio ? cudaGraphInstantiateFlagUseNodePriority : 0)); CK(cudaGraphUpload(e, s));
     for (int r = 0; r < 200; r++) CK(cudaGraphLaunch(e, s)); CK(cudaStreamSynchronize(s));
     std::vector<double> gw, sw, gn;
     for (int b = 0; b < BLOCKS; b++) {
