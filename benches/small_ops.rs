@@ -140,6 +140,13 @@ fn main() -> Result<(), memplan::Error> {
     // need no graph (so that a driver that does nothing can stand in for
     // the GPU's, to profile memplan's own host cost).
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // `--dot DIR`: the 100 launches' graph by hand and the plan's, as
+    // DOT files, to compare what each captured; nothing is timed.
+    if let [flag, dir] = &args[..]
+        && flag == "--dot"
+    {
+        return write_dots(std::path::Path::new(dir));
+    }
     let host_only = args.first().is_some_and(|arg| arg == "--host-only");
     let mut alone: Vec<usize> = args.iter().skip(1).filter_map(|k| k.parse().ok()).collect();
     if alone.is_empty() {
@@ -165,6 +172,30 @@ fn main() -> Result<(), memplan::Error> {
             each_way_alone(launches)?;
         }
     }
+    Ok(())
+}
+
+/// Writes `by-hand-100.dot` and `plan-100.dot` into `dir`: the graph of
+/// 100 launches and the two fills captured by hand, and the plan's.
+fn write_dots(dir: &std::path::Path) -> Result<(), memplan::Error> {
+    let Some(ctx) = common::context_or_skip("small_ops")? else {
+        return Ok(());
+    };
+    let k = 100;
+    let raw = RawLaunches::new(&ctx, ELEMENTS)?;
+    // SAFETY: `raw` outlives the graph, dropped at the end of this function.
+    let by_hand = unsafe { InPlace::new(&raw, k)? };
+    let path = dir.join("by-hand-100.dot");
+    let c_path = std::ffi::CString::new(path.to_string_lossy().as_bytes()).unwrap_or_default();
+    // SAFETY: a live graph; a NUL-terminated path read during the call.
+    driver(
+        unsafe { cu::cuGraphDebugDotPrint(by_hand.graph, c_path.as_ptr(), 1) },
+        "cuGraphDebugDotPrint",
+    )?;
+    let mut plan = Launches::new(&ctx, ELEMENTS, k)?;
+    plan.graph(ELEMENTS, 1.0)?
+        .write_dot(&dir.join("plan-100.dot"))?;
+    println!("wrote {} and plan-100.dot beside it", path.display());
     Ok(())
 }
 

@@ -6,6 +6,8 @@ use crate::error::{Fault, Location, Result, ResultExt};
 use crate::event::Event;
 use crate::stream::Stream;
 use cust::sys::{CUgraph, CUgraphExec, CUstream, CUstreamCaptureMode_enum};
+use std::ffi::CString;
+use std::path::Path;
 
 /// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY` (CUDA 11.7): a graph's
 /// kernels run at the priority of the stream they were captured from.
@@ -58,6 +60,23 @@ impl Graph {
 }
 
 impl Graph {
+    /// Writes the captured graph to `path` in Graphviz's DOT language,
+    /// every node with its parameters (`cuGraphDebugDotPrint`): what was
+    /// captured, to read or to compare with another graph.
+    #[track_caller]
+    pub fn write_dot(&self, path: &Path) -> Result<()> {
+        let at = Location::caller();
+        let path = path
+            .to_str()
+            .and_then(|path| CString::new(path).ok())
+            .ok_or(Fault::Unsupported(
+                "a DOT file's path must be UTF-8 without NUL bytes",
+            ))
+            .at("cuGraphDebugDotPrint", at)?;
+        // SAFETY: a live graph, held by `self`.
+        unsafe { driver::graph_debug_dot_print(self.graph, &path) }.at("cuGraphDebugDotPrint", at)
+    }
+
     /// The graph captured and the executable graph made from it.
     pub(crate) fn handles(&self) -> (CUgraph, CUgraphExec) {
         (self.graph, self.exec)

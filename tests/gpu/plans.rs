@@ -238,6 +238,15 @@ fn graph_replays_match_runs() -> Result<(), Failed> {
             direct.host().data,
         )?;
     }
+    // What was captured, as DOT: a graph with a kernel's node in it.
+    let dot = std::env::temp_dir().join(format!("memplan-add-one-{}.dot", std::process::id()));
+    graph.write_dot(&dot)?;
+    let text = std::fs::read_to_string(&dot)?;
+    let _ = std::fs::remove_file(&dot);
+    ensure!(
+        text.contains("digraph") && text.to_lowercase().contains("kernel"),
+        "the DOT file: {text:.300}"
+    );
     let mut rounds = Rounds::new(&ctx, 16)?;
     let refused = rounds
         .graph()

@@ -117,6 +117,7 @@ unsafe extern "C" {
         cudaVersion: c_int,
         flags: c_ulonglong,
     ) -> Status;
+    pub fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> Status;
     pub fn cuGraphDestroy(hGraph: CUgraph) -> Status;
     pub fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> Status;
     pub fn cuGraphInstantiateWithFlags(

@@ -8,7 +8,7 @@ use cust::sys::{
     CUDA_KERNEL_NODE_PARAMS, CUDA_MEMSET_NODE_PARAMS, CUcontext, CUgraph, CUgraphExec, CUgraphNode,
     CUstream, CUstreamCaptureMode,
 };
-use std::ffi::c_ulonglong;
+use std::ffi::{CStr, c_uint, c_ulonglong};
 
 /// Begins capturing the work queued on `stream` into a graph
 /// (`cuStreamBeginCapture`).
@@ -61,6 +61,20 @@ pub(crate) unsafe fn graph_instantiate_with_flags(
 pub(crate) unsafe fn graph_launch(exec: CUgraphExec, stream: CUstream) -> Result<(), DriverError> {
     // SAFETY: forwarded to the caller.
     check(unsafe { cu::cuGraphLaunch(exec, stream) })
+}
+
+/// Writes a graph's nodes, edges and every node's parameters to `path`
+/// in Graphviz's DOT language (`cuGraphDebugDotPrint`, verbose).
+///
+/// # Safety
+/// `graph` is live.
+#[inline]
+pub(crate) unsafe fn graph_debug_dot_print(graph: CUgraph, path: &CStr) -> Result<(), DriverError> {
+    /// `CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE`: everything the driver can say.
+    const VERBOSE: c_uint = 1;
+    // SAFETY: a NUL-terminated path, read during the call; the graph is
+    // the caller's promise.
+    check(unsafe { cu::cuGraphDebugDotPrint(graph, path.as_ptr(), VERBOSE) })
 }
 
 /// Destroys a graph (`cuGraphDestroy`).

@@ -74,6 +74,13 @@ impl<'p, P: Plan> PlanGraph<'p, P> {
         Ok(InFlight::new(self.engine.runner()))
     }
 
+    /// Writes the captured graph to `path` in Graphviz's DOT language
+    /// ([`Graph::write_dot`]): each op's node with its parameters.
+    #[track_caller]
+    pub fn write_dot(&self, path: &std::path::Path) -> Result<()> {
+        self.graph.write_dot(path)
+    }
+
     /// The plan's host buffers, to read between replays.
     pub fn host(&self) -> P::Host<'_> {
         self.engine.host()
