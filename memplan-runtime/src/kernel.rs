@@ -217,7 +217,8 @@ impl Kernel {
         self.early
     }
 
-    /// Queues the kernel on `stream` (`cuLaunchKernel`).
+    /// Queues the kernel on `stream` (`cuLaunchKernel`; `cuLaunchKernelEx`
+    /// for a kernel that [launches early](Self::launches_early)).
     ///
     /// `args` is a tuple of the kernel's arguments in order: [`DevicePtr`]s
     /// for pointer parameters, plain values for the rest.
@@ -259,7 +260,8 @@ impl Kernel {
         Ok(())
     }
 
-    /// `cuLaunchKernel` with an array of pointers to the argument values.
+    /// The launch with an array of pointers to the argument values: early
+    /// where the kernel may be, else `cuLaunchKernel`.
     ///
     /// # Safety
     /// `arguments` holds one pointer per kernel parameter, each to a value
