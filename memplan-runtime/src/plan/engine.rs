@@ -226,7 +226,10 @@ impl<P: Plan> Engine<P> {
         let state = &self.state;
         let gave = catch_unwind(AssertUnwindSafe(|| given(state, &mut run)));
         let applied = match gave {
-            Ok(()) => self.runner.apply(run),
+            // The closure evaluates the caller's expressions, which may
+            // run code that binds another context (another GPU's plan):
+            // the plan's is bound again before anything is queued.
+            Ok(()) => self.runner.apply(run).and_then(|()| self.runner.bind()),
             Err(panic) => {
                 let _ = self.runner.agree_for_run(false);
                 resume_unwind(panic)
