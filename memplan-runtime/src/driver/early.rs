@@ -8,7 +8,7 @@
 
 use super::error::{DriverError, check};
 use super::ffi::Status;
-use super::module::get_proc_address;
+use super::module::{get_proc_address, launch_kernel};
 use cust::sys::{CUfunction, CUstream};
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::OnceLock;
@@ -82,9 +82,9 @@ pub(crate) fn can_launch_early() -> bool {
     launch_kernel_ex().is_some()
 }
 
-/// Launches `function` as [`launch_kernel`](super::launch_kernel) does,
-/// allowed to start before the work before it on `stream` has finished;
-/// where the driver cannot, as `launch_kernel` does.
+/// Launches `function` as [`launch_kernel`] does, allowed to start before
+/// the work before it on `stream` has finished; where the driver cannot,
+/// as `launch_kernel` does.
 ///
 /// # Safety
 /// As for `launch_kernel`, and the compiled code the GPU runs waits for
@@ -100,9 +100,7 @@ pub(crate) unsafe fn launch_kernel_early(
 ) -> Result<(), DriverError> {
     let Some(launch) = launch_kernel_ex() else {
         // SAFETY: forwarded to the caller.
-        return unsafe {
-            super::launch_kernel(function, grid, block, shared_bytes, stream, arguments)
-        };
+        return unsafe { launch_kernel(function, grid, block, shared_bytes, stream, arguments) };
     };
     let mut attribute = LaunchAttribute {
         id: PROGRAMMATIC_STREAM_SERIALIZATION,
