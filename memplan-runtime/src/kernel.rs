@@ -123,20 +123,20 @@ impl Module {
         })))
     }
 
-    /// Whether kernel `symbol` is launched early on this module's GPU:
+    /// How kernel `symbol` is launched early on this module's GPU, where
     /// memplan-build proved that the form of it this GPU runs waits for
-    /// the work before it first, and the driver can.
-    fn launches_early(&self, symbol: &str) -> Result<bool> {
+    /// the work before it first and the driver can; `None` elsewhere.
+    fn launches_early(&self, symbol: &str) -> Result<Option<driver::LaunchEarly>> {
         let Some(signature) = self
             .0
             .kernels
             .and_then(|kernels| kernels.iter().find(|k| k.symbol == symbol))
         else {
-            return Ok(false);
+            return Ok(None);
         };
         let (major, minor) = self.0.context.compute_capability()?;
         let capability = u32::try_from(major * 10 + minor).unwrap_or(0);
-        Ok(signature.waits_first.on(capability) && driver::can_launch_early())
+        Ok(driver::launch_early().filter(|_| signature.waits_first.on(capability)))
     }
 
     /// The kernel named `name` (its `extern "C"` name).
@@ -174,9 +174,9 @@ impl Drop for Loaded {
 #[derive(Clone)]
 pub struct Kernel {
     raw: CUfunction,
-    /// Launched early (programmatic dependent launch): see
-    /// [`launches_early`](Kernel::launches_early).
-    early: bool,
+    /// How it is launched early (programmatic dependent launch), where it
+    /// is: see [`launches_early`](Kernel::launches_early).
+    early: Option<driver::LaunchEarly>,
     _module: Module,
     /// The attributes plans check launches against, read from the driver
     /// once: a plan resolves a launch at every run that changes it, and a
@@ -214,7 +214,7 @@ impl Kernel {
     /// GPU of compute capability 9.0 or newer. Only kernels of images
     /// memplan-build made can be.
     pub fn launches_early(&self) -> bool {
-        self.early
+        self.early.is_some()
     }
 
     /// Queues the kernel on `stream` (`cuLaunchKernel`; `cuLaunchKernelEx`
@@ -283,10 +283,11 @@ impl Kernel {
         // where the code this GPU runs waits for the work before it first
         // (`launches_early`); the rest is forwarded to the caller.
         unsafe {
-            if self.early {
-                driver::launch_kernel_early(self.raw, grid, block, shared_bytes, stream, arguments)
-            } else {
-                driver::launch_kernel(self.raw, grid, block, shared_bytes, stream, arguments)
+            match self.early {
+                Some(early) => early.launch(self.raw, grid, block, shared_bytes, stream, arguments),
+                None => {
+                    driver::launch_kernel(self.raw, grid, block, shared_bytes, stream, arguments)
+                }
             }
         }
     }

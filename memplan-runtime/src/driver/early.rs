@@ -8,7 +8,7 @@
 
 use super::error::{DriverError, check};
 use super::ffi::Status;
-use super::module::{get_proc_address, launch_kernel};
+use super::module::get_proc_address;
 use cust::sys::{CUfunction, CUstream};
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::OnceLock;
@@ -61,64 +61,64 @@ type LaunchKernelEx = unsafe extern "C" fn(
     *mut *mut c_void,
 ) -> Status;
 
+/// The driver's `cuLaunchKernelEx`, which launches a kernel early: found
+/// at run time, as [`FuncGetParamInfo`](super::FuncGetParamInfo) is, so
+/// that holding one says the driver can.
+#[derive(Clone, Copy)]
+pub(crate) struct LaunchEarly(LaunchKernelEx);
+
 /// The driver's `cuLaunchKernelEx`, asked for once; `None` where the
 /// driver predates it (kernels are then launched as any other).
-fn launch_kernel_ex() -> Option<LaunchKernelEx> {
-    static FOUND: OnceLock<Option<LaunchKernelEx>> = OnceLock::new();
+pub(crate) fn launch_early() -> Option<LaunchEarly> {
+    static FOUND: OnceLock<Option<LaunchEarly>> = OnceLock::new();
     *FOUND.get_or_init(|| {
         // 11080 asks for the function as CUDA 11.8 introduced it.
-        let function = get_proc_address(c"cuLaunchKernelEx", 11080, 0).ok()?;
-        if function.is_null() {
-            return None;
-        }
+        let function = get_proc_address(c"cuLaunchKernelEx", 11080)?;
         // SAFETY: the driver's `cuLaunchKernelEx`, whose C signature
         // `LaunchKernelEx` states.
-        Some(unsafe { std::mem::transmute::<*mut c_void, LaunchKernelEx>(function) })
+        Some(LaunchEarly(unsafe {
+            std::mem::transmute::<*mut c_void, LaunchKernelEx>(function.as_ptr())
+        }))
     })
 }
 
-/// Whether this driver can launch kernels early.
-pub(crate) fn can_launch_early() -> bool {
-    launch_kernel_ex().is_some()
-}
-
-/// Launches `function` as [`launch_kernel`] does, allowed to start before
-/// the work before it on `stream` has finished; where the driver cannot,
-/// as `launch_kernel` does.
-///
-/// # Safety
-/// As for `launch_kernel`, and the compiled code the GPU runs waits for
-/// the work before it (`griddepcontrol.wait`) before it touches memory.
-#[inline]
-pub(crate) unsafe fn launch_kernel_early(
-    function: CUfunction,
-    grid: [c_uint; 3],
-    block: [c_uint; 3],
-    shared_bytes: c_uint,
-    stream: CUstream,
-    arguments: *mut *mut c_void,
-) -> Result<(), DriverError> {
-    let Some(launch) = launch_kernel_ex() else {
-        // SAFETY: forwarded to the caller.
-        return unsafe { launch_kernel(function, grid, block, shared_bytes, stream, arguments) };
-    };
-    let mut attribute = LaunchAttribute {
-        id: PROGRAMMATIC_STREAM_SERIALIZATION,
-        pad: [0; 4],
-        value: AttributeValue {
-            allowed: 1,
-            rest: [0; 60],
-        },
-    };
-    let config = LaunchConfig {
-        grid,
-        block,
-        shared_bytes,
-        stream,
-        attributes: &mut attribute,
-        attribute_count: 1,
-    };
-    // SAFETY: the config and its one attribute live during the call; the
-    // rest is forwarded to the caller.
-    check(unsafe { launch(&config, function, arguments, std::ptr::null_mut()) })
+impl LaunchEarly {
+    /// Launches `function` as [`launch_kernel`](super::launch_kernel)
+    /// does, allowed to start before the work before it on `stream` has
+    /// finished.
+    ///
+    /// # Safety
+    /// As for `launch_kernel`, and the compiled code the GPU runs waits
+    /// for the work before it (`griddepcontrol.wait`) before it touches
+    /// memory.
+    #[inline]
+    pub(crate) unsafe fn launch(
+        self,
+        function: CUfunction,
+        grid: [c_uint; 3],
+        block: [c_uint; 3],
+        shared_bytes: c_uint,
+        stream: CUstream,
+        arguments: *mut *mut c_void,
+    ) -> Result<(), DriverError> {
+        let mut attribute = LaunchAttribute {
+            id: PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value: AttributeValue {
+                allowed: 1,
+                rest: [0; 60],
+            },
+        };
+        let config = LaunchConfig {
+            grid,
+            block,
+            shared_bytes,
+            stream,
+            attributes: &mut attribute,
+            attribute_count: 1,
+        };
+        // SAFETY: the config and its one attribute live during the call;
+        // the rest is forwarded to the caller.
+        check(unsafe { (self.0)(&config, function, arguments, std::ptr::null_mut()) })
+    }
 }

@@ -3,7 +3,8 @@
 use super::error::{DriverError, check};
 use super::ffi::{self as cu, Status};
 use cust::sys::{CUfunction, CUfunction_attribute, CUmodule, CUstream};
-use std::ffi::{CStr, c_int, c_uint, c_ulonglong, c_void};
+use std::ffi::{CStr, c_int, c_uint, c_void};
+use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 /// Loads a module from an image in memory (`cuModuleLoadData`).
@@ -116,17 +117,13 @@ pub(crate) unsafe fn launch_kernel(
 }
 
 /// A driver function by name, as the driver of `cuda_version` gives it
-/// (`cuGetProcAddress`); null if the driver has none.
-#[inline]
-pub(crate) fn get_proc_address(
-    symbol: &CStr,
-    cuda_version: c_int,
-    flags: c_ulonglong,
-) -> Result<*mut c_void, DriverError> {
+/// (`cuGetProcAddress`, default flags): one cust_raw (CUDA 11) does not
+/// declare; `None` if the driver has none.
+pub(crate) fn get_proc_address(symbol: &CStr, cuda_version: c_int) -> Option<NonNull<c_void>> {
     let mut function = std::ptr::null_mut();
     // SAFETY: a NUL-terminated name; writes one pointer.
-    check(unsafe { cu::cuGetProcAddress(symbol.as_ptr(), &mut function, cuda_version, flags) })?;
-    Ok(function)
+    check(unsafe { cu::cuGetProcAddress(symbol.as_ptr(), &mut function, cuda_version, 0) }).ok()?;
+    NonNull::new(function)
 }
 
 /// `cuFuncGetParamInfo` (CUDA 12.4), which cust_raw (CUDA 11) does not
@@ -143,14 +140,11 @@ pub(crate) fn func_get_param_info() -> Option<FuncGetParamInfo> {
     static FOUND: OnceLock<Option<FuncGetParamInfo>> = OnceLock::new();
     *FOUND.get_or_init(|| {
         // 12040 asks for the function as CUDA 12.4 introduced it.
-        let function = get_proc_address(c"cuFuncGetParamInfo", 12040, 0).ok()?;
-        if function.is_null() {
-            return None;
-        }
+        let function = get_proc_address(c"cuFuncGetParamInfo", 12040)?;
         // SAFETY: the driver's `cuFuncGetParamInfo`, whose C signature
         // `ParamInfoFn` states.
         Some(FuncGetParamInfo(unsafe {
-            std::mem::transmute::<*mut c_void, ParamInfoFn>(function)
+            std::mem::transmute::<*mut c_void, ParamInfoFn>(function.as_ptr())
         }))
     })
 }
