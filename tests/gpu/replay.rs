@@ -415,6 +415,12 @@ fn runs_of_one_shape_change_their_graph_in_place() -> Result<(), Failed> {
         (0, 2.0, captured),
         (3, -1.0, changed(4)),
         (3, -1.0, changed(0)),
+        // To the empty run's graph and back: each graph is compared with
+        // the run again, as the other was replayed in between.
+        (0, 2.0, changed(0)),
+        (3, -1.0, changed(0)),
+        (3, 5.0, changed(1)),
+        (3, 5.0, changed(0)),
     ];
     for (len, a, how) in runs {
         let report = plan.run(len, a)?;

@@ -292,8 +292,13 @@ impl LaunchStep {
         resolve: impl Fn(Addr) -> Result<u64, Fault>,
     ) -> Result<Option<(LaunchConfig, &[u8])>, Fault> {
         self.patch(resolve)?;
+        Ok(self.as_patched_node())
+    }
+
+    /// [`as_node`](Self::as_node) as the last patch left the addresses.
+    pub fn as_patched_node(&self) -> Option<(LaunchConfig, &[u8])> {
         if !self.initialized {
-            return Ok(None);
+            return None;
         }
         // SAFETY: every byte of `storage` is initialized: its chunks start
         // zeroed, and every argument written over them is of initialized
@@ -304,7 +309,7 @@ impl LaunchStep {
                 size_of_val::<[Chunk]>(&self.storage),
             )
         };
-        Ok(Some((self.config, bytes)))
+        Some((self.config, bytes))
     }
 
     /// Fills in the addresses known only during a run.

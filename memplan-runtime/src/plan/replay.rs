@@ -66,6 +66,11 @@ struct Kept {
     /// By step: the node it became, for the steps that became one.
     nodes: Vec<Option<Node>>,
     replayed: u64,
+    /// The runner's count of changes to its steps (`Runner::changes`)
+    /// when this graph was last made to do what they do: while the count
+    /// stands, the graph is replayed as it is, its shape and nodes not
+    /// looked at again.
+    holds: Option<u64>,
 }
 
 /// What a graph holds fixed of one step; see the module's documentation.
@@ -131,15 +136,19 @@ impl Replays {
     /// Replays the run `steps` were resolved for: changes the nodes of
     /// the steps that read what the run gives in the graph of its shape
     /// and launches it, capturing that graph first if none is kept.
+    /// `changes` counts the changes made to `steps` so far: a graph made
+    /// to do what they do at the same count is launched as it is.
     /// `plan_error` names the plan in errors of no one op.
     ///
     /// # Safety
     /// As for [`Step::run`] for every step, at each launch of the graph:
     /// the plan's memory stays allocated, and the host off it, until its
-    /// streams have finished the replay.
+    /// streams have finished the replay. `changes` grows whenever `steps`
+    /// are resolved again or have values written into them.
     pub unsafe fn replay(
         &mut self,
         steps: &mut [Resolved],
+        changes: u64,
         target: Target<'_, '_>,
         plan_error: &dyn Fn(&'static str, Fault) -> Error,
     ) -> Result<Replayed> {
@@ -148,8 +157,46 @@ impl Replays {
             return Err(plan_error("graph launch", Fault::Unsupported(NO_STREAM)));
         };
         self.clock += 1;
-        let shape: Vec<Shape> = steps.iter().map(shape_of).collect();
-        let kept = self.graphs.iter().position(|kept| kept.shape == shape);
+        // The steps are as the last replay left them (a loop of equal
+        // runs): that graph does what they do, nothing to compare.
+        let holding = self
+            .graphs
+            .iter()
+            .position(|kept| kept.holds == Some(changes));
+        let (at, replayed) = match holding {
+            Some(at) => (at, Replayed::Changed { nodes: 0 }),
+            // SAFETY: the caller's promise.
+            None => unsafe { self.find_or_capture(steps, on, streams) }?,
+        };
+        let kept = &mut self.graphs[at];
+        kept.replayed = self.clock;
+        kept.holds = Some(changes);
+        // Changing nodes and capturing bind each step's GPU: the graph is
+        // launched in its first stream's.
+        if on.contexts.len() > 1 {
+            (first.context().bind_to_thread())
+                .map_err(|e| plan_error("graph launch", e.fault().clone()))?;
+        }
+        // SAFETY: the caller's promise.
+        unsafe { kept.graph.launch(first) }?;
+        Ok(replayed)
+    }
+
+    /// The graph of the shape of `steps`, its nodes changed to do what
+    /// they do, or a new graph captured from them; with how it was made.
+    ///
+    /// # Safety
+    /// As for [`Replays::replay`].
+    unsafe fn find_or_capture(
+        &mut self,
+        steps: &mut [Resolved],
+        on: &mut Resources,
+        streams: &[Stream],
+    ) -> Result<(usize, Replayed)> {
+        let kept = self
+            .graphs
+            .iter()
+            .position(|kept| kept.holds_shape_of(steps));
         let at = match kept {
             // SAFETY: the caller's promise.
             Some(at) => match unsafe { self.graphs[at].update(steps, on) } {
@@ -168,14 +215,14 @@ impl Replays {
             },
             None => None,
         };
-        let (at, replayed) = match at {
+        Ok(match at {
             Some(kept) => kept,
             None => {
                 // Tried again if another thread's `cuCtxSynchronize` (a
                 // failed run's clean-up calls it) ends the capture.
                 let kept = tried_again_if_invalidated(|| {
                     // SAFETY: the caller's promise.
-                    unsafe { capture(steps, on, streams, shape.clone()) }
+                    unsafe { capture(steps, on, streams) }
                 })?;
                 if self.graphs.len() == GRAPHS_KEPT {
                     let oldest = (0..self.graphs.len()).min_by_key(|&at| self.graphs[at].replayed);
@@ -184,18 +231,7 @@ impl Replays {
                 self.graphs.push(kept);
                 (self.graphs.len() - 1, Replayed::Captured)
             }
-        };
-        let kept = &mut self.graphs[at];
-        kept.replayed = self.clock;
-        // Changing nodes and capturing bind each step's GPU: the graph is
-        // launched in its first stream's.
-        if on.contexts.len() > 1 {
-            (first.context().bind_to_thread())
-                .map_err(|e| plan_error("graph launch", e.fault().clone()))?;
-        }
-        // SAFETY: the caller's promise.
-        unsafe { kept.graph.launch(first) }?;
-        Ok(replayed)
+        })
     }
 }
 
@@ -203,6 +239,12 @@ impl Replays {
 const NO_STREAM: &str = "the plan has no stream to launch its graph on";
 
 impl Kept {
+    /// Whether this graph is of the shape of `steps`.
+    fn holds_shape_of(&self, steps: &[Resolved]) -> bool {
+        self.shape.len() == steps.len()
+            && (self.shape.iter().zip(steps)).all(|(shape, resolved)| *shape == shape_of(resolved))
+    }
+
     /// Sets the nodes of the steps that read what the run gives to what
     /// they are in `steps`, and counts those it changed; `None` if one of
     /// them has no node known, or the driver refused to change it (a
@@ -280,9 +322,24 @@ impl Node {
                 let kernel = kernel.or_malformed()?;
                 // SAFETY: the caller's promise.
                 let set = unsafe { launch.set_node(kernel, exec, self.node, resolve) };
-                let does = launch.as_node(resolve)?;
-                let does = does.map(|(config, bytes)| Does::Launch(config, bytes.into()));
-                (does, set.is_ok())
+                if set.is_err() {
+                    self.now = None;
+                    return Ok(Set::Refused);
+                }
+                // Kept where it was: a run that changes a value changes the
+                // same bytes, not their number.
+                match (launch.as_patched_node(), &mut self.now) {
+                    (Some((config, bytes)), Some(Does::Launch(now_config, now_bytes)))
+                        if bytes.len() == now_bytes.len() =>
+                    {
+                        *now_config = config;
+                        now_bytes.copy_from_slice(bytes);
+                    }
+                    (does, now) => {
+                        *now = does.map(|(config, bytes)| Does::Launch(config, bytes.into()));
+                    }
+                }
+                return Ok(Set::Changed);
             }
             (
                 &mut (Step::Copy {
@@ -349,17 +406,13 @@ impl Node {
     }
 }
 
-/// Captures the run `steps` were resolved for into a graph of `shape`,
+/// Captures the run `steps` were resolved for into a graph of their shape,
 /// keeping the node each step that can change became.
 ///
 /// # Safety
 /// As for [`Replays::replay`].
-unsafe fn capture(
-    steps: &mut [Resolved],
-    on: &mut Resources,
-    streams: &[Stream],
-    shape: Vec<Shape>,
-) -> Result<Kept> {
+unsafe fn capture(steps: &mut [Resolved], on: &mut Resources, streams: &[Stream]) -> Result<Kept> {
+    let shape = steps.iter().map(shape_of).collect();
     let streams: Vec<&Stream> = streams.iter().collect();
     // SAFETY: the plan owns the streams and outlives the capture; this
     // thread alone queues on them while the plan is borrowed; memory is
@@ -478,6 +531,7 @@ unsafe fn capture(
         graph,
         nodes,
         replayed: 0,
+        holds: None,
     })
 }
 
