@@ -70,3 +70,27 @@ int cuGetErrorName(int e, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
 int cuGetErrorString(int e, const char **s) { *s = "an error of the driver that does nothing"; return 0; }
 int cuGetProcAddress(const char *sym, void **f, int v, unsigned long long flags) { *f = NULL; return 500; }
 int cuGetProcAddress_v2(const char *sym, void **f, int v, unsigned long long flags, void *status) { *f = NULL; return 500; }
+/* Stream capture, enough for a plan replayed as a graph (`small_ops
+ * --host-only` replays some): the node a launch, memset or copy became is
+ * the one cuStreamGetCaptureInfo_v2 names after it, and cuGraphNodeGetType
+ * tells its kind (CU_GRAPH_NODE_TYPE_KERNEL 0, MEMCPY 1, MEMSET 2). Every
+ * call still does nothing; graphs, execs and their launches are the stub's
+ * successes. */
+static unsigned last_kind;
+static void *last_node;
+static unsigned char node_kinds[1 << 16];
+static unsigned char *kind_of(void *node) { return &node_kinds[((uintptr_t)node >> 4) & 0xffff]; }
+int cuLaunchKernel(void) { last_kind = 0; return 0; }
+int cuMemcpyHtoDAsync_v2(void) { last_kind = 1; return 0; }
+int cuMemcpyDtoHAsync_v2(void) { last_kind = 1; return 0; }
+int cuMemcpyDtoDAsync_v2(void) { last_kind = 1; return 0; }
+int cuMemcpyAsync(void) { last_kind = 1; return 0; }
+int cuMemsetD8Async(void) { last_kind = 2; return 0; }
+int cuMemsetD16Async(void) { last_kind = 2; return 0; }
+int cuMemsetD32Async(void) { last_kind = 2; return 0; }
+int cuStreamGetCaptureInfo_v2(void *s, int *status, unsigned long long *id, void **graph, void *const **nodes, size_t *count) {
+  last_node = handle(); *kind_of(last_node) = last_kind;
+  *status = 1; *id = 1; *graph = (void *)0x200; *nodes = &last_node; *count = 1;
+  return 0;
+}
+int cuGraphNodeGetType(void *node, unsigned *type) { *type = *kind_of(node); return 0; }

@@ -136,9 +136,9 @@ memplan! {
 const ELEMENTS: usize = 256;
 
 fn main() -> Result<(), memplan::Error> {
-    // `--host-only [launches...]`: the loops of one way each alone, which
-    // need no graph (so that a driver that does nothing can stand in for
-    // the GPU's, to profile memplan's own host cost).
+    // `--host-only [launches...]`: the loops of one way each alone (so
+    // that a driver that does nothing can stand in for the GPU's, to
+    // profile memplan's own host cost).
     let args: Vec<String> = std::env::args().skip(1).collect();
     // `--dot DIR`: the 100 launches' graph by hand and the plan's, as
     // DOT files, to compare what each captured; nothing is timed.
@@ -215,7 +215,8 @@ fn cupti_left_on() -> Result<(), memplan::Error> {
 }
 
 /// How long queuing `k` tiny launches (and the two fills) takes the host,
-/// by hand and through `run`, each way in a loop of its own: blocks of
+/// by hand and through `run`, and replaying them as a graph by hand and
+/// by a plan, each way in a loop of its own: blocks of
 /// runs of one way, the ways in turns, so that each finds its own code
 /// and data in the caches as a loop of runs does (the rows above, which
 /// change way at every run, do not).
@@ -229,11 +230,21 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     let raw = RawLaunches::new(&ctx, n)?;
     let mut same = Launches::new(&ctx, n, k)?;
     let mut changing = Launches::new(&ctx, n, k)?;
-    const WAYS: usize = 3;
-    let mut queued = [const { Vec::new() }; WAYS];
+    let mut replayed = [Launches::new(&ctx, n, k)?, Launches::new(&ctx, n, k)?];
+    for plan in &mut replayed {
+        plan.set_replay(Replay::Graph)?;
+    }
+    // SAFETY: the graph holds the addresses of `raw`'s buffers, which
+    // outlive it (it is dropped first), and every launch of it is waited
+    // for before the next.
+    let by_hand_graph = unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0))? };
+    let mut graphed = Launches::new(&ctx, n, k)?;
+    let mut plan_graph = graphed.graph(n, 1.0)?;
+    const WAYS: usize = 7;
+    let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
     for block in 0..BLOCKS + 1 {
-        for (way, times) in queued.iter_mut().enumerate() {
-            let mut total = 0.0;
+        for way in 0..WAYS {
+            let (mut queuing, mut total) = (0.0, 0.0);
             for run in 0..RUNS {
                 let start = Instant::now();
                 let in_flight = match way {
@@ -242,36 +253,60 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
                         None
                     }
                     1 => Some(same.enqueue(n, 1.0)?),
-                    _ => Some(changing.enqueue(n, 1.0 + (run % 2) as f32)?),
+                    2 => Some(changing.enqueue(n, 1.0 + (run % 2) as f32)?),
+                    3 => {
+                        // SAFETY: as for its capture.
+                        unsafe { by_hand_graph.launch(&raw.stream)? };
+                        None
+                    }
+                    4 => Some(plan_graph.enqueue()?),
+                    5 => Some(replayed[0].enqueue(n, 1.0)?),
+                    _ => Some(replayed[1].enqueue(n, 1.0 + (run % 2) as f32)?),
                 };
-                total += start.elapsed().as_secs_f64();
+                queuing += start.elapsed().as_secs_f64();
                 match in_flight {
                     Some(in_flight) => drop(in_flight.wait()?),
                     None => raw.stream.synchronize()?,
                 }
+                total += start.elapsed().as_secs_f64();
             }
             // The first block warms up.
             if block > 0 {
-                times.push(total / RUNS as f64);
+                queued[way].push(queuing / RUNS as f64);
+                done[way].push(total / RUNS as f64);
             }
         }
     }
     let queued = queued.map(|mut t| median(&mut t));
+    let done = done.map(|mut t| median(&mut t));
     let ops = (k + 2) as f64;
     println!(
-        "{k} launches and 2 fills on {}, each way alone ({RUNS} runs a block, median of {BLOCKS} blocks), us per op to queue:",
+        "{k} launches and 2 fills on {}, each way alone ({RUNS} runs a block, median of {BLOCKS} blocks), us per op:",
         ctx.device_name()?
     );
+    println!(
+        "  {:<28} {:>8} {:>8} {:>8} {:>8}   against",
+        "", "queued", "x", "done", "x"
+    );
+    // The graphs against the graph by hand: what memplan adds to one
+    // `cuGraphLaunch`.
     let names = [
-        "by hand (Kernel::launch)",
-        "plan.run(), same run",
-        "plan.run(), value changes",
+        ("by hand (Kernel::launch)", 0),
+        ("plan.run(), same run", 0),
+        ("plan.run(), value changes", 0),
+        ("by hand, as a graph", 3),
+        ("graph() of one run, replayed", 3),
+        ("replayed, same run", 3),
+        ("replayed, value changes", 3),
     ];
-    for (at, name) in names.iter().enumerate() {
+    for (at, (name, against)) in names.iter().enumerate() {
         println!(
-            "  {name:<28} {:>8.3} {:>8.3}x by hand",
+            "  {name:<28} {:>8.3} {:>8.3} {:>8.3} {:>8.3}   {}",
             queued[at] * 1e6 / ops,
-            queued[at] / queued[0]
+            queued[at] / queued[*against],
+            done[at] * 1e6 / ops,
+            done[at] / done[*against],
+            names[*against].0
         );
     }
     Ok(())
@@ -427,7 +462,11 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
     let by_hand_graph = unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0))? };
     // SAFETY: as for `by_hand_graph`.
     let in_place = unsafe { InPlace::new(&raw, k)? };
-    const WAYS: usize = 9;
+    // One run captured by `graph()` and replayed as it is: the plan's own
+    // graph without the work of replaying runs.
+    let mut graphed = Launches::new(&ctx, n, k)?;
+    let mut plan_graph = graphed.graph(n, 1.0)?;
+    const WAYS: usize = 10;
     let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
     for rep in 0..REPS + 10 {
         for turn in 0..WAYS {
@@ -453,6 +492,7 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
                     in_place.launch(&raw)?;
                     None
                 }
+                9 => Some(plan_graph.enqueue()?),
                 _ => {
                     in_place.update_whole(&raw, k, 1.0 + (rep % 2) as f32)?;
                     in_place.launch(&raw)?;
@@ -496,6 +536,7 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         "by hand, as a graph",
         "  value set node by node",
         "  value by cuGraphExecUpdate",
+        "graph() of one run, replayed",
     ];
     for (at, name) in names.iter().enumerate() {
         println!(
@@ -512,8 +553,9 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         done[5] / done[3]
     );
     println!(
-        "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand",
-        done[3] / done[6]
+        "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand; graph() of one run: {:.3}x",
+        done[3] / done[6],
+        done[9] / done[6]
     );
     println!(
         "  a graph by hand with a value changed in place: node by node {:.3}x, by cuGraphExecUpdate {:.3}x the graph unchanged",
