@@ -66,10 +66,10 @@ struct Kept {
     /// By step: the node it became, for the steps that became one.
     nodes: Vec<Option<Node>>,
     replayed: u64,
-    /// The runner's count of changes to its steps (`Runner::changes`)
-    /// when this graph was last made to do what they do: while the count
-    /// stands, the graph is replayed as it is, its shape and nodes not
-    /// looked at again.
+    /// The count of changes to the steps (`Steps::changes`) when this
+    /// graph was last made to do what they do: while the count stands,
+    /// the graph is replayed as it is, its shape and nodes not looked at
+    /// again.
     holds: Option<u64>,
 }
 

@@ -65,10 +65,6 @@ pub(crate) struct Runner {
     /// Whether `steps` are resolved for the sizes the plan holds now, and
     /// only values differ: the run writes them into its steps.
     values_only: bool,
-    /// How many times `steps` were resolved again or had values written
-    /// into them: a graph changed in place for the steps of one count
-    /// needs no change while it stands.
-    changes: u64,
     /// Whether a run may still be on the GPU. A `Cell`, because the host
     /// views (`&self`) must settle such a run first.
     in_flight: Cell<bool>,
@@ -109,7 +105,6 @@ impl Runner {
             steps: steps?,
             resolved: false,
             values_only: false,
-            changes: 0,
             agree_each_run,
             timer: Timer::default(),
             instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
@@ -213,9 +208,6 @@ impl Runner {
         if self.resolved && !self.has_caller_slices() {
             return Ok(());
         }
-        // Counted before any step changes, so that steps left halfway by
-        // an error are never taken for the ones a graph was changed for.
-        self.changes += 1;
         // Only values changed since the steps were resolved: written into
         // them, checked as resolving checks them; where that cannot be
         // done, resolved as usual below.
@@ -540,7 +532,6 @@ impl Runner {
             scratch,
             params,
             replays: Some(replays),
-            changes,
             ..
         } = self
         else {
@@ -560,12 +551,13 @@ impl Runner {
             streams: &made.streams,
         };
         let plan_error = |operation, fault| info.error_at_plan(operation, fault);
+        let changes = steps.changes();
         // SAFETY: as for `queue_steps`: every step was resolved from a plan
         // memplan checked, and `finish` waits for the streams before the
         // host touches the memory or it is freed; `set_replay` refused
         // plans with host steps, caller slices or collectives of several
         // GPUs.
-        let replayed = unsafe { replays.replay(&mut steps.list, *changes, target, &plan_error) }?;
+        let replayed = unsafe { replays.replay(&mut steps.list, changes, target, &plan_error) }?;
         self.replayed = Some(replayed);
         Ok(())
     }

@@ -71,6 +71,12 @@ pub(crate) struct Steps {
     /// launch arguments it writes: kept for their room.
     rewrites: Vec<(u16, Rewrite)>,
     writes: Vec<(usize, usize)>,
+    /// How many times the steps were resolved again or had values written
+    /// into them, counted before any changes: a graph made to do what the
+    /// steps did at one count needs no change while it stands. Kept here,
+    /// beside the only code that changes what steps do (runs and captures
+    /// patch addresses only).
+    changes: u64,
 }
 
 impl Steps {
@@ -93,6 +99,7 @@ impl Steps {
                 .any(|def| matches!(def.op, Op::Collective(_))),
             rewrites: Vec::new(),
             writes: Vec::new(),
+            changes: 0,
         };
         steps.unroll_each_run = info.loops.iter().any(|l| {
             inputs.sizes.is_dynamic(l.count)
@@ -104,9 +111,15 @@ impl Steps {
         Ok(steps)
     }
 
+    /// How many times the steps were changed (see the field).
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Resolves what reads this run's sizes and values: the ops that do,
     /// or the whole plan again when a loop does.
     pub fn resolve_for_run(&mut self, inputs: Inputs<'_>) -> Result<()> {
+        self.changes += 1;
         if self.unroll_each_run {
             for resolved in self.list.drain(..) {
                 if let Step::Launch { launch, .. } = resolved.step {
@@ -155,6 +168,7 @@ impl Steps {
     /// into each step its loops unrolled it into: what the check reads (the
     /// op, the values, the run's sizes) is the same for all of them.
     pub fn rewrite_values(&mut self, info: &PlanInfo, sizes: &mut Sizes, given: &Givens) -> bool {
+        self.changes += 1;
         let Steps {
             list,
             rewrites,
