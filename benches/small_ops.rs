@@ -240,7 +240,7 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     let by_hand_graph = unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0))? };
     let mut graphed = Launches::new(&ctx, n, k)?;
     let mut plan_graph = graphed.graph(n, 1.0)?;
-    const WAYS: usize = 7;
+    const WAYS: usize = 8;
     let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
     for block in 0..BLOCKS + 1 {
         for way in 0..WAYS {
@@ -259,8 +259,15 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
                         unsafe { by_hand_graph.launch(&raw.stream)? };
                         None
                     }
-                    4 => Some(plan_graph.enqueue()?),
-                    5 => Some(replayed[0].enqueue(n, 1.0)?),
+                    4 => {
+                        // As a plan's run starts: its context bound.
+                        ctx.bind_to_thread()?;
+                        // SAFETY: as for its capture.
+                        unsafe { by_hand_graph.launch(&raw.stream)? };
+                        None
+                    }
+                    5 => Some(plan_graph.enqueue()?),
+                    6 => Some(replayed[0].enqueue(n, 1.0)?),
                     _ => Some(replayed[1].enqueue(n, 1.0 + (run % 2) as f32)?),
                 };
                 queuing += start.elapsed().as_secs_f64();
@@ -289,12 +296,18 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
         "", "queued", "x", "done", "x"
     );
     // The graphs against the graph by hand: what memplan adds to one
-    // `cuGraphLaunch`.
+    // `cuGraphLaunch`. Read the done column with care: on an H200 a graph
+    // of these launches runs at 0.75 or 0.80 us a node by where the driver
+    // places it, the same graph either way by the order things were made
+    // and by CUDA_DEVICE_MAX_CONNECTIONS (notes/graphs-next.md, ninth
+    // session): a graph by hand, `graph()`'s and the replays' each landed
+    // on either side in turn.
     let names = [
         ("by hand (Kernel::launch)", 0),
         ("plan.run(), same run", 0),
         ("plan.run(), value changes", 0),
         ("by hand, as a graph", 3),
+        ("  context bound each run", 3),
         ("graph() of one run, replayed", 3),
         ("replayed, same run", 3),
         ("replayed, value changes", 3),
