@@ -65,7 +65,7 @@ impl<P: Plan> Engine<P> {
         slices: &mut [Slice<'_>],
     ) -> Result<RunReport> {
         self.runner.settle();
-        self.runner.begin()?;
+        self.begin()?;
         // The run's sizes first: a slice's length may be one.
         if let Some(given) = given {
             self.give(given)?;
@@ -106,7 +106,7 @@ impl<P: Plan> Engine<P> {
                 .runner
                 .error_at_plan("enqueue", Fault::Unsupported(why)));
         }
-        self.runner.begin()?;
+        self.begin()?;
         if let Some(given) = given {
             self.give(given)?;
         }
@@ -210,6 +210,20 @@ impl<P: Plan> Engine<P> {
         let (prepared, resolved) = self.prepare_and_agree(&[]);
         drop(prepared?);
         resolved
+    }
+
+    /// Starts a run ([`Runner::begin`]). Where that fails (an error kept
+    /// from a run nobody waited for, a context that cannot be bound), a
+    /// rank of a job first tells the other ranks, which are about to agree
+    /// on this run, as `give` does: they fail it too instead of waiting
+    /// for ever.
+    #[inline(always)]
+    fn begin(&mut self) -> Result<()> {
+        let begun = self.runner.begin();
+        if begun.is_err() {
+            let _ = self.runner.agree_for_run(false);
+        }
+        begun
     }
 
     /// Takes what `given` computes this run gives. Where that fails (or
