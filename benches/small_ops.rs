@@ -296,12 +296,11 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
         "", "queued", "x", "done", "x"
     );
     // The graphs against the graph by hand: what memplan adds to one
-    // `cuGraphLaunch`. Read the done column with care: on an H200 a graph
-    // of these launches runs at 0.75 or 0.80 us a node by where the driver
-    // places it, the same graph either way by the order things were made
-    // and by CUDA_DEVICE_MAX_CONNECTIONS (notes/graphs-next.md, ninth
-    // session): a graph by hand, `graph()`'s and the replays' each landed
-    // on either side in turn.
+    // `cuGraphLaunch`. Read the done column with care: on an H200 the same
+    // graph of these launches runs at 0.71 to 0.83 us a node by the stream
+    // it is launched on (notes/gpu-run-graph-placement-one-gpu.log), and
+    // each way here has a stream of its own: a graph by hand, `graph()`'s
+    // and the replays' each landed on either side in turn.
     let names = [
         ("by hand (Kernel::launch)", 0),
         ("plan.run(), same run", 0),
