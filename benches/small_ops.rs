@@ -299,8 +299,8 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     // `cuGraphLaunch`. Read the done column with care: on an H200 the same
     // graph of these launches runs at 0.71 to 0.83 us a node by the stream
     // it is launched on (notes/gpu-run-graph-placement-one-gpu.log), and
-    // each way here has a stream of its own: a graph by hand, `graph()`'s
-    // and the replays' each landed on either side in turn.
+    // the graph by hand, `graph()`'s plan and each replayed plan launch on
+    // streams of their own: each landed on either side in turn.
     let names = [
         ("by hand (Kernel::launch)", 0),
         ("plan.run(), same run", 0),
