@@ -227,81 +227,104 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     const BLOCKS: usize = 30;
     const RUNS: usize = 200;
     let n = ELEMENTS;
-    let raw = RawLaunches::new(&ctx, n)?;
+    // Each graph way in copies, made in turn, each launched on a stream of
+    // its own: on an H200 the same graph of these launches runs at 0.71 to
+    // 0.83 us a node by the stream it is launched on
+    // (notes/gpu-run-graph-placement-one-gpu.log), so a graph way is shown
+    // by its fastest copy, the slowest beside it.
+    let (mut raws, mut graphed, mut replayed) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..COPIES {
+        raws.push(RawLaunches::new(&ctx, n)?);
+        graphed.push(Launches::new(&ctx, n, k)?);
+        for _ in 0..2 {
+            let mut plan = Launches::new(&ctx, n, k)?;
+            plan.set_replay(Replay::Graph)?;
+            replayed.push(plan);
+        }
+    }
+    let raw = &raws[0];
     let mut same = Launches::new(&ctx, n, k)?;
     let mut changing = Launches::new(&ctx, n, k)?;
-    let mut replayed = [Launches::new(&ctx, n, k)?, Launches::new(&ctx, n, k)?];
-    for plan in &mut replayed {
-        plan.set_replay(Replay::Graph)?;
+    // SAFETY: each graph holds the addresses of its `raws` buffers, which
+    // outlive it (the graphs are dropped first), and every launch of it
+    // is waited for before the next.
+    let by_hand: Vec<Graph> = (raws.iter())
+        .map(|raw| unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0)) })
+        .collect::<Result<_, _>>()?;
+    let mut plan_graphs: Vec<_> = (graphed.iter_mut())
+        .map(|plan| plan.graph(n, 1.0))
+        .collect::<Result<_, _>>()?;
+    use Way::*;
+    let mut ways = vec![ByHand, Same, Changing, HandGraphBound];
+    for copy in 0..COPIES {
+        ways.extend([
+            HandGraph(copy),
+            PlanGraph(copy),
+            Replayed(copy),
+            ReplayedChanging(copy),
+        ]);
     }
-    // SAFETY: the graph holds the addresses of `raw`'s buffers, which
-    // outlive it (it is dropped first), and every launch of it is waited
-    // for before the next.
-    let by_hand_graph = unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0))? };
-    let mut graphed = Launches::new(&ctx, n, k)?;
-    let mut plan_graph = graphed.graph(n, 1.0)?;
-    const WAYS: usize = 8;
-    let (mut queued, mut done) = ([const { Vec::new() }; WAYS], [const { Vec::new() }; WAYS]);
+    let (mut queued, mut done) = (vec![Vec::new(); ways.len()], vec![Vec::new(); ways.len()]);
     for block in 0..BLOCKS + 1 {
-        for way in 0..WAYS {
+        for (at, way) in ways.iter().enumerate() {
             let (mut queuing, mut total) = (0.0, 0.0);
             for run in 0..RUNS {
+                let value = 1.0 + (run % 2) as f32;
                 let start = Instant::now();
-                let in_flight = match way {
-                    0 => {
+                let (in_flight, stream) = match *way {
+                    ByHand => {
                         raw.queue(k, 1.0)?;
-                        None
+                        (None, &raw.stream)
                     }
-                    1 => Some(same.enqueue(n, 1.0)?),
-                    2 => Some(changing.enqueue(n, 1.0 + (run % 2) as f32)?),
-                    3 => {
+                    Same => (Some(same.enqueue(n, 1.0)?), &raw.stream),
+                    Changing => (Some(changing.enqueue(n, value)?), &raw.stream),
+                    HandGraph(copy) => {
                         // SAFETY: as for its capture.
-                        unsafe { by_hand_graph.launch(&raw.stream)? };
-                        None
+                        unsafe { by_hand[copy].launch(&raws[copy].stream)? };
+                        (None, &raws[copy].stream)
                     }
-                    4 => {
+                    HandGraphBound => {
                         // As a plan's run starts: its context bound.
                         ctx.bind_to_thread()?;
                         // SAFETY: as for its capture.
-                        unsafe { by_hand_graph.launch(&raw.stream)? };
-                        None
+                        unsafe { by_hand[0].launch(&raw.stream)? };
+                        (None, &raw.stream)
                     }
-                    5 => Some(plan_graph.enqueue()?),
-                    6 => Some(replayed[0].enqueue(n, 1.0)?),
-                    _ => Some(replayed[1].enqueue(n, 1.0 + (run % 2) as f32)?),
+                    PlanGraph(copy) => (Some(plan_graphs[copy].enqueue()?), &raw.stream),
+                    Replayed(copy) => (Some(replayed[2 * copy].enqueue(n, 1.0)?), &raw.stream),
+                    ReplayedChanging(copy) => {
+                        let plan = &mut replayed[2 * copy + 1];
+                        (Some(plan.enqueue(n, value)?), &raw.stream)
+                    }
                 };
                 queuing += start.elapsed().as_secs_f64();
                 match in_flight {
                     Some(in_flight) => drop(in_flight.wait()?),
-                    None => raw.stream.synchronize()?,
+                    None => stream.synchronize()?,
                 }
                 total += start.elapsed().as_secs_f64();
             }
             // The first block warms up.
             if block > 0 {
-                queued[way].push(queuing / RUNS as f64);
-                done[way].push(total / RUNS as f64);
+                queued[at].push(queuing / RUNS as f64);
+                done[at].push(total / RUNS as f64);
             }
         }
     }
-    let queued = queued.map(|mut t| median(&mut t));
-    let done = done.map(|mut t| median(&mut t));
+    let queued: Vec<f64> = queued.into_iter().map(|mut t| median(&mut t)).collect();
+    let done: Vec<f64> = done.into_iter().map(|mut t| median(&mut t)).collect();
     let ops = (k + 2) as f64;
     println!(
-        "{k} launches and 2 fills on {}, each way alone ({RUNS} runs a block, median of {BLOCKS} blocks), us per op:",
+        "{k} launches and 2 fills on {}, each way alone ({RUNS} runs a block, median of {BLOCKS} blocks), us per op; graphs: the fastest of {COPIES} copies, each on a stream of its own:",
         ctx.device_name()?
     );
     println!(
-        "  {:<28} {:>8} {:>8} {:>8} {:>8}   against",
-        "", "queued", "x", "done", "x"
+        "  {:<28} {:>8} {:>8} {:>8} {:>8} {:>9}   against",
+        "", "queued", "x", "done", "x", "slowest"
     );
-    // The graphs against the graph by hand: what memplan adds to one
-    // `cuGraphLaunch`. Read the done column with care: on an H200 the same
-    // graph of these launches runs at 0.71 to 0.83 us a node by the stream
-    // it is launched on (notes/gpu-run-graph-placement-one-gpu.log), and
-    // the graph by hand, `graph()`'s plan and each replayed plan launch on
-    // streams of their own: each landed on either side in turn.
-    let names = [
+    // By row (`Way::row`): its name, the row it is compared with, and the
+    // fastest copy's queued and done times with the slowest's done.
+    let rows = [
         ("by hand (Kernel::launch)", 0),
         ("plan.run(), same run", 0),
         ("plan.run(), value changes", 0),
@@ -311,17 +334,63 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
         ("replayed, same run", 3),
         ("replayed, value changes", 3),
     ];
-    for (at, (name, against)) in names.iter().enumerate() {
+    let mut figures = [((f64::MAX, f64::MAX), 0.0f64); 8];
+    for (at, way) in ways.iter().enumerate() {
+        let (fastest, slowest) = &mut figures[way.row()];
+        if done[at] < fastest.1 {
+            *fastest = (queued[at], done[at]);
+        }
+        *slowest = slowest.max(done[at]);
+    }
+    for ((name, against), ((queued, done), slowest)) in rows.iter().zip(&figures) {
+        let ((base_queued, base_done), _) = figures[*against];
+        let spread = if slowest > done {
+            format!("{:>9.3}", slowest * 1e6 / ops)
+        } else {
+            String::new()
+        };
         println!(
-            "  {name:<28} {:>8.3} {:>8.3} {:>8.3} {:>8.3}   {}",
-            queued[at] * 1e6 / ops,
-            queued[at] / queued[*against],
-            done[at] * 1e6 / ops,
-            done[at] / done[*against],
-            names[*against].0
+            "  {name:<28} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {spread:>9}   {}",
+            queued * 1e6 / ops,
+            queued / base_queued,
+            done * 1e6 / ops,
+            done / base_done,
+            rows[*against].0
         );
     }
     Ok(())
+}
+
+/// How many copies of each graph way `each_way_alone` times.
+const COPIES: usize = 3;
+
+/// One way `each_way_alone` times; a graph way's copy is its index.
+#[derive(Clone, Copy)]
+enum Way {
+    ByHand,
+    Same,
+    Changing,
+    HandGraph(usize),
+    HandGraphBound,
+    PlanGraph(usize),
+    Replayed(usize),
+    ReplayedChanging(usize),
+}
+
+impl Way {
+    /// The row of `each_way_alone`'s table the way is shown in.
+    fn row(self) -> usize {
+        match self {
+            Way::ByHand => 0,
+            Way::Same => 1,
+            Way::Changing => 2,
+            Way::HandGraph(_) => 3,
+            Way::HandGraphBound => 4,
+            Way::PlanGraph(_) => 5,
+            Way::Replayed(_) => 6,
+            Way::ReplayedChanging(_) => 7,
+        }
+    }
 }
 
 /// What the calls every run makes, whatever its ops, cost the host:
