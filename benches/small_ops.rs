@@ -634,7 +634,7 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         done[5] / done[3]
     );
     println!(
-        "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand; graph() of one run: {:.3}x",
+        "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand; graph() of one run: {:.3}x (one copy each, on streams of their own: a draw of the stream; best against best below)",
         done[3] / done[6],
         done[9] / done[6]
     );
