@@ -251,6 +251,10 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     let by_hand: Vec<Graph> = (raws.iter())
         .map(|raw| unsafe { Graph::capture(&[&raw.stream], || raw.queue(k, 1.0)) })
         .collect::<Result<_, _>>()?;
+    // SAFETY: as for `by_hand`.
+    let in_place: Vec<InPlace> = (raws.iter())
+        .map(|raw| unsafe { InPlace::new(raw, k) })
+        .collect::<Result<_, _>>()?;
     let mut plan_graphs: Vec<_> = (graphed.iter_mut())
         .map(|plan| plan.graph(n, 1.0))
         .collect::<Result<_, _>>()?;
@@ -259,6 +263,7 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     for copy in 0..COPIES {
         ways.extend([
             HandGraph(copy),
+            HandGraphChanging(copy),
             PlanGraph(copy),
             Replayed(copy),
             ReplayedChanging(copy),
@@ -281,6 +286,11 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
                     HandGraph(copy) => {
                         // SAFETY: as for its capture.
                         unsafe { by_hand[copy].launch(&raws[copy].stream)? };
+                        (None, &raws[copy].stream)
+                    }
+                    HandGraphChanging(copy) => {
+                        in_place[copy].set_each_node(&raws[copy], value)?;
+                        in_place[copy].launch(&raws[copy])?;
                         (None, &raws[copy].stream)
                     }
                     HandGraphBound => {
@@ -330,11 +340,12 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
         ("plan.run(), value changes", 0),
         ("by hand, as a graph", 3),
         ("  context bound each run", 3),
+        ("  value set node by node", 3),
         ("graph() of one run, replayed", 3),
         ("replayed, same run", 3),
         ("replayed, value changes", 3),
     ];
-    let mut figures = [((f64::MAX, f64::MAX), 0.0f64); 8];
+    let mut figures = [((f64::MAX, f64::MAX), 0.0f64); 9];
     for (at, way) in ways.iter().enumerate() {
         let (fastest, slowest) = &mut figures[way.row()];
         if done[at] < fastest.1 {
@@ -372,6 +383,7 @@ enum Way {
     Changing,
     HandGraph(usize),
     HandGraphBound,
+    HandGraphChanging(usize),
     PlanGraph(usize),
     Replayed(usize),
     ReplayedChanging(usize),
@@ -386,9 +398,10 @@ impl Way {
             Way::Changing => 2,
             Way::HandGraph(_) => 3,
             Way::HandGraphBound => 4,
-            Way::PlanGraph(_) => 5,
-            Way::Replayed(_) => 6,
-            Way::ReplayedChanging(_) => 7,
+            Way::HandGraphChanging(_) => 5,
+            Way::PlanGraph(_) => 6,
+            Way::Replayed(_) => 7,
+            Way::ReplayedChanging(_) => 8,
         }
     }
 }
