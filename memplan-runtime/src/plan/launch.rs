@@ -216,26 +216,26 @@ impl LaunchStep {
     }
 
     /// Sets the launch as the kernel node `node` of `exec` will make it at
-    /// its next replays, with the addresses `resolve` gives for the
-    /// arguments known only during a run.
+    /// its next replays, with the addresses known only during a run as the
+    /// last [`as_node`](Self::as_node) filled them in.
     ///
     /// # Safety
     /// As for [`launch`](Self::launch), for every later replay of `exec`;
     /// `node` is a kernel node of `kernel`, of the graph `exec` was made
-    /// from. The launch is not empty.
+    /// from. The launch is not empty, and the last `as_node` filled in the
+    /// addresses this node's replays use (its graph's allocations).
     pub unsafe fn set_node(
         &mut self,
         kernel: &Kernel,
         exec: CUgraphExec,
         node: CUgraphNode,
-        resolve: impl Fn(Addr) -> Result<u64, Fault>,
     ) -> Result<(), Fault> {
         let LaunchConfig {
             grid,
             block,
             shared_bytes,
         } = self.config;
-        self.with_arguments(resolve, |pointers| {
+        self.with_patched_arguments(|pointers| {
             let params = CUDA_KERNEL_NODE_PARAMS {
                 func: kernel.raw(),
                 gridDimX: grid.x,
@@ -263,6 +263,15 @@ impl LaunchStep {
         use_them: impl FnOnce(*mut *mut c_void) -> Result<(), DriverError>,
     ) -> Result<(), Fault> {
         self.patch(resolve)?;
+        self.with_patched_arguments(use_them)
+    }
+
+    /// [`with_arguments`](Self::with_arguments) with the addresses as the
+    /// last patch left them.
+    fn with_patched_arguments(
+        &mut self,
+        use_them: impl FnOnce(*mut *mut c_void) -> Result<(), DriverError>,
+    ) -> Result<(), Fault> {
         let base = self.storage.as_mut_ptr();
         // On the stack for the kernels most take: a launch is the one
         // driver call of its step.

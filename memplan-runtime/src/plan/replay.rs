@@ -19,7 +19,7 @@ use super::bound::Bound;
 use super::group::{group_at, queue_group};
 use super::info::{MALFORMED, OrBug};
 use super::step::{Resources, Step, address_in};
-use super::steps::Resolved;
+use super::steps::{Changes, Resolved};
 use crate::context::Context;
 use crate::copy::Direction;
 use crate::driver::{self, Memcpy3d};
@@ -136,19 +136,21 @@ impl Replays {
     /// Replays the run `steps` were resolved for: changes the nodes of
     /// the steps that read what the run gives in the graph of its shape
     /// and launches it, capturing that graph first if none is kept.
-    /// `changes` counts the changes made to `steps` so far: a graph made
-    /// to do what they do at the same count is launched as it is.
-    /// `plan_error` names the plan in errors of no one op.
+    /// `changes` says how `steps` changed: a graph made to do what they do
+    /// at the same count is launched as it is; one made for the count
+    /// before, where the last change only wrote values, has just those
+    /// steps' nodes set. `plan_error` names the plan in errors of no one
+    /// op.
     ///
     /// # Safety
     /// As for [`Step::run`] for every step, at each launch of the graph:
     /// the plan's memory stays allocated, and the host off it, until its
-    /// streams have finished the replay. `changes` grows whenever `steps`
-    /// are resolved again or have values written into them.
+    /// streams have finished the replay. `changes` is the steps' own
+    /// account ([`Steps::for_replay`](super::steps::Steps::for_replay)).
     pub unsafe fn replay(
         &mut self,
         steps: &mut [Resolved],
-        changes: u64,
+        changes: Changes<'_>,
         target: Target<'_, '_>,
         plan_error: &dyn Fn(&'static str, Fault) -> Error,
     ) -> Result<Replayed> {
@@ -162,15 +164,15 @@ impl Replays {
         let holding = self
             .graphs
             .iter()
-            .position(|kept| kept.holds == Some(changes));
+            .position(|kept| kept.holds == Some(changes.count));
         let (at, replayed) = match holding {
             Some(at) => (at, Replayed::Changed { nodes: 0 }),
             // SAFETY: the caller's promise.
-            None => unsafe { self.find_or_capture(steps, on, streams) }?,
+            None => unsafe { self.find_or_capture(steps, changes, on, streams) }?,
         };
         let kept = &mut self.graphs[at];
         kept.replayed = self.clock;
-        kept.holds = Some(changes);
+        kept.holds = Some(changes.count);
         // Changing nodes and capturing bind each step's GPU: the graph is
         // launched in its first stream's.
         if on.contexts.len() > 1 {
@@ -190,16 +192,32 @@ impl Replays {
     unsafe fn find_or_capture(
         &mut self,
         steps: &mut [Resolved],
+        changes: Changes<'_>,
         on: &mut Resources,
         streams: &[Stream],
     ) -> Result<(usize, Replayed)> {
-        let kept = self
-            .graphs
-            .iter()
-            .position(|kept| kept.holds_shape_of(steps));
+        // Only values were written since the graph was made to do what
+        // the steps did: of the same shape, and only those steps' nodes
+        // may differ. Otherwise the graph of the steps' shape, compared
+        // step by step.
+        let written = changes.written.and_then(|written| {
+            let before = changes.count.checked_sub(1)?;
+            let at = self
+                .graphs
+                .iter()
+                .position(|kept| kept.holds == Some(before))?;
+            Some((at, Some(written)))
+        });
+        let kept = written.or_else(|| {
+            let at = self
+                .graphs
+                .iter()
+                .position(|kept| kept.holds_shape_of(steps))?;
+            Some((at, None))
+        });
         let at = match kept {
             // SAFETY: the caller's promise.
-            Some(at) => match unsafe { self.graphs[at].update(steps, on) } {
+            Some((at, only)) => match unsafe { self.graphs[at].update(steps, only, on) } {
                 Ok(Some(nodes)) => Some((at, Replayed::Changed { nodes })),
                 // A node the capture could not find, or a change the driver
                 // refused (a memset grown past what its node can do):
@@ -245,15 +263,21 @@ impl Kept {
             && (self.shape.iter().zip(steps)).all(|(shape, resolved)| *shape == shape_of(resolved))
     }
 
-    /// Sets the nodes of the steps that read what the run gives to what
-    /// they are in `steps`, and counts those it changed; `None` if one of
-    /// them has no node known, or the driver refused to change it (a
-    /// memset grown past what its node can do, which the driver may
-    /// refuse): the run is captured again.
+    /// Sets the nodes of the steps that read what the run gives (`only`
+    /// those, where given) to what they are in `steps`, and counts those
+    /// it changed; `None` if one of them has no node known, or the driver
+    /// refused to change it (a memset grown past what its node can do,
+    /// which the driver may refuse): the run is captured again.
     ///
     /// # Safety
-    /// As for [`Replays::replay`].
-    unsafe fn update(&mut self, steps: &mut [Resolved], on: &Resources) -> Result<Option<usize>> {
+    /// As for [`Replays::replay`]; `only`, where given, holds every step
+    /// that differs from what this graph's nodes do.
+    unsafe fn update(
+        &mut self,
+        steps: &mut [Resolved],
+        only: Option<&[usize]>,
+        on: &Resources,
+    ) -> Result<Option<usize>> {
         let (_, exec) = self.graph.handles();
         // `begin` bound the first GPU's context for the run, the only one
         // of a plan on one GPU; on several, the first node binds its own.
@@ -262,7 +286,18 @@ impl Kept {
             _ => Bound::default(),
         };
         let mut changed = 0;
-        for (resolved, node) in steps.iter_mut().zip(&mut self.nodes) {
+        let all = 0..steps.len();
+        let indices: &mut dyn Iterator<Item = usize> = match only {
+            Some(only) => &mut only.iter().copied(),
+            None => &mut { all },
+        };
+        for index in indices {
+            // A graph holds a node slot for each step of its shape: one
+            // past them is not this graph's run, which is captured again.
+            let (Some(resolved), Some(node)) = (steps.get_mut(index), self.nodes.get_mut(index))
+            else {
+                return Ok(None);
+            };
             if !resolved.per_run || !makes_node(&resolved.step) {
                 continue;
             }
@@ -320,8 +355,9 @@ impl Node {
                 }
                 let kernel = on.kernels.get(usize::from(launch.kernel));
                 let kernel = kernel.or_malformed()?;
-                // SAFETY: the caller's promise.
-                let set = unsafe { launch.set_node(kernel, exec, self.node, resolve) };
+                // SAFETY: the caller's promise; `as_node` above filled in
+                // the addresses known only during a run, for this node.
+                let set = unsafe { launch.set_node(kernel, exec, self.node) };
                 if set.is_err() {
                     self.now = None;
                     return Ok(Set::Refused);

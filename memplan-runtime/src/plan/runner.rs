@@ -551,13 +551,13 @@ impl Runner {
             streams: &made.streams,
         };
         let plan_error = |operation, fault| info.error_at_plan(operation, fault);
-        let changes = steps.changes();
+        let (steps, changes) = steps.for_replay();
         // SAFETY: as for `queue_steps`: every step was resolved from a plan
         // memplan checked, and `finish` waits for the streams before the
         // host touches the memory or it is freed; `set_replay` refused
         // plans with host steps, caller slices or collectives of several
         // GPUs.
-        let replayed = unsafe { replays.replay(&mut steps.list, changes, target, &plan_error) }?;
+        let replayed = unsafe { replays.replay(steps, changes, target, &plan_error) }?;
         self.replayed = Some(replayed);
         Ok(())
     }

@@ -77,6 +77,21 @@ pub(crate) struct Steps {
     /// beside the only code that changes what steps do (runs and captures
     /// patch addresses only).
     changes: u64,
+    /// The steps the last change wrote a run's values into, where it was a
+    /// rewrite of values that changed no fill's unit (`written_only`):
+    /// nothing else of the steps changed, not even their shape, so a graph
+    /// made for the count before needs just these steps' nodes set.
+    written: Vec<usize>,
+    written_only: bool,
+}
+
+/// How the steps changed last (see [`Steps::for_replay`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Changes<'a> {
+    /// How many times the steps were changed.
+    pub count: u64,
+    /// The steps the last change wrote values into, if that was all it did.
+    pub written: Option<&'a [usize]>,
 }
 
 impl Steps {
@@ -100,6 +115,8 @@ impl Steps {
             rewrites: Vec::new(),
             writes: Vec::new(),
             changes: 0,
+            written: Vec::new(),
+            written_only: false,
         };
         steps.unroll_each_run = info.loops.iter().any(|l| {
             inputs.sizes.is_dynamic(l.count)
@@ -111,15 +128,20 @@ impl Steps {
         Ok(steps)
     }
 
-    /// How many times the steps were changed (see the field).
-    pub fn changes(&self) -> u64 {
-        self.changes
+    /// The steps, to replay, with how they changed last.
+    pub fn for_replay(&mut self) -> (&mut [Resolved], Changes<'_>) {
+        let changes = Changes {
+            count: self.changes,
+            written: self.written_only.then_some(&self.written[..]),
+        };
+        (&mut self.list, changes)
     }
 
     /// Resolves what reads this run's sizes and values: the ops that do,
     /// or the whole plan again when a loop does.
     pub fn resolve_for_run(&mut self, inputs: Inputs<'_>) -> Result<()> {
         self.changes += 1;
+        self.written_only = false;
         if self.unroll_each_run {
             for resolved in self.list.drain(..) {
                 if let Step::Launch { launch, .. } = resolved.step {
@@ -169,15 +191,23 @@ impl Steps {
     /// op, the values, the run's sizes) is the same for all of them.
     pub fn rewrite_values(&mut self, info: &PlanInfo, sizes: &mut Sizes, given: &Givens) -> bool {
         self.changes += 1;
+        self.written_only = false;
         let Steps {
             list,
             rewrites,
             writes,
+            written,
             ..
         } = self;
         rewrites.clear();
         writes.clear();
-        for resolved in list.iter_mut().filter(|resolved| resolved.per_run) {
+        written.clear();
+        // Whether a fill's unit changed, which changes the run's shape.
+        let mut reshaped = false;
+        for (index, resolved) in list.iter_mut().enumerate() {
+            if !resolved.per_run {
+                continue;
+            }
             let def = resolved.def;
             let at = rewrites.partition_point(|(op, _)| *op < def);
             if rewrites.get(at).is_none_or(|(op, _)| *op != def) {
@@ -188,6 +218,7 @@ impl Steps {
             }
             let rewritten = match (&rewrites[at].1, &mut resolved.step) {
                 (Rewrite::Arguments(range), Step::Launch { launch, .. }) => {
+                    written.push(index);
                     writes[range.clone()].iter().all(|&(position, value)| {
                         let value = &given.values[value].value;
                         launch.set_value(position, &value.bytes, value.initialized)
@@ -199,10 +230,13 @@ impl Steps {
                     },
                     Step::Fill { pattern, .. },
                 ) => {
+                    written.push(index);
+                    reshaped |= pattern.unit() != new.unit();
                     *pattern = new;
                     true
                 }
                 (&Rewrite::Fill { value, .. }, Step::FillHost { value: bytes, .. }) => {
+                    written.push(index);
                     let new = &*given.fills[value].value.bytes;
                     if **bytes != *new {
                         *bytes = Box::from(new);
@@ -217,6 +251,7 @@ impl Steps {
                 return false;
             }
         }
+        self.written_only = !reshaped;
         true
     }
 
