@@ -356,17 +356,20 @@ fn timed_runs_beside_threads_that_make_and_drop_plans() -> Result<(), Failed> {
     };
     // Beside six threads busy in the driver, CUPTI's mapping of the
     // device's clock to the host's was seen 50 us off, every op of a run
-    // late by as much (`notes/gpu-run-churn-clock-one-gpu.log`): the
-    // spans' order and count are what this test is about, and a record
-    // of another run would still be a run's length (0.6 ms here) off.
-    const CHURN_CLOCK_SLACK_MS: f64 = 0.25;
+    // late by as much (`notes/gpu-run-churn-clock-one-gpu.log`), and, with
+    // the binary's other tests beside them on one host, 250 us, the last
+    // ops of a run stretched late (`notes/gpu-run-written-steps-one-gpu.log`;
+    // alone there: 3 us at most). The spans' order and count are what this
+    // test is about; an op's end is allowed half its run's length past the
+    // run's wait, which still refuses a record of another run (a whole run
+    // off, and an earlier run's would start before this one).
     let timed_beside = |plan: &mut Chunked| -> Result<(usize, f64), Failed> {
         let (mut timed, mut late_ms) = (0, 0.0_f64);
         while Instant::now() < deadline {
             let report = plan.run()?;
             check_clock(&report)?;
-            check_stream_order_within(&report, 3 * k, CHURN_CLOCK_SLACK_MS)?;
             let wall_ms = report.wall.as_secs_f64() * 1e3;
+            check_stream_order_within(&report, 3 * k, wall_ms / 2.0)?;
             for op in &report.ops {
                 late_ms = late_ms.max(op.end_ms - wall_ms);
             }
