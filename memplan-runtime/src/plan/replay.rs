@@ -286,10 +286,11 @@ impl Kept {
             _ => Bound::default(),
         };
         let mut changed = 0;
-        let all = 0..steps.len();
+        // Every step, or `only` those where given.
+        let (mut every, mut listed) = (0..steps.len(), only.unwrap_or(&[]).iter().copied());
         let indices: &mut dyn Iterator<Item = usize> = match only {
-            Some(only) => &mut only.iter().copied(),
-            None => &mut { all },
+            Some(_) => &mut listed,
+            None => &mut every,
         };
         for index in indices {
             // A graph holds a node slot for each step of its shape: one
