@@ -90,6 +90,10 @@ pub const TESTS: &[(&str, GpuTest)] = &[
         "replay::runs_of_one_shape_change_their_graph_in_place",
         runs_of_one_shape_change_their_graph_in_place,
     ),
+    (
+        "replay::a_value_changes_only_the_launches_that_read_it",
+        a_value_changes_only_the_launches_that_read_it,
+    ),
 ];
 
 memplan! {
@@ -140,6 +144,30 @@ memplan! {
     }
 
     /// A synchronous copy, which a graph cannot hold.
+    /// `k` times y = a * x + y, then z = b * x + z: two values each run
+    /// gives, each read by launches of their own.
+    pub plan TwoValues(cap: usize, k: usize, run a: f32, run b: f32) {
+        kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from memplan_kernels::SAXPY;
+        host   x: [f32; cap] pinned, y: [f32; cap] pinned, z: [f32; cap] pinned;
+        device dx: [f32; cap], dy: [f32; cap], dz: [f32; cap];
+        stream s;
+        on s {
+            copy x -> dx;
+            copy y -> dy;
+            copy z -> dz;
+        }
+        for i in 0..k {
+            on s {
+                launch saxpy<<<blocks(cap, 256), 256>>>(cap as i32, a, dx, dy);
+                launch saxpy<<<blocks(cap, 256), 256>>>(cap as i32, b, dx, dz);
+            }
+        }
+        on s {
+            copy dy -> y;
+            copy dz -> z;
+        }
+    }
+
     pub plan Synchronous(n: usize, run v: f32) {
         host   x: [f32; n] pinned;
         device d: [f32; n];
@@ -654,5 +682,66 @@ fn a_graph_of_one_run_replays_its_sizes_and_values() -> Result<(), Failed> {
     plan.run(CAP, 1.0)?;
     saxpy(2.0, &x, &mut expected, CAP);
     same("a run after the refusals", plan.host().y, &expected)?;
+    Ok(())
+}
+
+/// A plan whose launches read one of two values each: a run that changes
+/// one changes the nodes of the launches that read it, and only those
+/// (the others' bytes come out the same), a value changed and changed
+/// back, both, neither; every run as the same runs made directly.
+fn a_value_changes_only_the_launches_that_read_it() -> Result<(), Failed> {
+    const K: usize = 3;
+    let ctx = context()?;
+    let (x, y, z) = (floats(CAP), floats(CAP), floats(CAP));
+    let mut plans = [Replay::Direct, Replay::Graph].map(|replay| -> Result<_, Failed> {
+        let mut plan = TwoValues::new(&ctx, CAP, K)?;
+        plan.set_replay(replay)?;
+        let host = plan.host_mut();
+        host.x.copy_from_slice(&x);
+        host.y.copy_from_slice(&y);
+        host.z.copy_from_slice(&z);
+        Ok(plan)
+    });
+    let [Ok(direct), Ok(replayed)] = &mut plans else {
+        return Err("a plan could not be made".into());
+    };
+    let captured = Some(Replayed::Captured);
+    let changed = |nodes| Some(Replayed::Changed { nodes });
+    let runs = [
+        (1.0, 2.0, captured),
+        (1.0, 2.0, changed(0)),
+        (3.0, 2.0, changed(K)),
+        (3.0, -1.0, changed(K)),
+        (1.0, 2.0, changed(2 * K)),
+        (1.0, 2.0, changed(0)),
+        (1.0, 0.5, changed(K)),
+        (1.0, 2.0, changed(K)),
+    ];
+    let (mut expected_y, mut expected_z) = (y.clone(), z.clone());
+    for (a, b, how) in runs {
+        for _ in 0..K {
+            saxpy(a, &x, &mut expected_y, CAP);
+            saxpy(b, &x, &mut expected_z, CAP);
+        }
+        direct.run(a, b)?;
+        let report = replayed.run(a, b)?;
+        for (way, plan) in [("run directly", &*direct), ("replayed", &*replayed)] {
+            same(
+                &format!("a {a}, b {b}, {way}: y"),
+                plan.host().y,
+                &expected_y,
+            )?;
+            same(
+                &format!("a {a}, b {b}, {way}: z"),
+                plan.host().z,
+                &expected_z,
+            )?;
+        }
+        ensure!(
+            report.replayed == how,
+            "a {a}, b {b}: replayed {:?}, expected {how:?}",
+            report.replayed
+        );
+    }
     Ok(())
 }

@@ -95,23 +95,8 @@ impl Arguments {
     }
 
     fn bytes(&mut self, bytes: &[MaybeUninit<u8>]) {
-        let start = self.storage.len();
-        let chunks = bytes.len().div_ceil(16).max(1);
-        self.storage
-            .resize(start + chunks, Chunk(MaybeUninit::zeroed()));
-        // SAFETY: `chunks` chunks from `start` hold at least `bytes.len()`
-        // bytes; `MaybeUninit` bytes may be copied whatever they hold.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                self.storage
-                    .as_mut_ptr()
-                    .add(start)
-                    .cast::<MaybeUninit<u8>>(),
-                bytes.len(),
-            );
-        }
-        self.starts.push(start);
+        self.starts.push(self.storage.len());
+        push_chunks(&mut self.storage, bytes);
     }
 
     /// Appends a pointer argument: a device address, or one filled in at
@@ -149,6 +134,23 @@ impl Arguments {
     }
 }
 
+/// Appends a value argument's bytes to `storage` as a launch keeps them:
+/// from a chunk boundary, in whole chunks (at least one), the rest zeroed.
+pub(crate) fn push_chunks(storage: &mut Vec<Chunk>, bytes: &[MaybeUninit<u8>]) {
+    let start = storage.len();
+    let chunks = bytes.len().div_ceil(size_of::<Chunk>()).max(1);
+    storage.resize(start + chunks, Chunk(MaybeUninit::zeroed()));
+    // SAFETY: `chunks` chunks from `start` hold at least `bytes.len()`
+    // bytes; `MaybeUninit` bytes may be copied whatever they hold.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            storage.as_mut_ptr().add(start).cast::<MaybeUninit<u8>>(),
+            bytes.len(),
+        );
+    }
+}
+
 impl LaunchStep {
     /// Queues the launch on `stream`, with the addresses `resolve` gives
     /// for the arguments known only during a run.
@@ -175,44 +177,41 @@ impl LaunchStep {
         })
     }
 
-    /// Writes value argument `position` again, as `bytes` (of a type with
-    /// padding, unless `initialized`); `false` if the launch has no such
-    /// argument, or it holds fewer bytes: the launch must be resolved
-    /// again.
+    /// Writes value argument `position` again, as `chunks` (laid out by
+    /// [`push_chunks`], of a type with padding unless `initialized`):
+    /// `Some(true)` where its bytes changed, `Some(false)` where they are
+    /// the bytes it held; `None` if the launch has no such argument, or it
+    /// takes another number of chunks: the launch must be resolved again.
     pub fn set_value(
         &mut self,
         position: usize,
-        bytes: &[MaybeUninit<u8>],
+        chunks: &[Chunk],
         initialized: bool,
-    ) -> bool {
-        let Some(&start) = self.starts.get(position) else {
-            return false;
-        };
-        let end = self
-            .starts
-            .get(position + 1)
-            .copied()
-            .unwrap_or(self.storage.len());
-        let Some(chunks) = self.storage.get_mut(start..end) else {
-            return false;
-        };
-        if bytes.len() > size_of_val::<[Chunk]>(chunks) {
-            return false;
+    ) -> Option<bool> {
+        let &start = self.starts.get(position)?;
+        let end = (self.starts.get(position + 1).copied()).unwrap_or(self.storage.len());
+        let old = self.storage.get_mut(start..end)?;
+        if old.len() != chunks.len() {
+            return None;
         }
-        chunks.fill(Chunk(MaybeUninit::zeroed()));
-        // SAFETY: `chunks` holds at least `bytes.len()` bytes (checked);
-        // `MaybeUninit` bytes may be copied whatever they hold.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                chunks.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                bytes.len(),
-            );
+        // Compared only where every byte of both is initialized (padding
+        // may hold anything, and is never known to be the same).
+        if initialized && self.initialized {
+            // SAFETY: every byte of `storage` is initialized
+            // (`self.initialized`, as for `as_patched_node`), and so is
+            // every byte of `chunks`: laid out from zeroed chunks with
+            // initialized bytes (`initialized`).
+            let same = (old.iter().zip(chunks))
+                .all(|(old, new)| unsafe { old.0.assume_init_ref() == new.0.assume_init_ref() });
+            if same {
+                return Some(false);
+            }
         }
+        old.copy_from_slice(chunks);
         // Only ever less: a parameter's type, and so whether its values
         // have padding, is fixed, so this stays as the launch was laid out.
         self.initialized &= initialized;
-        true
+        Some(true)
     }
 
     /// Sets the launch as the kernel node `node` of `exec` will make it at
@@ -444,6 +443,55 @@ mod tests {
         // SAFETY: chunk 1 holds the pointer's 8 bytes.
         let pointer = unsafe { launch.storage[1].0.as_ptr().cast::<u64>().read() };
         assert_eq!(pointer, 0xdead_beef);
+    }
+
+    /// `bytes` laid out as a launch keeps a value.
+    fn chunks(bytes: &[u8]) -> Vec<Chunk> {
+        let mut chunks = Vec::new();
+        // SAFETY: initialized bytes are valid `MaybeUninit<u8>`s.
+        let bytes = unsafe { &*(std::ptr::from_ref(bytes) as *const [MaybeUninit<u8>]) };
+        push_chunks(&mut chunks, bytes);
+        chunks
+    }
+
+    /// The bytes of `launch`'s argument `position`'s first chunk.
+    fn first_chunk(launch: &LaunchStep, position: usize) -> [u8; 16] {
+        // SAFETY: every byte of these launches' storage is initialized.
+        unsafe { launch.storage[launch.starts[position]].0.assume_init() }
+    }
+
+    #[test]
+    fn a_value_written_again_says_whether_it_changed() {
+        let mut arguments = Arguments::default();
+        arguments.value(&7u32.to_ne_bytes());
+        arguments.value(&[1u8; 24]);
+        let mut launch = arguments.finish(0, LaunchConfig::new(1, 1, 0));
+        // The same bytes: nothing changed.
+        assert_eq!(
+            launch.set_value(0, &chunks(&7u32.to_ne_bytes()), true),
+            Some(false)
+        );
+        assert_eq!(launch.set_value(1, &chunks(&[1u8; 24]), true), Some(false));
+        // Other bytes: written, the rest of the chunk still zero.
+        assert_eq!(
+            launch.set_value(0, &chunks(&9u32.to_ne_bytes()), true),
+            Some(true)
+        );
+        let mut nine = [0u8; 16];
+        nine[..4].copy_from_slice(&9u32.to_ne_bytes());
+        assert_eq!(first_chunk(&launch, 0), nine);
+        assert_eq!(launch.set_value(1, &chunks(&[2u8; 24]), true), Some(true));
+        assert_eq!(first_chunk(&launch, 1), [2u8; 16]);
+        // A value of a type with padding is never known to be the same:
+        // written, and from then on none of the launch's is compared.
+        assert_eq!(
+            launch.set_value(0, &chunks(&9u32.to_ne_bytes()), false),
+            Some(true)
+        );
+        assert_eq!(launch.set_value(1, &chunks(&[2u8; 24]), true), Some(true));
+        // Another number of chunks, or no such argument: resolved again.
+        assert_eq!(launch.set_value(0, &chunks(&[0u8; 24]), true), None);
+        assert_eq!(launch.set_value(2, &chunks(&[0u8; 4]), true), None);
     }
 
     #[test]

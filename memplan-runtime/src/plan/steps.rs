@@ -6,7 +6,7 @@
 use super::given::Givens;
 use super::info::{Arg, LaunchInfo};
 use super::info::{MALFORMED, Op, OrBug, PlanInfo};
-use super::launch::{LaunchStep, MAX_ALIGN};
+use super::launch::{Chunk, LaunchStep, MAX_ALIGN, push_chunks};
 use super::layout::Layout;
 use super::resolve::{Against, Resolver, op_info, sizes_of};
 use super::sizes::Sizes;
@@ -67,20 +67,23 @@ pub(crate) struct Steps {
     /// Whether the plan has collectives, whose parts each unrolling
     /// gathers into groups.
     collectives: bool,
-    /// What `rewrite_values` writes into each op's steps, by op, and the
-    /// launch arguments it writes: kept for their room.
+    /// What `rewrite_values` writes into each op's steps, by op, the
+    /// launch arguments it writes, and their values laid out as launches
+    /// keep them: kept for their room.
     rewrites: Vec<(u16, Rewrite)>,
-    writes: Vec<(usize, usize)>,
+    writes: Vec<Write>,
+    staged: Vec<Chunk>,
     /// How many times the steps were resolved again or had values written
     /// into them, counted before any changes: a graph made to do what the
     /// steps did at one count needs no change while it stands. Kept here,
     /// beside the only code that changes what steps do (runs and captures
     /// patch addresses only).
     changes: u64,
-    /// The steps the last change wrote a run's values into, where it was a
-    /// rewrite of values that changed no fill's unit (`written_only`):
-    /// nothing else of the steps changed, not even their shape, so a graph
-    /// made for the count before needs just these steps' nodes set.
+    /// The steps whose arguments or fill value the last change changed,
+    /// where it was a rewrite of values that changed no fill's unit
+    /// (`written_only`): nothing else of the steps changed, not even their
+    /// shape, so a graph made for the count before needs just these steps'
+    /// nodes set.
     written: Vec<usize>,
     written_only: bool,
 }
@@ -90,7 +93,7 @@ pub(crate) struct Steps {
 pub(crate) struct Changes<'a> {
     /// How many times the steps were changed.
     pub count: u64,
-    /// The steps the last change wrote values into, if that was all it did.
+    /// The steps the last change changed, if it changed only values.
     pub written: Option<&'a [usize]>,
 }
 
@@ -114,6 +117,7 @@ impl Steps {
                 .any(|def| matches!(def.op, Op::Collective(_))),
             rewrites: Vec::new(),
             writes: Vec::new(),
+            staged: Vec::new(),
             changes: 0,
             written: Vec::new(),
             written_only: false,
@@ -186,9 +190,11 @@ impl Steps {
     /// the caller resolves the run as usual, and any error comes from
     /// there. Steps of the ops that read run sizes only are as they were.
     ///
-    /// An op's values are checked once, at its first step, and written
-    /// into each step its loops unrolled it into: what the check reads (the
-    /// op, the values, the run's sizes) is the same for all of them.
+    /// An op's values are checked and laid out once, at its first step, and
+    /// written into each step its loops unrolled it into: what the check
+    /// reads (the op, the values, the run's sizes) is the same for all of
+    /// them. A step whose bytes come out the same is not counted as
+    /// changed (`written`).
     pub fn rewrite_values(&mut self, info: &PlanInfo, sizes: &mut Sizes, given: &Givens) -> bool {
         self.changes += 1;
         self.written_only = false;
@@ -196,11 +202,13 @@ impl Steps {
             list,
             rewrites,
             writes,
+            staged,
             written,
             ..
         } = self;
         rewrites.clear();
         writes.clear();
+        staged.clear();
         written.clear();
         // Whether a fill's unit changed, which changes the run's shape.
         let mut reshaped = false;
@@ -211,17 +219,20 @@ impl Steps {
             let def = resolved.def;
             let at = rewrites.partition_point(|(op, _)| *op < def);
             if rewrites.get(at).is_none_or(|(op, _)| *op != def) {
-                let Some(rewrite) = rewrite_of(info, sizes, given, def, writes) else {
+                let staging = Staging { writes, staged };
+                let Some(rewrite) = rewrite_of(info, sizes, given, def, staging) else {
                     return false;
                 };
                 rewrites.insert(at, (def, rewrite));
             }
-            let rewritten = match (&rewrites[at].1, &mut resolved.step) {
+            // Whether the step's bytes changed; `None` where it must be
+            // resolved again.
+            let changed = match (&rewrites[at].1, &mut resolved.step) {
                 (Rewrite::Arguments(range), Step::Launch { launch, .. }) => {
-                    written.push(index);
-                    writes[range.clone()].iter().all(|&(position, value)| {
-                        let value = &given.values[value].value;
-                        launch.set_value(position, &value.bytes, value.initialized)
+                    (writes[range.clone()].iter()).try_fold(false, |changed, write| {
+                        let chunks = &staged[write.chunks.clone()];
+                        let set = launch.set_value(write.position, chunks, write.initialized)?;
+                        Some(changed | set)
                     })
                 }
                 (
@@ -230,25 +241,25 @@ impl Steps {
                     },
                     Step::Fill { pattern, .. },
                 ) => {
-                    written.push(index);
                     reshaped |= pattern.unit() != new.unit();
-                    *pattern = new;
-                    true
+                    Some(std::mem::replace(pattern, new) != new)
                 }
                 (&Rewrite::Fill { value, .. }, Step::FillHost { value: bytes, .. }) => {
-                    written.push(index);
                     let new = &*given.fills[value].value.bytes;
-                    if **bytes != *new {
+                    let changed = **bytes != *new;
+                    if changed {
                         *bytes = Box::from(new);
                     }
-                    true
+                    Some(changed)
                 }
-                (Rewrite::Arguments(_) | Rewrite::Fill { .. }, _) | (_, Step::Pending) => false,
+                (Rewrite::Arguments(_) | Rewrite::Fill { .. }, _) | (_, Step::Pending) => None,
                 // What reads run sizes only: the sizes are the same.
-                (Rewrite::Nothing, _) => true,
+                (Rewrite::Nothing, _) => Some(false),
             };
-            if !rewritten {
-                return false;
+            match changed {
+                Some(true) => written.push(index),
+                Some(false) => {}
+                None => return false,
             }
         }
         self.written_only = !reshaped;
@@ -434,13 +445,13 @@ fn rewrite_of(
     sizes: &mut Sizes,
     given: &Givens,
     def: u16,
-    writes: &mut Vec<(usize, usize)>,
+    mut staging: Staging<'_>,
 ) -> Option<Rewrite> {
     match &info.ops.get(usize::from(def))?.op {
         Op::Launch(launch) => {
-            let start = writes.len();
-            argument_writes(info, sizes, given, def, launch, writes)?;
-            Some(Rewrite::Arguments(start..writes.len()))
+            let start = staging.writes.len();
+            argument_writes(info, sizes, given, def, launch, &mut staging)?;
+            Some(Rewrite::Arguments(start..staging.writes.len()))
         }
         &Op::Fill(dst) => {
             let value = given.fills.iter().position(|g| g.op == def)?;
@@ -454,16 +465,32 @@ fn rewrite_of(
     }
 }
 
-/// Pushes onto `writes` each value argument of launch `def` and where its
-/// value is among those given, each checked as resolving checks it;
-/// `None` where one does not pass.
+/// One launch argument a run's value is written into.
+struct Write {
+    position: usize,
+    /// Its value, laid out as launches keep it: `Steps::staged[chunks]`.
+    chunks: std::ops::Range<usize>,
+    /// Whether every byte of the value is initialized (see
+    /// [`LaunchStep::set_value`]).
+    initialized: bool,
+}
+
+/// Where `rewrite_of` puts the launch arguments it writes, and their values.
+struct Staging<'a> {
+    writes: &'a mut Vec<Write>,
+    staged: &'a mut Vec<Chunk>,
+}
+
+/// Pushes onto `staging` each value argument of launch `def` and its value
+/// as launches keep it, each checked as resolving checks it; `None` where
+/// one does not pass.
 fn argument_writes(
     info: &PlanInfo,
     sizes: &mut Sizes,
     given: &Givens,
     def: u16,
     launch: &LaunchInfo<'static>,
-    writes: &mut Vec<(usize, usize)>,
+    staging: &mut Staging<'_>,
 ) -> Option<()> {
     let code = info.kernel_code(launch.kernel).ok()?;
     for (position, arg) in launch.args.iter().enumerate() {
@@ -492,7 +519,13 @@ fn argument_writes(
                 return None;
             }
         }
-        writes.push((position, at));
+        let start = staging.staged.len();
+        push_chunks(staging.staged, &value.bytes);
+        staging.writes.push(Write {
+            position,
+            chunks: start..staging.staged.len(),
+            initialized: value.initialized,
+        });
     }
     Some(())
 }
