@@ -377,7 +377,7 @@ impl Runner {
             timer,
             ..
         } = self;
-        let steps = &mut steps.list;
+        let steps = steps.for_queue();
         let (contexts, streams) = (&made.contexts, &made.streams);
         timer.queue(&contexts[0], steps.len())?;
         let mut on = Resources {
@@ -478,7 +478,7 @@ impl Runner {
         let report = self.timer.report(
             self.info.name(),
             self.instance,
-            &|index| self.steps.list.get(index).map(|resolved| &resolved.op),
+            &|index| self.steps.list().get(index).map(|resolved| &resolved.op),
             (self.started, self.started.elapsed()),
             waited.is_ok(),
         );

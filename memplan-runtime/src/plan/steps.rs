@@ -47,7 +47,10 @@ pub(crate) struct Inputs<'a> {
 
 /// The steps of a run.
 pub(crate) struct Steps {
-    pub list: Vec<Resolved>,
+    /// Private: what a step does changes only through `resolve_for_run`
+    /// and `rewrite_values`, which count it (`changes`); the rest of the
+    /// plan reads the steps (`list`) or queues them (`for_queue`).
+    list: Vec<Resolved>,
     /// Steps resolved at each run, since they read sizes or values the
     /// run gives, and their ops.
     dynamic: Vec<(usize, usize)>,
@@ -130,6 +133,19 @@ impl Steps {
             steps.unroll(inputs)?;
         }
         Ok(steps)
+    }
+
+    /// The steps, to read.
+    pub fn list(&self) -> &[Resolved] {
+        &self.list
+    }
+
+    /// The steps, to queue: queuing a step fills in the addresses known
+    /// only during a run (caller slices, stream-ordered allocations) and
+    /// changes nothing else of what it does, so a graph made to do what
+    /// the steps do still does.
+    pub fn for_queue(&mut self) -> &mut [Resolved] {
+        &mut self.list
     }
 
     /// The steps, to replay, with how they changed last.
