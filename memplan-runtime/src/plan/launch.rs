@@ -207,7 +207,12 @@ impl LaunchStep {
                 return Some(false);
             }
         }
-        old.copy_from_slice(chunks);
+        match (old, chunks) {
+            // A scalar or a pointer: one chunk, moved as a value, not
+            // through a `memcpy` call (a run writes one into every launch).
+            ([old], [new]) => *old = *new,
+            (old, chunks) => old.copy_from_slice(chunks),
+        }
         // Only ever less: a parameter's type, and so whether its values
         // have padding, is fixed, so this stays as the launch was laid out.
         self.initialized &= initialized;
