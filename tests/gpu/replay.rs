@@ -143,7 +143,6 @@ memplan! {
         }
     }
 
-    /// A synchronous copy, which a graph cannot hold.
     /// `k` times y = a * x + y, then z = b * x + z: two values each run
     /// gives, each read by launches of their own.
     pub plan TwoValues(cap: usize, k: usize, run a: f32, run b: f32) {
@@ -168,6 +167,7 @@ memplan! {
         }
     }
 
+    /// A synchronous copy, which a graph cannot hold.
     pub plan Synchronous(n: usize, run v: f32) {
         host   x: [f32; n] pinned;
         device d: [f32; n];

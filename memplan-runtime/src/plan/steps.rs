@@ -441,7 +441,7 @@ impl Steps {
 /// What a run's values write into the steps of one op.
 enum Rewrite {
     /// A launch's arguments: `Steps::writes[range]`, each a position and
-    /// where its value is among those given.
+    /// its value laid out in `Steps::staged`.
     Arguments(std::ops::Range<usize>),
     /// A fill's value, by where it is among the fills given, and its
     /// pattern where the driver can repeat it.
@@ -454,7 +454,7 @@ enum Rewrite {
 }
 
 /// What the run's values write into the steps of op `def`, checked as
-/// resolving checks them (pushing a launch's arguments onto `writes`);
+/// resolving checks them (pushing a launch's arguments onto `staging`);
 /// `None` where its steps must be resolved again.
 fn rewrite_of(
     info: &PlanInfo,
@@ -594,4 +594,166 @@ fn event_on(layout: &Layout, event: u16, gpu: u16) -> Result<u16, Fault> {
         .ok()
         .filter(|&at| usize::from(at) < layout.events() * layout.gpus())
         .or_malformed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device_model::DeviceModel;
+    use crate::image::Image;
+    use crate::plan::builder::sizes_at_new;
+    use crate::plan::info::{KernelCode, ParamType, elem};
+    use memplan_model::{
+        Arg::*, BufferKind::*, Dims, Op::*, Place::*, Plan, Priority, Site, Size, Term::*, launch,
+    };
+
+    /// Never loaded: steps resolved against a device model load nothing.
+    static IMAGE: Image = Image::from_ptx("");
+
+    /// ```text
+    /// plan TwoValues(n: usize, k: usize, run a: f32, run b: f32) {
+    ///     kernel saxpy(n: i32, a: f32, x: &[f32; n], y: &mut [f32; n]) from IMAGE;
+    ///     device x: [f32; n], y: [f32; n], z: [f32; n];
+    ///     stream s;
+    ///     for i in 0..k {
+    ///         on s {
+    ///             launch saxpy<<<blocks(n, 256), 256>>>(n as i32, a, x, y);
+    ///             launch saxpy<<<blocks(n, 256), 256>>>(n as i32, b, x, z);
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    static TWO_VALUES: PlanInfo = PlanInfo {
+        model: Plan {
+            site: Site("TwoValues", 1, 1),
+            inputs: &["n", "k", "i"],
+            sizes: &[
+                Size("n", &[Input(0)]),
+                Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
+                Size("256", &[Literal(256)]),
+                Size("k", &[Input(1)]),
+            ],
+            kernels: &[Site("kernel saxpy", 2, 5).kernel()],
+            buffers: &[
+                Site("x: [f32; n] device", 3, 12).buffer(0, Device),
+                Site("y: [f32; n] device", 3, 25).buffer(0, Device),
+                Site("z: [f32; n] device", 3, 38).buffer(0, Device),
+            ],
+            streams: &[Site("stream s", 4, 5).stream("s", Priority::Normal)],
+            ops: &[
+                Site("launch saxpy", 7, 13).on(
+                    0,
+                    Launch(launch(
+                        0,
+                        Dims::Sizes(&[1]),
+                        Dims::Sizes(&[2]),
+                        None,
+                        &[
+                            Bound(0, "n"),
+                            Value,
+                            Extent(Whole(0), 0, "x"),
+                            Extent(Whole(1), 0, "y"),
+                        ],
+                    )),
+                ),
+                Site("launch saxpy", 8, 13).on(
+                    0,
+                    Launch(launch(
+                        0,
+                        Dims::Sizes(&[1]),
+                        Dims::Sizes(&[2]),
+                        None,
+                        &[
+                            Bound(0, "n"),
+                            Value,
+                            Extent(Whole(0), 0, "x"),
+                            Extent(Whole(2), 0, "y"),
+                        ],
+                    )),
+                ),
+            ],
+            loops: &[Site("for i", 5, 9).repeat(3, 2, 0, 2)],
+            per_run: &[0, 1],
+            ..Plan::EMPTY
+        },
+        file: "two_values.rs",
+        elems: &[elem::<f32>(), elem::<f32>(), elem::<f32>()],
+        code: &[KernelCode::new(
+            "saxpy",
+            &IMAGE,
+            &[
+                ParamType::of::<i32>(),
+                ParamType::of::<f32>(),
+                ParamType::POINTER,
+                ParamType::POINTER,
+            ],
+        )],
+    };
+
+    /// What a run of `TwoValues` gives: `n as i32` and `a` to the first
+    /// launch, `n as i32` and `b` to the second.
+    fn given(n: usize, a: f32, b: f32) -> Givens {
+        let mut given = Givens::default();
+        for (op, value) in [(0, a), (1, b)] {
+            given.value::<i32>(op, 0, n as i32);
+            given.value::<f32>(op, 1, value);
+        }
+        given
+    }
+
+    fn on_models<'a>(layout: &'a Layout, sizes: &'a mut Sizes, given: &'a Givens) -> Inputs<'a> {
+        Inputs {
+            layout,
+            against: Against::Models,
+            sizes,
+            given,
+        }
+    }
+
+    /// After each rewrite, just the steps whose bytes changed are listed:
+    /// a value read by one launch of the loop lists that launch's steps,
+    /// the same values none, a value changed back its steps again.
+    #[test]
+    fn a_rewrite_lists_the_steps_whose_bytes_changed() {
+        const N: usize = 1000;
+        const K: usize = 3;
+        let model = DeviceModel::named("sm_90").unwrap();
+        let info = &TWO_VALUES;
+        let mut sizes = sizes_at_new(info, &[N, K]).unwrap();
+        let host = vec![None; info.buffers.len()];
+        let mut next = 1u64 << 32;
+        let mut allocate = |_, _, bytes: usize| {
+            let at = next;
+            next += (bytes as u64 + 256).next_multiple_of(256);
+            Ok(at)
+        };
+        let layout =
+            Layout::new(info, vec![model], &mut sizes, &host, None, &mut allocate).unwrap();
+        let first = given(N, 1.0, 2.0);
+        let mut steps = Steps::new(on_models(&layout, &mut sizes, &first)).unwrap();
+        (steps.resolve_for_run(on_models(&layout, &mut sizes, &first))).unwrap();
+        assert_eq!(steps.list().len(), 2 * K, "the loop unrolled");
+        // The first launch of each iteration reads `a`, the second `b`.
+        let (reads_a, reads_b): (Vec<usize>, Vec<usize>) =
+            (0..2 * K).partition(|&step| steps.list()[step].def == 0);
+        let all: Vec<usize> = (0..2 * K).collect();
+        for (a, b, listed) in [
+            (3.0, 2.0, &reads_a),
+            (3.0, 2.0, &vec![]),
+            (3.0, -1.0, &reads_b),
+            (1.0, 2.0, &all),
+            (1.0, 2.0, &vec![]),
+            (1.0, 0.5, &reads_b),
+            (1.0, 2.0, &reads_b),
+            // -0.0 and 0.0 are other bytes.
+            (-0.0, 2.0, &reads_a),
+            (0.0, 2.0, &reads_a),
+        ] {
+            let count = steps.for_replay().1.count;
+            assert!(steps.rewrite_values(info, &mut sizes, &given(N, a, b)));
+            let (_, changes) = steps.for_replay();
+            assert_eq!(changes.count, count + 1, "a {a}, b {b}: counted");
+            assert_eq!(changes.written, Some(&listed[..]), "a {a}, b {b}");
+        }
+    }
 }
