@@ -208,8 +208,9 @@ impl LaunchStep {
             }
         }
         match (old, chunks) {
-            // A scalar or a pointer: one chunk, moved as a value, not
-            // through a `memcpy` call (a run writes one into every launch).
+            // A value of 16 bytes or less (most are scalars): one chunk,
+            // moved as a value, not through a `memcpy` call (a run writes
+            // its values into every launch that reads them).
             ([old], [new]) => *old = *new,
             (old, chunks) => old.copy_from_slice(chunks),
         }

@@ -49,7 +49,8 @@ pub(crate) struct Inputs<'a> {
 pub(crate) struct Steps {
     /// Private: what a step does changes only through `resolve_for_run`
     /// and `rewrite_values`, which count it (`changes`); the rest of the
-    /// plan reads the steps (`list`) or queues them (`for_queue`).
+    /// plan reads the steps (`list`), or queues (`for_queue`) or replays
+    /// (`for_replay`) them, which fills in run-time addresses only.
     list: Vec<Resolved>,
     /// Steps resolved at each run, since they read sizes or values the
     /// run gives, and their ops.
@@ -629,9 +630,9 @@ mod tests {
             inputs: &["n", "k", "i"],
             sizes: &[
                 Size("n", &[Input(0)]),
+                Size("k", &[Input(1)]),
                 Size("blocks(n, 256)", &[Input(0), Literal(256), Blocks]),
                 Size("256", &[Literal(256)]),
-                Size("k", &[Input(1)]),
             ],
             kernels: &[Site("kernel saxpy", 2, 5).kernel()],
             buffers: &[
@@ -645,8 +646,8 @@ mod tests {
                     0,
                     Launch(launch(
                         0,
-                        Dims::Sizes(&[1]),
                         Dims::Sizes(&[2]),
+                        Dims::Sizes(&[3]),
                         None,
                         &[
                             Bound(0, "n"),
@@ -660,8 +661,8 @@ mod tests {
                     0,
                     Launch(launch(
                         0,
-                        Dims::Sizes(&[1]),
                         Dims::Sizes(&[2]),
+                        Dims::Sizes(&[3]),
                         None,
                         &[
                             Bound(0, "n"),
@@ -672,7 +673,7 @@ mod tests {
                     )),
                 ),
             ],
-            loops: &[Site("for i", 5, 9).repeat(3, 2, 0, 2)],
+            loops: &[Site("for i", 5, 9).repeat(1, 2, 0, 2)],
             per_run: &[0, 1],
             ..Plan::EMPTY
         },
@@ -690,8 +691,9 @@ mod tests {
         )],
     };
 
-    /// What a run of `TwoValues` gives: `n as i32` and `a` to the first
-    /// launch, `n as i32` and `b` to the second.
+    /// The values a run of `TwoValues` is resolved with: `n as i32`
+    /// (which `new` gives) and `a` to the first launch, `n as i32` and `b`
+    /// to the second, as `Givens::replace` merges them.
     fn given(n: usize, a: f32, b: f32) -> Givens {
         let mut given = Givens::default();
         for (op, value) in [(0, a), (1, b)] {
@@ -736,6 +738,10 @@ mod tests {
         // The first launch of each iteration reads `a`, the second `b`.
         let (reads_a, reads_b): (Vec<usize>, Vec<usize>) =
             (0..2 * K).partition(|&step| steps.list()[step].def == 0);
+        assert_eq!(
+            (&reads_a[..], &reads_b[..]),
+            (&[0, 2, 4][..], &[1, 3, 5][..])
+        );
         let all: Vec<usize> = (0..2 * K).collect();
         for (a, b, listed) in [
             (3.0, 2.0, &reads_a),
