@@ -228,10 +228,12 @@ fn each_way_alone(k: usize) -> Result<(), memplan::Error> {
     const RUNS: usize = 200;
     let n = ELEMENTS;
     // Each graph way in copies, made in turn, each launched on a stream of
-    // its own: on an H200 the same graph of these launches runs at 0.71 to
-    // 0.83 us a node by the stream it is launched on
-    // (notes/gpu-run-graph-placement-one-gpu.log), so a graph way is shown
-    // by its fastest copy, the slowest beside it.
+    // its own: on an H200 how fast a graph of these launches runs is a
+    // draw, 0.71 to 0.83 us a node for copies of one graph
+    // (notes/gpu-run-graph-placement-one-gpu.log), 0.705 and 0.760 for two
+    // graphs of one run on the same stream
+    // (notes/gpu-run-plan-graph-in-place-probe-one-gpu.log), so a graph way
+    // is shown by its fastest copy, the slowest beside it.
     let (mut raws, mut graphed, mut replayed) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..COPIES {
         raws.push(RawLaunches::new(&ctx, n)?);
@@ -647,7 +649,7 @@ fn tiny_launches(k: usize) -> Result<(), memplan::Error> {
         done[5] / done[3]
     );
     println!(
-        "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand; graph() of one run: {:.3}x (one copy each, on streams of their own: a draw of the stream; best against best below)",
+        "  replayed, same run: {:.3}x the driver calls replayed as a graph by hand; graph() of one run: {:.3}x (one copy each, on streams of their own: a draw; best against best below)",
         done[3] / done[6],
         done[9] / done[6]
     );

@@ -71,12 +71,10 @@ pub(crate) struct Steps {
     /// Whether the plan has collectives, whose parts each unrolling
     /// gathers into groups.
     collectives: bool,
-    /// What `rewrite_values` writes into each op's steps, by op, the
-    /// launch arguments it writes, and their values laid out as launches
-    /// keep them: kept for their room.
+    /// What `rewrite_values` writes into each op's steps, by op, and the
+    /// launch arguments it writes with their values: kept for their room.
     rewrites: Vec<(u16, Rewrite)>,
-    writes: Vec<Write>,
-    staged: Vec<Chunk>,
+    staged: Staged,
     /// How many times the steps were resolved again or had values written
     /// into them, counted before any changes: a graph made to do what the
     /// steps did at one count needs no change while it stands. Kept here,
@@ -120,8 +118,7 @@ impl Steps {
                 .iter()
                 .any(|def| matches!(def.op, Op::Collective(_))),
             rewrites: Vec::new(),
-            writes: Vec::new(),
-            staged: Vec::new(),
+            staged: Staged::default(),
             changes: 0,
             written: Vec::new(),
             written_only: false,
@@ -218,14 +215,13 @@ impl Steps {
         let Steps {
             list,
             rewrites,
-            writes,
             staged,
             written,
             ..
         } = self;
         rewrites.clear();
-        writes.clear();
-        staged.clear();
+        staged.writes.clear();
+        staged.chunks.clear();
         written.clear();
         // Whether a fill's unit changed, which changes the run's shape.
         let mut reshaped = false;
@@ -236,8 +232,7 @@ impl Steps {
             let def = resolved.def;
             let at = rewrites.partition_point(|(op, _)| *op < def);
             if rewrites.get(at).is_none_or(|(op, _)| *op != def) {
-                let staging = Staging { writes, staged };
-                let Some(rewrite) = rewrite_of(info, sizes, given, def, staging) else {
+                let Some(rewrite) = rewrite_of(info, sizes, given, def, staged) else {
                     return false;
                 };
                 rewrites.insert(at, (def, rewrite));
@@ -246,8 +241,8 @@ impl Steps {
             // resolved again.
             let changed = match (&rewrites[at].1, &mut resolved.step) {
                 (Rewrite::Arguments(range), Step::Launch { launch, .. }) => {
-                    (writes[range.clone()].iter()).try_fold(false, |changed, write| {
-                        let chunks = &staged[write.chunks.clone()];
+                    (staged.writes[range.clone()].iter()).try_fold(false, |changed, write| {
+                        let chunks = &staged.chunks[write.chunks.clone()];
                         let set = launch.set_value(write.position, chunks, write.initialized)?;
                         Some(changed | set)
                     })
@@ -441,8 +436,8 @@ impl Steps {
 
 /// What a run's values write into the steps of one op.
 enum Rewrite {
-    /// A launch's arguments: `Steps::writes[range]`, each a position and
-    /// its value laid out in `Steps::staged`.
+    /// A launch's arguments: `Staged::writes[range]`, each a position and
+    /// its value laid out in `Staged::chunks`.
     Arguments(std::ops::Range<usize>),
     /// A fill's value, by where it is among the fills given, and its
     /// pattern where the driver can repeat it.
@@ -455,20 +450,20 @@ enum Rewrite {
 }
 
 /// What the run's values write into the steps of op `def`, checked as
-/// resolving checks them (pushing a launch's arguments onto `staging`);
+/// resolving checks them (pushing a launch's arguments onto `staged`);
 /// `None` where its steps must be resolved again.
 fn rewrite_of(
     info: &PlanInfo,
     sizes: &mut Sizes,
     given: &Givens,
     def: u16,
-    mut staging: Staging<'_>,
+    staged: &mut Staged,
 ) -> Option<Rewrite> {
     match &info.ops.get(usize::from(def))?.op {
         Op::Launch(launch) => {
-            let start = staging.writes.len();
-            argument_writes(info, sizes, given, def, launch, &mut staging)?;
-            Some(Rewrite::Arguments(start..staging.writes.len()))
+            let start = staged.writes.len();
+            argument_writes(info, sizes, given, def, launch, staged)?;
+            Some(Rewrite::Arguments(start..staged.writes.len()))
         }
         &Op::Fill(dst) => {
             let value = given.fills.iter().position(|g| g.op == def)?;
@@ -485,20 +480,22 @@ fn rewrite_of(
 /// One launch argument a run's value is written into.
 struct Write {
     position: usize,
-    /// Its value, laid out as launches keep it: `Steps::staged[chunks]`.
+    /// Its value, laid out as launches keep it: `Staged::chunks[chunks]`.
     chunks: std::ops::Range<usize>,
     /// Whether every byte of the value is initialized (see
     /// [`LaunchStep::set_value`]).
     initialized: bool,
 }
 
-/// Where `rewrite_of` puts the launch arguments it writes, and their values.
-struct Staging<'a> {
-    writes: &'a mut Vec<Write>,
-    staged: &'a mut Vec<Chunk>,
+/// The launch arguments `rewrite_values` writes, and their values laid
+/// out as launches keep them.
+#[derive(Default)]
+struct Staged {
+    writes: Vec<Write>,
+    chunks: Vec<Chunk>,
 }
 
-/// Pushes onto `staging` each value argument of launch `def` and its value
+/// Pushes onto `staged` each value argument of launch `def` and its value
 /// as launches keep it, each checked as resolving checks it; `None` where
 /// one does not pass.
 fn argument_writes(
@@ -507,7 +504,7 @@ fn argument_writes(
     given: &Givens,
     def: u16,
     launch: &LaunchInfo<'static>,
-    staging: &mut Staging<'_>,
+    staged: &mut Staged,
 ) -> Option<()> {
     let code = info.kernel_code(launch.kernel).ok()?;
     for (position, arg) in launch.args.iter().enumerate() {
@@ -536,11 +533,11 @@ fn argument_writes(
                 return None;
             }
         }
-        let start = staging.staged.len();
-        push_chunks(staging.staged, &value.bytes);
-        staging.writes.push(Write {
+        let start = staged.chunks.len();
+        push_chunks(&mut staged.chunks, &value.bytes);
+        staged.writes.push(Write {
             position,
-            chunks: start..staging.staged.len(),
+            chunks: start..staged.chunks.len(),
             initialized: value.initialized,
         });
     }
